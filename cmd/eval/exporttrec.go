@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+)
+
+type exportTrecOptions struct {
+	Dir, Cases, Fixtures, Qrels, Run string
+	K                                int
+}
+
+func newExportTrecCmd(stdout io.Writer) *cobra.Command {
+	o := &exportTrecOptions{}
+	cmd := &cobra.Command{
+		Use:   "export-trec --qrels FILE --run FILE",
+		Short: "Write the judge's document rankings and grades as TREC qrels and run files",
+		Long: `export-trec writes, for every case that has a hit level (it names expected
+documents and was judged), the case's document ranking as a TREC run (document i
+of n scores n-i+1) and its grades as TREC qrels. Any TREC tool then reproduces
+the per-case rank metrics of the JSON report:
+
+  recip_rank = reciprocalRank, ndcg_cut.K = ndcgAtK, recall.K = docRecallAtK,
+  P.K = precisionAtK, with -c so that cases with an empty ranking count as 0.
+
+Query ids are case ids. Document ids containing white space or '%' are
+percent-encoded.`,
+		Example: `  rag-eval export-trec --qrels qrels.txt --run run.txt
+  rag-eval trec -c -q -m recip_rank -m ndcg_cut.5 -m recall.5 -m P.5 qrels.txt run.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return exportTrecRun(o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of --cases and --fixtures is inside it")
+	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
+	f.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
+	f.IntVar(&o.K, "k", 0, "K for cases that do not set their own")
+	f.StringVar(&o.Qrels, "qrels", "", "qrels output file (required)")
+	f.StringVar(&o.Run, "run", "", "run output file (required)")
+	cmd.MarkFlagRequired("qrels")
+	cmd.MarkFlagRequired("run")
+	return cmd
+}
+
+func exportTrecRun(o *exportTrecOptions) error {
+	if o.Cases == "" {
+		o.Cases = filepath.Join(o.Dir, "cases/golden-cases.json")
+	}
+	if o.Fixtures == "" {
+		o.Fixtures = filepath.Join(o.Dir, "fixtures")
+	}
+	if samePath(o.Qrels) == samePath(o.Run) {
+		return fmt.Errorf("--qrels and --run are the same file %s", o.Qrels)
+	}
+	data, err := os.ReadFile(o.Cases)
+	if err != nil {
+		return fmt.Errorf("load golden cases: %w", err)
+	}
+	g, err := contract.ParseGolden(o.Cases, data)
+	if err != nil {
+		return fmt.Errorf("load golden cases:\n%w", err)
+	}
+	res, err := judge.Run(g, o.Fixtures, judge.Options{FlagK: o.K})
+	if err != nil {
+		return err
+	}
+	qrels, run := judge.ExportTREC(res)
+	if err := atomicfile.WriteFile(o.Qrels, qrels, 0o644); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(o.Run, run, 0o644)
+}

@@ -1,0 +1,17 @@
+// Package contract is the data contract shared by rag-seed, rag-snapshot and
+// rag-eval: golden cases (cases/golden-cases.json, SPEC §8) and fixtures
+// (fixtures/<caseId>.json, SPEC §7), their decoders and their encoders.
+//
+// Golden cases are decoded strictly: an unknown field, a wrong type, a
+// duplicate caseId or a case that asserts nothing is an error naming the
+// file, line, case and field, and every problem in the file is reported at
+// once (see ParseGolden). Fixtures are decoded tolerantly: unknown fields are
+// ignored and only the fields the judge reads are decoded (see DecodeFixture),
+// so judging large fixture sets costs little more than reading them.
+//
+// Fixtures are encoded deterministically (EncodeFixture): stable field order,
+// two-space indent, floats rounded to 6 decimals, so a regenerated fixture
+// only differs from the old one when the retrieval result differs.
+//
+// The package imports only the standard library.
+package contract

@@ -1,0 +1,258 @@
+package contract
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+)
+
+// FixtureVersion is the fixture format version this package writes.
+const FixtureVersion = 1
+
+// SupportedFixtureVersions lists the fixtureVersion values the decoder accepts.
+var SupportedFixtureVersions = []int{1}
+
+// Attempt names (retrievalTrace.attempts[].name, retrievalTrace.selectedAttempt).
+const (
+	AttemptFiltered        = "FILTERED_VECTOR"
+	AttemptUnfiltered      = "UNFILTERED_VECTOR"
+	AttemptUnfilteredRetry = "UNFILTERED_VECTOR_RETRY"
+)
+
+// Fallback reasons (retrievalTrace.fallbackReason).
+const (
+	FallbackNoEvidence = "filtered_vector_no_evidence"
+	FallbackLowQuality = "filtered_vector_low_quality"
+)
+
+// Evidence statuses (lookupResult.evidenceStatus).
+const (
+	EvidenceSufficient = "sufficient"
+	EvidenceWeak       = "weak"
+	EvidenceNone       = "none"
+)
+
+// Relevance levels (evidenceBlocks[].relevanceLevel).
+const (
+	LevelHigh   = "high"
+	LevelMedium = "medium"
+	LevelLow    = "low"
+)
+
+// Fixture is one frozen lookup result, the file fixtures/<caseId>.json
+// (SPEC §7). Field order is the order in which fields are written.
+type Fixture struct {
+	FixtureVersion int           `json:"fixtureVersion"`
+	CaseID         string        `json:"caseId"`
+	Query          string        `json:"query"`
+	RetrievedAt    string        `json:"retrievedAt"`
+	SearchMode     string        `json:"searchMode"`
+	KBScope        string        `json:"kbScope"`
+	Pipeline       *Pipeline     `json:"pipeline,omitempty"`
+	LookupResult   *LookupResult `json:"lookupResult"`
+}
+
+// Pipeline describes what produced a fixture.
+type Pipeline struct {
+	Name     string          `json:"name"`
+	Version  string          `json:"version"`
+	Store    string          `json:"store"`
+	Embedder string          `json:"embedder"`
+	Dim      int             `json:"dim"`
+	Params   *PipelineParams `json:"params,omitempty"`
+}
+
+// PipelineParams are the lookup parameters a fixture was produced with.
+type PipelineParams struct {
+	TopK          int    `json:"topK"`
+	CandidateK    int    `json:"candidateK"`
+	LowQuality    Float6 `json:"lowQuality"`
+	Levels        Levels `json:"levels"`
+	Rerank        string `json:"rerank"`
+	ContextBudget int    `json:"contextBudget"`
+}
+
+// Levels are the qualityScore thresholds of the relevance levels.
+type Levels struct {
+	High   Float6 `json:"high"`
+	Medium Float6 `json:"medium"`
+}
+
+// LookupResult is what the lookup pipeline returns for one query.
+type LookupResult struct {
+	Found          bool            `json:"found"`
+	EvidenceStatus string          `json:"evidenceStatus"`
+	EvidenceBlocks []EvidenceBlock `json:"evidenceBlocks"`
+	ContextPack    ContextPack     `json:"contextPack"`
+	RetrievalTrace RetrievalTrace  `json:"retrievalTrace"`
+	RerankTrace    RerankTrace     `json:"rerankTrace"`
+
+	// Has records which judged fields were present when the result was
+	// decoded from a fixture (see Field). A result built in memory by the
+	// pipeline has every field; its Has is ignored by the encoder.
+	Has Presence `json:"-"`
+}
+
+// Presence is a set of judged fixture fields found in a decoded fixture.
+type Presence uint16
+
+// The judged fields whose absence a check must be able to report (SPEC §9.1:
+// "fixture lacks <path>").
+const (
+	HasFound Presence = 1 << iota
+	HasEvidenceStatus
+	HasEvidenceBlocks
+	HasContextSources
+	HasSelectedAttempt
+	HasFallbackReason
+	HasRerankTopSource
+
+	// HasAll is every judged field; results built in memory report it.
+	HasAll = HasFound | HasEvidenceStatus | HasEvidenceBlocks | HasContextSources |
+		HasSelectedAttempt | HasFallbackReason | HasRerankTopSource
+)
+
+// FieldPath returns the fixture path of a single Presence bit, as used in
+// "fixture lacks <path>" messages.
+func (p Presence) FieldPath() string {
+	switch p {
+	case HasFound:
+		return "lookupResult.found"
+	case HasEvidenceStatus:
+		return "lookupResult.evidenceStatus"
+	case HasEvidenceBlocks:
+		return "lookupResult.evidenceBlocks"
+	case HasContextSources:
+		return "lookupResult.contextPack.sources"
+	case HasSelectedAttempt:
+		return "lookupResult.retrievalTrace.selectedAttempt"
+	case HasFallbackReason:
+		return "lookupResult.retrievalTrace.fallbackReason"
+	case HasRerankTopSource:
+		return "lookupResult.rerankTrace.topSource"
+	}
+	return "lookupResult"
+}
+
+// EvidenceBlock is one retrieved chunk.
+type EvidenceBlock struct {
+	Rank           int    `json:"rank"`
+	EvidenceKey    string `json:"evidenceKey"`
+	DocID          string `json:"docId"`
+	Source         string `json:"source"`
+	Title          string `json:"title"`
+	Breadcrumb     string `json:"breadcrumb"`
+	Category       string `json:"category"`
+	ChunkIndex     int    `json:"chunkIndex"`
+	Excerpt        string `json:"excerpt"`
+	QualityScore   Float6 `json:"qualityScore"`
+	RelevanceLevel string `json:"relevanceLevel"`
+	DenseDistance  Float6 `json:"denseDistance"`
+	FusedScore     Float6 `json:"fusedScore"`
+	ScoreLabel     string `json:"scoreLabel"`
+
+	// HasRank and HasQuality report, for a decoded block, whether rank was
+	// a positive integer and qualityScore a number. Blocks built in memory
+	// set both.
+	HasRank    bool `json:"-"`
+	HasQuality bool `json:"-"`
+}
+
+// ContextPack is what the pipeline hands to the agent.
+type ContextPack struct {
+	Sources     []string `json:"sources"`
+	BlockCount  int      `json:"blockCount"`
+	UsedChars   int      `json:"usedChars"`
+	BudgetChars int      `json:"budgetChars"`
+	Truncated   bool     `json:"truncated"`
+	PackedText  string   `json:"packedText"`
+}
+
+// RetrievalTrace records every step of a lookup.
+type RetrievalTrace struct {
+	SearchMode      string    `json:"searchMode"`
+	KBScope         string    `json:"kbScope"`
+	L0Hints         L0Hints   `json:"l0Hints"`
+	Attempts        []Attempt `json:"attempts"`
+	SelectedAttempt string    `json:"selectedAttempt"`
+	// FallbackReason is nil (JSON null) when no retry was attempted.
+	FallbackReason *string `json:"fallbackReason"`
+}
+
+// L0Hints are the categories the L0 index suggested for a query.
+type L0Hints struct {
+	Categories     []string `json:"categories"`
+	MatchedTerms   []string `json:"matchedTerms"`
+	MatchedSources []string `json:"matchedSources"`
+}
+
+// Attempt is one search attempt of the pipeline.
+type Attempt struct {
+	Name        string `json:"name"`
+	Filter      Filter `json:"filter"`
+	Candidates  int    `json:"candidates"`
+	BestQuality Float6 `json:"bestQuality"`
+	LowQuality  bool   `json:"lowQuality"`
+	LatencyMs   int64  `json:"latencyMs"`
+}
+
+// Filter is the structured filter of an attempt.
+type Filter struct {
+	KBScope    string   `json:"kbScope"`
+	Categories []string `json:"categories,omitempty"`
+}
+
+// RerankTrace records the reranking step.
+type RerankTrace struct {
+	Enabled     bool     `json:"enabled"`
+	Model       string   `json:"model"`
+	InputOrder  []string `json:"inputOrder"`
+	OutputOrder []string `json:"outputOrder"`
+	TopSource   string   `json:"topSource"`
+	Fallback    bool     `json:"fallback"`
+}
+
+// Float6 is a float64 written rounded half away from zero to 6 decimal
+// places in its shortest form, so regenerated files diff cleanly.
+type Float6 float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float6) MarshalJSON() ([]byte, error) {
+	return AppendFloat6(nil, float64(f)), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *Float6) UnmarshalJSON(b []byte) error {
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = Float6(v)
+	return nil
+}
+
+// Round6 rounds v to 6 decimal places, correctly rounded from its exact
+// binary value. (A float64 is never exactly halfway between two multiples of
+// 1e-6, since 1e-6 is not a dyadic fraction, so "half away from zero" and
+// "half to even" cannot disagree.) Negative zero becomes zero.
+func Round6(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	var buf [64]byte
+	r, _ := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], v, 'f', 6, 64)), 64)
+	if r == 0 {
+		return 0
+	}
+	return r
+}
+
+// AppendFloat6 appends v rounded by Round6 in its shortest decimal form.
+// NaN and infinities, which JSON cannot carry, are written as null.
+func AppendFloat6(dst []byte, v float64) []byte {
+	r := Round6(v)
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendFloat(dst, r, 'f', -1, 64)
+}

@@ -1,0 +1,106 @@
+package contract
+
+// GoldenVersion is the golden-cases format version this package writes.
+const GoldenVersion = 1
+
+// SupportedGoldenVersions lists the golden "version" values the parser accepts.
+var SupportedGoldenVersions = []int{1}
+
+// DefaultK is the K used when neither the case, --k, nor the file sets one.
+const DefaultK = 5
+
+// GoldenFile is cases/golden-cases.json (SPEC §8).
+type GoldenFile struct {
+	Version int    `json:"version"`
+	KBScope string `json:"kbScope,omitempty"`
+	// K is the file's default K; 0 when the file does not set one.
+	K     int    `json:"k,omitempty"`
+	Cases []Case `json:"cases"`
+}
+
+// Case is one golden retrieval case. A field that is absent, null, [] or ""
+// declares nothing; see the Uses* methods.
+type Case struct {
+	CaseID   string   `json:"caseId"`
+	Scenario string   `json:"scenario"`
+	Tags     []string `json:"tags,omitempty"`
+	Query    string   `json:"query"`
+	Notes    string   `json:"notes,omitempty"`
+
+	ExpectedSources     []string       `json:"expectedSources,omitempty"`
+	ExpectedDocIDs      []string       `json:"expectedDocIds,omitempty"`
+	ExpectedBreadcrumbs []string       `json:"expectedBreadcrumbs,omitempty"`
+	ExpectedKeywords    []string       `json:"expectedKeywords,omitempty"`
+	MinKeywordCoverage  *float64       `json:"minKeywordCoverage,omitempty"`
+	Relevance           map[string]int `json:"relevance,omitempty"`
+	MustNotSources      []string       `json:"mustNotSources,omitempty"`
+	MustNotDocIDs       []string       `json:"mustNotDocIds,omitempty"`
+
+	ExpectedFound           *bool    `json:"expectedFound,omitempty"`
+	ExpectedSelectedAttempt string   `json:"expectedSelectedAttempt,omitempty"`
+	ExpectedFallbackReason  string   `json:"expectedFallbackReason,omitempty"`
+	ExpectedFallbackReasons []string `json:"expectedFallbackReasons,omitempty"`
+	ExpectedEvidenceStatus  string   `json:"expectedEvidenceStatus,omitempty"`
+	ExpectedContextSources  []string `json:"expectedContextSources,omitempty"`
+	ExpectedRerankTopSource string   `json:"expectedRerankTopSource,omitempty"`
+	ExpectedFirstRankMax    *int     `json:"expectedFirstRankMax,omitempty"`
+
+	// K overrides the K of the file and of --k for this case; nil when unset.
+	K *int `json:"k,omitempty"`
+}
+
+// UsesExpectedDocs reports whether the case names expected documents, which
+// makes it eligible for a hit level and rank metrics.
+func (c *Case) UsesExpectedDocs() bool {
+	return len(c.ExpectedSources) > 0 || len(c.ExpectedDocIDs) > 0
+}
+
+// UsesDocIDIdentity reports whether rank metrics identify documents by docId
+// (the case uses expectedDocIds) rather than by source.
+func (c *Case) UsesDocIDIdentity() bool { return len(c.ExpectedDocIDs) > 0 }
+
+// UsesCoverage reports whether the case declares a coverage expectation
+// (keywords or breadcrumbs), which separates strong from medium hits.
+func (c *Case) UsesCoverage() bool {
+	return len(c.ExpectedKeywords) > 0 || len(c.ExpectedBreadcrumbs) > 0
+}
+
+// UsesFallbackReason reports whether either fallback-reason field is declared.
+func (c *Case) UsesFallbackReason() bool {
+	return c.ExpectedFallbackReason != "" || len(c.ExpectedFallbackReasons) > 0
+}
+
+// DeclaresCheck reports whether the case declares at least one check other
+// than the always-on query check.
+func (c *Case) DeclaresCheck() bool {
+	return c.UsesExpectedDocs() || len(c.ExpectedKeywords) > 0 || len(c.ExpectedBreadcrumbs) > 0 ||
+		len(c.MustNotSources) > 0 || len(c.MustNotDocIDs) > 0 || c.ExpectedFound != nil ||
+		c.ExpectedSelectedAttempt != "" || c.UsesFallbackReason() || c.ExpectedEvidenceStatus != "" ||
+		len(c.ExpectedContextSources) > 0 || c.ExpectedRerankTopSource != "" || c.ExpectedFirstRankMax != nil
+}
+
+// ResolveK returns the K for a case: the case's k, else flagK (--k, 0 when
+// unset), else the file's k, else DefaultK.
+func (g *GoldenFile) ResolveK(c *Case, flagK int) int {
+	switch {
+	case c.K != nil:
+		return *c.K
+	case flagK > 0:
+		return flagK
+	case g.K > 0:
+		return g.K
+	}
+	return DefaultK
+}
+
+// ReportK is the K written as inputs.k of a report: --k, else the file's k,
+// else DefaultK.
+func (g *GoldenFile) ReportK(flagK int) int {
+	switch {
+	case flagK > 0:
+		return flagK
+	case g.K > 0:
+		return g.K
+	}
+	return DefaultK
+}

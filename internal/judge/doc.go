@@ -1,0 +1,21 @@
+// Package judge runs the declared checks of golden cases against frozen
+// fixtures and aggregates the outcomes (SPEC §9.1–§9.2). It knows the
+// contract types and nothing of report formats.
+//
+// For each case the judge reads fixtures/<caseId>.json:
+//
+//   - a missing file makes the case not_run (the reason names the path looked for);
+//   - an invalid fixture, or one whose caseId differs, makes it error;
+//   - otherwise every declared check runs in the order of SPEC §9.1 and the
+//     case passes when all of them pass.
+//
+// Blocks are taken in block order (ranked blocks by rank, then unranked ones
+// in array order); top K means the first K of them. A case that names
+// expected documents also gets a hit level (strong, medium, weak, miss) and
+// rank metrics computed by package metrics exactly as trec_eval would on the
+// case's document ranking; other cases are n/a.
+//
+// Run judges cases concurrently, one worker per CPU, and decodes from each
+// fixture only the fields the checks read (contract.DecodeFixture), so
+// judging costs little more than reading the files.
+package judge

@@ -1,0 +1,559 @@
+package judge
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/metrics"
+	"github.com/ragbaseline/ragbaseline/internal/textnorm"
+)
+
+// Status is the outcome of one case.
+type Status string
+
+// Case statuses (SPEC §9.1).
+const (
+	StatusPass   Status = "pass"
+	StatusFail   Status = "fail"
+	StatusNotRun Status = "not_run"
+	StatusError  Status = "error"
+)
+
+// Judged reports whether the case was judged (pass or fail), as opposed to
+// not run or broken.
+func (s Status) Judged() bool { return s == StatusPass || s == StatusFail }
+
+// Hit levels (SPEC §9.1). A not_run or error case has no hit level ("").
+const (
+	HitStrong = "strong"
+	HitMedium = "medium"
+	HitWeak   = "weak"
+	HitMiss   = "miss"
+	HitNA     = "n/a"
+)
+
+// Check names, in the order checks run and are reported (SPEC §9.1 table).
+const (
+	CheckQuery           = "query"
+	CheckExpectedDoc     = "expected_document"
+	CheckKeywords        = "keywords"
+	CheckBreadcrumbs     = "breadcrumbs"
+	CheckMustNot         = "must_not"
+	CheckFound           = "found"
+	CheckSelectedAttempt = "selected_attempt"
+	CheckFallbackReason  = "fallback_reason"
+	CheckEvidenceStatus  = "evidence_status"
+	CheckContextSources  = "context_sources"
+	CheckRerankTopSource = "rerank_top_source"
+	CheckFirstRankMax    = "first_rank_max"
+)
+
+// Check is the outcome of one declared check. Message is empty when it passed.
+type Check struct {
+	Name    string
+	Passed  bool
+	Message string
+}
+
+// Metrics are a case's rank metrics over its document ranking (SPEC §9.1),
+// computed exactly as trec_eval computes recip_rank, ndcg_cut.K, recall.K
+// and P.K.
+type Metrics struct {
+	ReciprocalRank float64
+	NDCGAtK        float64
+	DocRecallAtK   float64
+	PrecisionAtK   float64
+}
+
+// CaseResult is the judgement of one golden case.
+type CaseResult struct {
+	Case *contract.Case
+	// K is the case's K: checks and hit levels count K blocks, rank metrics
+	// count K documents.
+	K      int
+	Status Status
+	// Reason explains not_run and error; empty otherwise.
+	Reason string
+	// HitLevel is strong|medium|weak|miss|n/a, "" for not_run and error.
+	HitLevel string
+	// FirstExpectedRank is the 1-based position of the first expected block
+	// in the whole block list; 0 when there is none.
+	FirstExpectedRank int
+	// TopCandidates are the first K blocks in block order.
+	TopCandidates []Candidate
+	Checks        []Check
+	// Fixture fields reported as they were; nil when absent (or not run).
+	SelectedAttempt *string
+	FallbackReason  *string // nil also when the fixture has JSON null
+	EvidenceStatus  *string
+	RerankTopSource *string
+	SearchMode      *string
+	// Metrics is nil for n/a, not_run and error cases.
+	Metrics *Metrics
+	// Ranking is the case's document ranking and Grades its judgments (both
+	// in the identity space of the case), for TREC export. Nil when Metrics is.
+	Ranking []string
+	Grades  metrics.Judgments
+}
+
+// Candidate is the part of an evidence block that reports show.
+type Candidate struct {
+	Rank           int // position after block ordering, 1-based
+	Source         string
+	DocID          string // effective docId (<kbScope>/<source> when absent)
+	Breadcrumb     string
+	Category       string
+	RelevanceLevel string
+	ScoreLabel     string
+	QualityScore   *float64
+}
+
+// FailedChecks returns the names of the checks that failed, in check order.
+func (r *CaseResult) FailedChecks() []string {
+	out := []string{}
+	for _, c := range r.Checks {
+		if !c.Passed {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// notRun and broken build the results of cases that could not be judged.
+func notRun(c *contract.Case, k int, reason string) CaseResult {
+	return CaseResult{Case: c, K: k, Status: StatusNotRun, Reason: reason, TopCandidates: []Candidate{}, Checks: []Check{}}
+}
+
+func broken(c *contract.Case, k int, reason string) CaseResult {
+	return CaseResult{Case: c, K: k, Status: StatusError, Reason: reason, TopCandidates: []Candidate{}, Checks: []Check{}}
+}
+
+// block is an evidence block prepared for judging.
+type block struct {
+	b        *contract.EvidenceBlock
+	docID    string // effective, trimmed
+	source   string // trimmed
+	excerpt  string // normalised lazily
+	normDone bool
+}
+
+func (b *block) normExcerpt() string {
+	if !b.normDone {
+		b.excerpt = textnorm.Normalize(b.b.Excerpt)
+		b.normDone = true
+	}
+	return b.excerpt
+}
+
+// OrderBlocks returns the indexes of blocks in block order (SPEC §7): blocks
+// with a rank sorted by rank (stable), then blocks without one in array order.
+func OrderBlocks(blocks []contract.EvidenceBlock) []int {
+	idx := make([]int, 0, len(blocks))
+	for i := range blocks {
+		if blocks[i].HasRank {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return blocks[a].Rank - blocks[b].Rank })
+	for i := range blocks {
+		if !blocks[i].HasRank {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// JudgeFixture judges one case against its decoded fixture. kbScope is the
+// golden file's kbScope, used for block identity when the fixture has none.
+func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) CaseResult {
+	if f.CaseID != c.CaseID {
+		return broken(c, k, fmt.Sprintf("fixture caseId %q does not match case %q", f.CaseID, c.CaseID))
+	}
+	lr := f.LookupResult
+	scope := f.KBScope
+	if scope == "" {
+		scope = kbScope
+	}
+	order := OrderBlocks(lr.EvidenceBlocks)
+	blocks := make([]block, len(order))
+	for i, j := range order {
+		b := &lr.EvidenceBlocks[j]
+		blocks[i] = block{b: b, source: strings.TrimSpace(b.Source), docID: strings.TrimSpace(b.DocID)}
+		if blocks[i].docID == "" && blocks[i].source != "" {
+			if scope != "" {
+				blocks[i].docID = scope + "/" + blocks[i].source
+			} else {
+				blocks[i].docID = blocks[i].source
+			}
+		}
+	}
+	top := blocks[:min(k, len(blocks))]
+
+	expSources := trimmedSet(c.ExpectedSources)
+	expDocIDs := trimmedSet(c.ExpectedDocIDs)
+	isExpected := func(b *block) bool {
+		_, s := expSources[b.source]
+		_, d := expDocIDs[b.docID]
+		return (s && b.source != "") || (d && b.docID != "")
+	}
+
+	res := CaseResult{Case: c, K: k, Status: StatusPass}
+	res.SearchMode = strPtr(f.SearchMode, f.SearchMode != "")
+	res.SelectedAttempt = strPtr(lr.RetrievalTrace.SelectedAttempt, lr.Has&contract.HasSelectedAttempt != 0)
+	res.EvidenceStatus = strPtr(lr.EvidenceStatus, lr.Has&contract.HasEvidenceStatus != 0)
+	res.RerankTopSource = strPtr(lr.RerankTrace.TopSource, lr.Has&contract.HasRerankTopSource != 0)
+	if lr.Has&contract.HasFallbackReason != 0 && lr.RetrievalTrace.FallbackReason != nil {
+		res.FallbackReason = strPtr(*lr.RetrievalTrace.FallbackReason, true)
+	}
+	res.TopCandidates = make([]Candidate, len(top))
+	for i := range top {
+		b := top[i].b
+		cand := Candidate{
+			Rank: i + 1, Source: strings.Clone(b.Source), DocID: strings.Clone(top[i].docID),
+			Breadcrumb: strings.Clone(b.Breadcrumb), Category: strings.Clone(b.Category),
+			RelevanceLevel: strings.Clone(b.RelevanceLevel), ScoreLabel: strings.Clone(b.ScoreLabel),
+		}
+		if b.HasQuality {
+			q := float64(b.QualityScore)
+			cand.QualityScore = &q
+		}
+		res.TopCandidates[i] = cand
+	}
+
+	// firstExpectedRank over the whole list.
+	for i := range blocks {
+		if isExpected(&blocks[i]) {
+			res.FirstExpectedRank = i + 1
+			break
+		}
+	}
+	expectedInTop := res.FirstExpectedRank > 0 && res.FirstExpectedRank <= k
+
+	hasBlocks := lr.Has&contract.HasEvidenceBlocks != 0
+	lacks := func(p contract.Presence) string { return "fixture lacks " + p.FieldPath() }
+	add := func(name string, passed bool, msg string) {
+		if passed {
+			msg = ""
+		} else {
+			res.Status = StatusFail
+		}
+		res.Checks = append(res.Checks, Check{Name: name, Passed: passed, Message: msg})
+	}
+	needBlocks := func(name string, passed bool, msg func() string) {
+		if !hasBlocks {
+			add(name, false, lacks(contract.HasEvidenceBlocks))
+			return
+		}
+		if passed {
+			add(name, true, "")
+		} else {
+			add(name, false, msg())
+		}
+	}
+
+	// query
+	if f.Query == c.Query {
+		add(CheckQuery, true, "")
+	} else {
+		add(CheckQuery, false, fmt.Sprintf("stale fixture: its query is %q, the golden query is %q; regenerate it with rag-snapshot", f.Query, c.Query))
+	}
+
+	// expected_document
+	if c.UsesExpectedDocs() {
+		needBlocks(CheckExpectedDoc, expectedInTop, func() string {
+			where := "no expected document in the blocks"
+			if res.FirstExpectedRank > 0 {
+				where = fmt.Sprintf("first expected document at position %d", res.FirstExpectedRank)
+			}
+			return fmt.Sprintf("expected %s in top %d; %s; top %d: %s",
+				describeExpected(c), k, where, k, topSources(top))
+		})
+	}
+
+	// keywords
+	var kwPassed bool
+	var kwFound int
+	if len(c.ExpectedKeywords) > 0 {
+		found, missing, distinct := keywordCoverage(c.ExpectedKeywords, top)
+		kwFound = found
+		minCov := 1.0
+		if c.MinKeywordCoverage != nil {
+			minCov = *c.MinKeywordCoverage
+		}
+		cov := 1.0
+		if distinct > 0 {
+			cov = float64(found) / float64(distinct)
+		}
+		kwPassed = cov >= minCov
+		needBlocks(CheckKeywords, kwPassed, func() string {
+			return fmt.Sprintf("found %d of %d keywords in the top %d excerpts (coverage %s, need %s); missing: %s",
+				found, distinct, k, fmtFloat(cov), fmtFloat(minCov), quoteList(missing))
+		})
+		kwPassed = kwPassed && hasBlocks
+	}
+
+	// breadcrumbs
+	var bcPassed bool
+	if len(c.ExpectedBreadcrumbs) > 0 {
+		missing := breadcrumbsMissing(c.ExpectedBreadcrumbs, top)
+		bcPassed = len(missing) == 0
+		needBlocks(CheckBreadcrumbs, bcPassed, func() string {
+			got := make([]string, len(top))
+			for i := range top {
+				got[i] = top[i].b.Breadcrumb
+			}
+			return fmt.Sprintf("no top-%d block under breadcrumb %s; top %d breadcrumbs: %s", k, quoteList(missing), k, quoteList(got))
+		})
+		bcPassed = bcPassed && hasBlocks
+	}
+
+	// must_not, over the whole list
+	if len(c.MustNotSources) > 0 || len(c.MustNotDocIDs) > 0 {
+		notS, notD := trimmedSet(c.MustNotSources), trimmedSet(c.MustNotDocIDs)
+		var hits []string
+		for i := range blocks {
+			b := &blocks[i]
+			_, s := notS[b.source]
+			_, d := notD[b.docID]
+			if (s && b.source != "") || (d && b.docID != "") {
+				hits = append(hits, fmt.Sprintf("%s at position %d", b.docID, i+1))
+			}
+		}
+		needBlocks(CheckMustNot, len(hits) == 0, func() string {
+			return "forbidden document retrieved: " + strings.Join(hits, ", ")
+		})
+	}
+
+	// found
+	if c.ExpectedFound != nil {
+		switch {
+		case lr.Has&contract.HasFound == 0:
+			add(CheckFound, false, lacks(contract.HasFound))
+		default:
+			add(CheckFound, lr.Found == *c.ExpectedFound, fmt.Sprintf("expected found=%t, got found=%t", *c.ExpectedFound, lr.Found))
+		}
+	}
+
+	stringCheck := func(name string, want string, has contract.Presence, got *string) {
+		switch {
+		case got == nil:
+			add(name, false, lacks(has))
+		default:
+			add(name, *got == want, fmt.Sprintf("expected %q, got %q", want, *got))
+		}
+	}
+	if c.ExpectedSelectedAttempt != "" {
+		stringCheck(CheckSelectedAttempt, c.ExpectedSelectedAttempt, contract.HasSelectedAttempt, res.SelectedAttempt)
+	}
+	if c.UsesFallbackReason() {
+		want := c.ExpectedFallbackReasons
+		if c.ExpectedFallbackReason != "" {
+			want = []string{c.ExpectedFallbackReason}
+		}
+		switch {
+		case lr.Has&contract.HasFallbackReason == 0:
+			add(CheckFallbackReason, false, lacks(contract.HasFallbackReason))
+		case res.FallbackReason == nil:
+			add(CheckFallbackReason, false, fmt.Sprintf("expected fallbackReason %s, got null (no retry was attempted)", oneOf(want)))
+		default:
+			add(CheckFallbackReason, slices.Contains(want, *res.FallbackReason),
+				fmt.Sprintf("expected fallbackReason %s, got %q", oneOf(want), *res.FallbackReason))
+		}
+	}
+	if c.ExpectedEvidenceStatus != "" {
+		stringCheck(CheckEvidenceStatus, c.ExpectedEvidenceStatus, contract.HasEvidenceStatus, res.EvidenceStatus)
+	}
+	if len(c.ExpectedContextSources) > 0 {
+		if lr.Has&contract.HasContextSources == 0 {
+			add(CheckContextSources, false, lacks(contract.HasContextSources))
+		} else {
+			var missing []string
+			for _, s := range c.ExpectedContextSources {
+				if !slices.ContainsFunc(lr.ContextPack.Sources, func(x string) bool { return strings.TrimSpace(x) == strings.TrimSpace(s) }) {
+					missing = append(missing, s)
+				}
+			}
+			add(CheckContextSources, len(missing) == 0, fmt.Sprintf("context pack lacks %s; it has %s", quoteList(missing), quoteList(lr.ContextPack.Sources)))
+		}
+	}
+	if c.ExpectedRerankTopSource != "" {
+		stringCheck(CheckRerankTopSource, c.ExpectedRerankTopSource, contract.HasRerankTopSource, res.RerankTopSource)
+	}
+	if c.ExpectedFirstRankMax != nil {
+		max := *c.ExpectedFirstRankMax
+		needBlocks(CheckFirstRankMax, res.FirstExpectedRank > 0 && res.FirstExpectedRank <= max, func() string {
+			if res.FirstExpectedRank == 0 {
+				return fmt.Sprintf("expected the first expected document at position ≤ %d, but none was retrieved", max)
+			}
+			return fmt.Sprintf("expected the first expected document at position ≤ %d, got %d", max, res.FirstExpectedRank)
+		})
+	}
+
+	// Hit level.
+	switch {
+	case !c.UsesExpectedDocs():
+		res.HitLevel = HitNA
+	case expectedInTop && (!c.UsesCoverage() || bcPassed || kwPassed):
+		res.HitLevel = HitStrong
+	case expectedInTop:
+		res.HitLevel = HitMedium
+	case kwFound > 0:
+		res.HitLevel = HitWeak
+	default:
+		res.HitLevel = HitMiss
+	}
+	if c.UsesExpectedDocs() {
+		res.Ranking, res.Grades = documentRanking(c, blocks)
+		res.Metrics = &Metrics{
+			ReciprocalRank: metrics.RecipRank(res.Ranking, res.Grades, 1),
+			NDCGAtK:        metrics.NDCGCutAt(res.Ranking, res.Grades, k),
+			DocRecallAtK:   metrics.RecallAt(res.Ranking, res.Grades, 1, k),
+			PrecisionAtK:   metrics.PrecisionAt(res.Ranking, res.Grades, 1, k),
+		}
+	}
+	return res
+}
+
+// documentRanking maps blocks to document identities (docId when the case
+// uses expectedDocIds, else source), keeping first occurrences, and builds
+// the case's graded judgments (SPEC §9.1).
+func documentRanking(c *contract.Case, blocks []block) ([]string, metrics.Judgments) {
+	byDocID := c.UsesDocIDIdentity()
+	ranking := make([]string, 0, len(blocks))
+	seen := make(map[string]struct{}, len(blocks))
+	grades := metrics.Judgments{}
+	expSources := trimmedSet(c.ExpectedSources)
+	for i := range blocks {
+		id := blocks[i].source
+		if byDocID {
+			id = blocks[i].docID
+			if _, ok := expSources[blocks[i].source]; ok && blocks[i].source != "" && id != "" {
+				grades[strings.Clone(id)] = 1
+			}
+		}
+		if id == "" {
+			continue
+		}
+		if _, dup := seen[id]; dup {
+			continue
+		}
+		id = strings.Clone(id)
+		seen[id] = struct{}{}
+		ranking = append(ranking, id)
+	}
+	for _, s := range c.ExpectedSources {
+		if !byDocID {
+			grades[strings.TrimSpace(s)] = 1
+		}
+	}
+	for _, d := range c.ExpectedDocIDs {
+		grades[strings.TrimSpace(d)] = 1
+	}
+	for key, g := range c.Relevance {
+		grades[strings.TrimSpace(key)] = g
+	}
+	return ranking, grades
+}
+
+// keywordCoverage counts the distinct normalised keywords found in the
+// normalised excerpt of some single top-K block.
+func keywordCoverage(keywords []string, top []block) (found int, missing []string, distinct int) {
+	seen := map[string]bool{}
+	for _, kw := range keywords {
+		n := textnorm.Normalize(kw)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		distinct++
+		ok := false
+		for i := range top {
+			if strings.Contains(top[i].normExcerpt(), n) {
+				ok = true
+				break
+			}
+		}
+		if ok {
+			found++
+		} else {
+			missing = append(missing, kw)
+		}
+	}
+	return found, missing, distinct
+}
+
+func breadcrumbsMissing(want []string, top []block) []string {
+	var missing []string
+	got := make([]string, len(top))
+	for i := range top {
+		got[i] = textnorm.NormalizeBreadcrumb(top[i].b.Breadcrumb)
+	}
+	for _, w := range want {
+		nw := textnorm.NormalizeBreadcrumb(w)
+		if !slices.ContainsFunc(got, func(g string) bool { return textnorm.BreadcrumbMatches(nw, g) }) {
+			missing = append(missing, w)
+		}
+	}
+	return missing
+}
+
+func trimmedSet(xs []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(xs))
+	for _, x := range xs {
+		if x = strings.TrimSpace(x); x != "" {
+			m[x] = struct{}{}
+		}
+	}
+	return m
+}
+
+func strPtr(s string, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	s = strings.Clone(s)
+	return &s
+}
+
+func describeExpected(c *contract.Case) string {
+	var parts []string
+	if len(c.ExpectedSources) > 0 {
+		parts = append(parts, "source "+oneOf(c.ExpectedSources))
+	}
+	if len(c.ExpectedDocIDs) > 0 {
+		parts = append(parts, "docId "+oneOf(c.ExpectedDocIDs))
+	}
+	return strings.Join(parts, " or ")
+}
+
+func topSources(top []block) string {
+	if len(top) == 0 {
+		return "(no blocks)"
+	}
+	s := make([]string, len(top))
+	for i := range top {
+		s[i] = top[i].b.Source
+	}
+	return strings.Join(s, ", ")
+}
+
+func oneOf(xs []string) string {
+	if len(xs) == 1 {
+		return fmt.Sprintf("%q", xs[0])
+	}
+	return "one of " + quoteList(xs)
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func fmtFloat(v float64) string {
+	return string(contract.AppendFloat6(nil, v))
+}

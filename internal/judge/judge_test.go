@@ -1,0 +1,343 @@
+package judge
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+// blk builds a decoded block; rank 0 means "no rank".
+func blk(rank int, source string, opts ...func(*contract.EvidenceBlock)) contract.EvidenceBlock {
+	b := contract.EvidenceBlock{Rank: rank, HasRank: rank > 0, Source: source, Breadcrumb: "Root > " + source}
+	for _, o := range opts {
+		o(&b)
+	}
+	return b
+}
+
+func excerpt(s string) func(*contract.EvidenceBlock) {
+	return func(b *contract.EvidenceBlock) { b.Excerpt = s }
+}
+
+func crumb(s string) func(*contract.EvidenceBlock) {
+	return func(b *contract.EvidenceBlock) { b.Breadcrumb = s }
+}
+
+func docID(s string) func(*contract.EvidenceBlock) {
+	return func(b *contract.EvidenceBlock) { b.DocID = s }
+}
+
+func fixture(caseID, query string, blocks ...contract.EvidenceBlock) *contract.Fixture {
+	return &contract.Fixture{
+		CaseID: caseID, Query: query, KBScope: "kb", SearchMode: "hybrid",
+		LookupResult: &contract.LookupResult{
+			Found: len(blocks) > 0, EvidenceStatus: "sufficient", EvidenceBlocks: blocks,
+			ContextPack:    contract.ContextPack{Sources: []string{"a"}},
+			RetrievalTrace: contract.RetrievalTrace{SelectedAttempt: contract.AttemptFiltered},
+			RerankTrace:    contract.RerankTrace{TopSource: "a"},
+			Has:            contract.HasAll,
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func checkOf(t *testing.T, r CaseResult, name string) Check {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("check %s not run; checks: %+v", name, r.Checks)
+	return Check{}
+}
+
+func TestChecks(t *testing.T) {
+	tests := []struct {
+		name   string
+		c      contract.Case
+		f      *contract.Fixture
+		check  string
+		pass   bool
+		msgHas string
+	}{
+		{"query equal", contract.Case{Query: "q", ExpectedFound: ptr(true)}, fixture("c", "q", blk(1, "a")), CheckQuery, true, ""},
+		{"query stale", contract.Case{Query: "q", ExpectedFound: ptr(true)}, fixture("c", "q ", blk(1, "a")), CheckQuery, false, "stale fixture"},
+		{"expected in top k", contract.Case{Query: "q", ExpectedSources: []string{"e"}, K: ptr(2)},
+			fixture("c", "q", blk(1, "a"), blk(2, "e")), CheckExpectedDoc, true, ""},
+		{"expected beyond k", contract.Case{Query: "q", ExpectedSources: []string{"e"}, K: ptr(1)},
+			fixture("c", "q", blk(1, "a"), blk(2, "e")), CheckExpectedDoc, false, "first expected document at position 2"},
+		{"rank field wins over array order", contract.Case{Query: "q", ExpectedSources: []string{"e"}, K: ptr(1)},
+			fixture("c", "q", blk(2, "a"), blk(1, "e")), CheckExpectedDoc, true, ""},
+		{"unranked blocks come after ranked", contract.Case{Query: "q", ExpectedSources: []string{"e"}, K: ptr(1)},
+			fixture("c", "q", blk(0, "e"), blk(1, "a")), CheckExpectedDoc, false, ""},
+		{"expected by docId", contract.Case{Query: "q", ExpectedDocIDs: []string{"kb/e"}, K: ptr(1)},
+			fixture("c", "q", blk(1, "e")), CheckExpectedDoc, true, ""},
+		{"expected by explicit docId", contract.Case{Query: "q", ExpectedDocIDs: []string{"x#1"}, K: ptr(1)},
+			fixture("c", "q", blk(1, "e", docID("x#1"))), CheckExpectedDoc, true, ""},
+		{"expected trimmed", contract.Case{Query: "q", ExpectedSources: []string{" e "}},
+			fixture("c", "q", blk(1, "e ")), CheckExpectedDoc, true, ""},
+		{"keywords NFKC and case folded", contract.Case{Query: "q", ExpectedKeywords: []string{"MAX_Connections", "连接池"}},
+			fixture("c", "q", blk(1, "a", excerpt("调大 ｍａｘ_connections，连接池"))), CheckKeywords, true, ""},
+		{"keyword must be in a single top-k block", contract.Case{Query: "q", ExpectedKeywords: []string{"ab"}},
+			fixture("c", "q", blk(1, "a", excerpt("xa")), blk(2, "b", excerpt("by"))), CheckKeywords, false, "found 0 of 1"},
+		{"keyword outside top k", contract.Case{Query: "q", ExpectedKeywords: []string{"zz"}, K: ptr(1)},
+			fixture("c", "q", blk(1, "a"), blk(2, "b", excerpt("zz"))), CheckKeywords, false, `missing: ["zz"]`},
+		{"keyword coverage threshold", contract.Case{Query: "q", ExpectedKeywords: []string{"a1", "b2", "c3"}, MinKeywordCoverage: ptr(0.6)},
+			fixture("c", "q", blk(1, "a", excerpt("a1 b2"))), CheckKeywords, true, ""},
+		{"keyword coverage below threshold", contract.Case{Query: "q", ExpectedKeywords: []string{"a1", "b2", "c3"}, MinKeywordCoverage: ptr(0.7)},
+			fixture("c", "q", blk(1, "a", excerpt("a1 b2"))), CheckKeywords, false, "found 2 of 3"},
+		{"duplicate keywords count once", contract.Case{Query: "q", ExpectedKeywords: []string{"Pool", "pool", "x"}, MinKeywordCoverage: ptr(0.5)},
+			fixture("c", "q", blk(1, "a", excerpt("pool"))), CheckKeywords, true, ""},
+		{"breadcrumb exact", contract.Case{Query: "q", ExpectedBreadcrumbs: []string{"DB > MySQL"}},
+			fixture("c", "q", blk(1, "a", crumb("db>mysql"))), CheckBreadcrumbs, true, ""},
+		{"breadcrumb prefix at segment boundary", contract.Case{Query: "q", ExpectedBreadcrumbs: []string{"DB / MySQL"}},
+			fixture("c", "q", blk(1, "a", crumb("DB › MySQL › Pool"))), CheckBreadcrumbs, true, ""},
+		{"breadcrumb prefix mid-segment", contract.Case{Query: "q", ExpectedBreadcrumbs: []string{"DB > My"}},
+			fixture("c", "q", blk(1, "a", crumb("DB > MySQL"))), CheckBreadcrumbs, false, "no top-5 block under breadcrumb"},
+		{"every breadcrumb must match", contract.Case{Query: "q", ExpectedBreadcrumbs: []string{"A", "B"}},
+			fixture("c", "q", blk(1, "a", crumb("A > x"))), CheckBreadcrumbs, false, `["B"]`},
+		{"must_not whole list", contract.Case{Query: "q", MustNotSources: []string{"bad"}, K: ptr(1)},
+			fixture("c", "q", blk(1, "a"), blk(9, "bad")), CheckMustNot, false, "kb/bad at position 2"},
+		{"must_not by docId", contract.Case{Query: "q", MustNotDocIDs: []string{"kb/bad"}},
+			fixture("c", "q", blk(1, "a")), CheckMustNot, true, ""},
+		{"found", contract.Case{Query: "q", ExpectedFound: ptr(false)}, fixture("c", "q", blk(1, "a")), CheckFound, false, "expected found=false, got found=true"},
+		{"selected attempt", contract.Case{Query: "q", ExpectedSelectedAttempt: contract.AttemptUnfilteredRetry},
+			fixture("c", "q"), CheckSelectedAttempt, false, `expected "UNFILTERED_VECTOR_RETRY", got "FILTERED_VECTOR"`},
+		{"fallback null is a value", contract.Case{Query: "q", ExpectedFallbackReason: contract.FallbackLowQuality},
+			fixture("c", "q"), CheckFallbackReason, false, "got null"},
+		{"evidence status", contract.Case{Query: "q", ExpectedEvidenceStatus: "sufficient"}, fixture("c", "q"), CheckEvidenceStatus, true, ""},
+		{"context sources", contract.Case{Query: "q", ExpectedContextSources: []string{"a", "b"}},
+			fixture("c", "q"), CheckContextSources, false, `context pack lacks ["b"]`},
+		{"rerank top source", contract.Case{Query: "q", ExpectedRerankTopSource: "a"}, fixture("c", "q"), CheckRerankTopSource, true, ""},
+		{"first rank max ok", contract.Case{Query: "q", ExpectedSources: []string{"e"}, ExpectedFirstRankMax: ptr(2)},
+			fixture("c", "q", blk(1, "a"), blk(2, "e")), CheckFirstRankMax, true, ""},
+		{"first rank max beyond", contract.Case{Query: "q", ExpectedSources: []string{"e"}, ExpectedFirstRankMax: ptr(1)},
+			fixture("c", "q", blk(1, "a"), blk(2, "e")), CheckFirstRankMax, false, "got 2"},
+		{"first rank max none", contract.Case{Query: "q", ExpectedSources: []string{"e"}, ExpectedFirstRankMax: ptr(3)},
+			fixture("c", "q", blk(1, "a")), CheckFirstRankMax, false, "none was retrieved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.c.CaseID = "c"
+			k := DefaultKFor(&tt.c)
+			r := JudgeFixture(&tt.c, k, tt.f, "kb")
+			ch := checkOf(t, r, tt.check)
+			if ch.Passed != tt.pass {
+				t.Fatalf("%s passed = %v, want %v (message %q)", tt.check, ch.Passed, tt.pass, ch.Message)
+			}
+			if !strings.Contains(ch.Message, tt.msgHas) {
+				t.Errorf("message %q does not contain %q", ch.Message, tt.msgHas)
+			}
+			if wantStatus := StatusPass; !tt.pass && r.Status == wantStatus {
+				t.Errorf("status pass with a failed check")
+			}
+		})
+	}
+}
+
+// DefaultKFor is the K a case gets with no --k and no file k.
+func DefaultKFor(c *contract.Case) int {
+	return (&contract.GoldenFile{}).ResolveK(c, 0)
+}
+
+func TestAbsentFixtureFields(t *testing.T) {
+	f := fixture("c", "q", blk(1, "a"))
+	f.LookupResult.Has = 0
+	c := contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"a"}, ExpectedFound: ptr(true),
+		ExpectedSelectedAttempt: "x", ExpectedFallbackReasons: []string{"y"}, ExpectedEvidenceStatus: "none",
+		ExpectedContextSources: []string{"a"}, ExpectedRerankTopSource: "a"}
+	r := JudgeFixture(&c, 5, f, "kb")
+	want := map[string]string{
+		CheckExpectedDoc:     "fixture lacks lookupResult.evidenceBlocks",
+		CheckFound:           "fixture lacks lookupResult.found",
+		CheckSelectedAttempt: "fixture lacks lookupResult.retrievalTrace.selectedAttempt",
+		CheckFallbackReason:  "fixture lacks lookupResult.retrievalTrace.fallbackReason",
+		CheckEvidenceStatus:  "fixture lacks lookupResult.evidenceStatus",
+		CheckContextSources:  "fixture lacks lookupResult.contextPack.sources",
+		CheckRerankTopSource: "fixture lacks lookupResult.rerankTrace.topSource",
+	}
+	for name, msg := range want {
+		if ch := checkOf(t, r, name); ch.Passed || ch.Message != msg {
+			t.Errorf("%s: passed=%v message %q, want %q", name, ch.Passed, ch.Message, msg)
+		}
+	}
+	if r.Status != StatusFail {
+		t.Errorf("status %s, want fail", r.Status)
+	}
+}
+
+func TestChecksInTableOrder(t *testing.T) {
+	c := contract.Case{CaseID: "c", Query: "q", ExpectedFirstRankMax: ptr(1), ExpectedRerankTopSource: "a",
+		ExpectedContextSources: []string{"a"}, ExpectedEvidenceStatus: "sufficient", ExpectedFallbackReasons: []string{"x"},
+		ExpectedSelectedAttempt: "FILTERED_VECTOR", ExpectedFound: ptr(true), MustNotSources: []string{"z"},
+		ExpectedBreadcrumbs: []string{"Root"}, ExpectedKeywords: []string{"k"}, ExpectedSources: []string{"a"}}
+	r := JudgeFixture(&c, 5, fixture("c", "q", blk(1, "a")), "kb")
+	var names []string
+	for _, ch := range r.Checks {
+		names = append(names, ch.Name)
+	}
+	want := []string{CheckQuery, CheckExpectedDoc, CheckKeywords, CheckBreadcrumbs, CheckMustNot, CheckFound,
+		CheckSelectedAttempt, CheckFallbackReason, CheckEvidenceStatus, CheckContextSources, CheckRerankTopSource, CheckFirstRankMax}
+	if !slices.Equal(names, want) {
+		t.Fatalf("checks %v\nwant   %v", names, want)
+	}
+	if got := r.FailedChecks(); !slices.Equal(got, []string{CheckKeywords, CheckFallbackReason}) {
+		t.Errorf("failed checks %v", got)
+	}
+}
+
+func TestHitLevels(t *testing.T) {
+	tests := []struct {
+		name string
+		c    contract.Case
+		f    *contract.Fixture
+		want string
+	}{
+		{"no expected docs", contract.Case{ExpectedFound: ptr(true)}, fixture("c", "q", blk(1, "a")), HitNA},
+		{"strong without coverage", contract.Case{ExpectedSources: []string{"a"}}, fixture("c", "q", blk(1, "a")), HitStrong},
+		{"strong by keywords", contract.Case{ExpectedSources: []string{"a"}, ExpectedKeywords: []string{"kw"}, ExpectedBreadcrumbs: []string{"Nope"}},
+			fixture("c", "q", blk(1, "a", excerpt("KW"))), HitStrong},
+		{"strong by breadcrumbs", contract.Case{ExpectedSources: []string{"a"}, ExpectedKeywords: []string{"kw"}, ExpectedBreadcrumbs: []string{"Root"}},
+			fixture("c", "q", blk(1, "a")), HitStrong},
+		{"medium: coverage declared, neither passes", contract.Case{ExpectedSources: []string{"a"}, ExpectedKeywords: []string{"kw"}},
+			fixture("c", "q", blk(1, "a")), HitMedium},
+		{"weak: keyword without expected doc", contract.Case{ExpectedSources: []string{"e"}, ExpectedKeywords: []string{"kw", "other"}},
+			fixture("c", "q", blk(1, "a", excerpt("kw"))), HitWeak},
+		{"miss", contract.Case{ExpectedSources: []string{"e"}, ExpectedKeywords: []string{"kw"}},
+			fixture("c", "q", blk(1, "a")), HitMiss},
+		{"miss: expected beyond k", contract.Case{ExpectedSources: []string{"e"}, K: ptr(1)},
+			fixture("c", "q", blk(1, "a"), blk(2, "e")), HitMiss},
+		{"miss: no blocks", contract.Case{ExpectedSources: []string{"e"}}, fixture("c", "q"), HitMiss},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.c.CaseID, tt.c.Query = "c", "q"
+			r := JudgeFixture(&tt.c, DefaultKFor(&tt.c), tt.f, "kb")
+			if r.HitLevel != tt.want {
+				t.Errorf("hit level %q, want %q", r.HitLevel, tt.want)
+			}
+			if (r.Metrics == nil) != (tt.want == HitNA) {
+				t.Errorf("metrics %+v for hit level %s", r.Metrics, r.HitLevel)
+			}
+		})
+	}
+}
+
+func TestRankMetrics(t *testing.T) {
+	near := func(t *testing.T, name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %.15g, want %.15g", name, got, want)
+		}
+	}
+	t.Run("graded relevance with a grade-0 document", func(t *testing.T) {
+		c := contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"e"},
+			Relevance: map[string]int{"g": 2, "z": 0}, K: ptr(3)}
+		// blocks: z (judged non-relevant), e (twice: first occurrence kept), g, x
+		r := JudgeFixture(&c, 3, fixture("c", "q", blk(1, "z"), blk(2, "e"), blk(3, "e"), blk(4, "g"), blk(5, "x")), "kb")
+		if !slices.Equal(r.Ranking, []string{"z", "e", "g", "x"}) {
+			t.Fatalf("ranking %v", r.Ranking)
+		}
+		m := r.Metrics
+		near(t, "reciprocalRank", m.ReciprocalRank, 0.5)
+		// DCG@3 = 0 + 1/log2(3) + 2/log2(4); ideal = 2/log2(2) + 1/log2(3)
+		near(t, "ndcgAtK", m.NDCGAtK, (1/math.Log2(3)+2/math.Log2(4))/(2+1/math.Log2(3)))
+		near(t, "docRecallAtK", m.DocRecallAtK, 1)
+		near(t, "precisionAtK", m.PrecisionAtK, 2.0/3)
+		if r.FirstExpectedRank != 2 {
+			t.Errorf("firstExpectedRank %d, want 2 (graded g does not count)", r.FirstExpectedRank)
+		}
+	})
+	t.Run("reciprocal rank counts graded non-expected documents", func(t *testing.T) {
+		c := contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"e"}, Relevance: map[string]int{"g": 1}}
+		r := JudgeFixture(&c, 5, fixture("c", "q", blk(1, "g"), blk(2, "e")), "kb")
+		near(t, "reciprocalRank", r.Metrics.ReciprocalRank, 1)
+		if r.FirstExpectedRank != 2 {
+			t.Errorf("firstExpectedRank %d", r.FirstExpectedRank)
+		}
+	})
+	t.Run("docId identity grades blocks of expected sources", func(t *testing.T) {
+		c := contract.Case{CaseID: "c", Query: "q", ExpectedDocIDs: []string{"kb/a"}, ExpectedSources: []string{"b"}, K: ptr(2)}
+		r := JudgeFixture(&c, 2, fixture("c", "q", blk(1, "b", docID("b-v2")), blk(2, "a")), "kb")
+		if !slices.Equal(r.Ranking, []string{"b-v2", "kb/a"}) {
+			t.Fatalf("ranking %v", r.Ranking)
+		}
+		if r.Grades["b-v2"] != 1 || r.Grades["kb/a"] != 1 {
+			t.Fatalf("grades %v", r.Grades)
+		}
+		near(t, "precisionAtK", r.Metrics.PrecisionAtK, 1)
+	})
+	t.Run("per-case k counts documents", func(t *testing.T) {
+		c := contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"e"}, K: ptr(2)}
+		// Two blocks of "a" then e: e is the second document, but the third block.
+		r := JudgeFixture(&c, 2, fixture("c", "q", blk(1, "a"), blk(2, "a"), blk(3, "e")), "kb")
+		near(t, "docRecallAtK", r.Metrics.DocRecallAtK, 1)
+		if r.HitLevel != HitMiss {
+			t.Errorf("hit level %s: checks count K blocks, so e (block 3) is outside top 2", r.HitLevel)
+		}
+	})
+}
+
+func TestCaseIDMismatchIsError(t *testing.T) {
+	c := contract.Case{CaseID: "c", Query: "q", ExpectedFound: ptr(true)}
+	r := JudgeFixture(&c, 5, fixture("other", "q"), "kb")
+	if r.Status != StatusError || !strings.Contains(r.Reason, `"other"`) {
+		t.Fatalf("status %s reason %q", r.Status, r.Reason)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	g := &contract.GoldenFile{Cases: []contract.Case{
+		{CaseID: "a", Scenario: "chat", Tags: []string{"t", "t"}, Query: "q", ExpectedSources: []string{"e"}},
+		{CaseID: "b", Scenario: "chat", Query: "q", ExpectedSources: []string{"e"}},
+		{CaseID: "c", Scenario: "neg", Query: "q", ExpectedFound: ptr(false)},
+		{CaseID: "d", Scenario: "neg", Query: "q", ExpectedFound: ptr(false)},
+	}}
+	fa := fixture("a", "q", blk(1, "x"), blk(2, "e"))
+	fb := fixture("b", "q", blk(1, "x"))
+	fb.LookupResult.RetrievalTrace.SelectedAttempt = contract.AttemptUnfilteredRetry
+	fb.LookupResult.EvidenceBlocks[0].RelevanceLevel = "odd"
+	fc := fixture("c", "q")
+	res := &Result{Golden: g, Cases: []CaseResult{
+		JudgeFixture(&g.Cases[0], 5, fa, ""), JudgeFixture(&g.Cases[1], 5, fb, ""),
+		JudgeFixture(&g.Cases[2], 5, fc, ""), notRun(&g.Cases[3], 5, "no fixture"),
+	}}
+	tot := res.Summarize()
+	s := tot.Overall
+	if s.CaseCount != 4 || s.PassCount != 2 || s.FailCount != 1 || s.NotRunCount != 1 {
+		t.Fatalf("counts %+v", s)
+	}
+	if *s.PassRate != 0.5 {
+		t.Errorf("passRate %v", *s.PassRate)
+	}
+	if s.HitLevels != (HitLevels{Strong: 1, Miss: 1, NA: 1}) {
+		t.Errorf("hit levels %+v", s.HitLevels)
+	}
+	if *s.RecallAtK != 0.5 || *s.MRR != 0.25 || *s.AvgFirstExpectedRank != 2 {
+		t.Errorf("recall %v mrr %v avgFirst %v", *s.RecallAtK, *s.MRR, *s.AvgFirstExpectedRank)
+	}
+	if *s.FallbackRate != 1.0/3 {
+		t.Errorf("fallbackRate %v", *s.FallbackRate)
+	}
+	if s.SelectedAttempt[contract.AttemptFiltered] != 2 || s.SelectedAttempt[contract.AttemptUnfiltered] != 0 {
+		t.Errorf("selectedAttempt %v", s.SelectedAttempt)
+	}
+	if s.RelevanceLevels["odd"] != 1 || s.RelevanceLevels["high"] != 0 {
+		t.Errorf("relevanceLevels %v", s.RelevanceLevels)
+	}
+	if len(tot.ByScenario) != 2 || tot.ByScenario[1].Name != "neg" || tot.ByScenario[1].Summary.RecallAtK != nil {
+		t.Errorf("byScenario %+v", tot.ByScenario)
+	}
+	if len(tot.ByTag) != 1 || tot.ByTag[0].Summary.CaseCount != 1 {
+		t.Errorf("byTag %+v", tot.ByTag)
+	}
+	empty := Summarize(nil)
+	if empty.PassRate != nil || empty.MRR != nil || empty.FallbackRate != nil || empty.SearchModes == nil {
+		t.Errorf("empty summary %+v", empty)
+	}
+}

@@ -1,0 +1,112 @@
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+// Result is the judgement of a golden file against a fixture directory.
+type Result struct {
+	Golden *contract.GoldenFile
+	// Fixtures is the fixture directory that was judged.
+	Fixtures string
+	// FlagK is --k (0 when unset).
+	FlagK int
+	// Cases are in golden-file order.
+	Cases []CaseResult
+	// Warnings are problems that did not stop the run (orphan fixtures).
+	Warnings []error
+}
+
+// Options tune a run.
+type Options struct {
+	// FlagK is --k; 0 when unset.
+	FlagK int
+	// Workers is the number of cases judged at once; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// FixturePath returns where the fixture of caseID lives in dir.
+func FixturePath(dir, caseID string) string {
+	return filepath.Join(dir, caseID+".json")
+}
+
+// Run judges every case of g against the fixtures in dir. A missing fixture
+// makes its case not_run and a broken one makes it error; neither stops the
+// run. Run fails only when dir itself cannot be read.
+func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read fixtures %s: %w", dir, err)
+	}
+	res := &Result{Golden: g, Fixtures: dir, FlagK: opts.FlagK, Cases: make([]CaseResult, len(g.Cases))}
+	if errors.Is(err, fs.ErrNotExist) {
+		res.Warnings = append(res.Warnings, fmt.Errorf("fixture directory %s does not exist", dir))
+	}
+
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, max(len(g.Cases), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(g.Cases) {
+					return
+				}
+				c := &g.Cases[i]
+				res.Cases[i] = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope)
+			}
+		}()
+	}
+	wg.Wait()
+
+	// Orphans: fixtures that match no case.
+	known := make(map[string]bool, len(g.Cases))
+	for i := range g.Cases {
+		known[g.Cases[i].CaseID+".json"] = true
+	}
+	var orphans []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, "_") || !strings.HasSuffix(name, ".json") || known[name] {
+			continue
+		}
+		orphans = append(orphans, name)
+	}
+	sort.Strings(orphans)
+	for _, o := range orphans {
+		res.Warnings = append(res.Warnings, fmt.Errorf("orphan fixture %s matches no golden case", filepath.Join(dir, o)))
+	}
+	return res, nil
+}
+
+func judgeFile(c *contract.Case, k int, path string, kbScope string) CaseResult {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return notRun(c, k, "no fixture at "+path)
+	}
+	if err != nil {
+		return broken(c, k, fmt.Sprintf("read fixture: %v", err))
+	}
+	f, err := contract.ParseFixture(path, data)
+	if err != nil {
+		return broken(c, k, fmt.Sprintf("invalid fixture %v", err))
+	}
+	return JudgeFixture(c, k, f, kbScope)
+}

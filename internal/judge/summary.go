@@ -1,0 +1,188 @@
+package judge
+
+import (
+	"sort"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+// Summary aggregates case results (SPEC §9.2). A ratio or mean with nothing
+// to divide by is nil.
+type Summary struct {
+	CaseCount, PassCount, FailCount, NotRunCount, ErrorCount int
+
+	PassRate *float64
+	// HitLevels counts judged cases by hit level.
+	HitLevels HitLevels
+
+	RecallAtK            *float64
+	AvgFirstExpectedRank *float64
+	MRR                  *float64
+	NDCGAtK              *float64
+	DocRecallAtK         *float64
+	PrecisionAtK         *float64
+	FallbackRate         *float64
+
+	// Histograms over judged cases; relevance levels over top-K blocks.
+	EvidenceStatus  map[string]int
+	SelectedAttempt map[string]int
+	RelevanceLevels map[string]int
+	// SearchModes are the distinct searchModes seen, sorted.
+	SearchModes []string
+}
+
+// HitLevels counts cases per hit level.
+type HitLevels struct {
+	Strong, Medium, Weak, Miss, NA int
+}
+
+// Known histogram keys, always present with 0 counts.
+var (
+	knownEvidenceStatus  = []string{contract.EvidenceSufficient, contract.EvidenceWeak, contract.EvidenceNone}
+	knownSelectedAttempt = []string{contract.AttemptFiltered, contract.AttemptUnfiltered, contract.AttemptUnfilteredRetry}
+	knownRelevanceLevels = []string{contract.LevelHigh, contract.LevelMedium, contract.LevelLow}
+)
+
+// Summarize aggregates results.
+func Summarize(results []*CaseResult) Summary {
+	s := Summary{
+		EvidenceStatus:  zeroHist(knownEvidenceStatus),
+		SelectedAttempt: zeroHist(knownSelectedAttempt),
+		RelevanceLevels: zeroHist(knownRelevanceLevels),
+		SearchModes:     []string{},
+	}
+	var (
+		judged, ranked, retries, firstRankN       int
+		firstRankSum, rr, ndcg, recall, precision float64
+		modes                                     = map[string]bool{}
+	)
+	for _, r := range results {
+		s.CaseCount++
+		switch r.Status {
+		case StatusPass:
+			s.PassCount++
+		case StatusFail:
+			s.FailCount++
+		case StatusNotRun:
+			s.NotRunCount++
+		case StatusError:
+			s.ErrorCount++
+		}
+		if !r.Status.Judged() {
+			continue
+		}
+		judged++
+		switch r.HitLevel {
+		case HitStrong:
+			s.HitLevels.Strong++
+		case HitMedium:
+			s.HitLevels.Medium++
+		case HitWeak:
+			s.HitLevels.Weak++
+		case HitMiss:
+			s.HitLevels.Miss++
+		default:
+			s.HitLevels.NA++
+		}
+		if r.FirstExpectedRank > 0 {
+			firstRankN++
+			firstRankSum += float64(r.FirstExpectedRank)
+		}
+		if r.Metrics != nil {
+			ranked++
+			rr += r.Metrics.ReciprocalRank
+			ndcg += r.Metrics.NDCGAtK
+			recall += r.Metrics.DocRecallAtK
+			precision += r.Metrics.PrecisionAtK
+		}
+		if r.SelectedAttempt != nil {
+			s.SelectedAttempt[*r.SelectedAttempt]++
+			if *r.SelectedAttempt == contract.AttemptUnfilteredRetry {
+				retries++
+			}
+		}
+		if r.EvidenceStatus != nil {
+			s.EvidenceStatus[*r.EvidenceStatus]++
+		}
+		for _, c := range r.TopCandidates {
+			if c.RelevanceLevel != "" {
+				s.RelevanceLevels[c.RelevanceLevel]++
+			}
+		}
+		if r.SearchMode != nil {
+			modes[*r.SearchMode] = true
+		}
+	}
+	s.PassRate = ratio(float64(s.PassCount), s.CaseCount)
+	hits := s.HitLevels.Strong + s.HitLevels.Medium
+	s.RecallAtK = ratio(float64(hits), hits+s.HitLevels.Weak+s.HitLevels.Miss)
+	s.AvgFirstExpectedRank = ratio(firstRankSum, firstRankN)
+	s.MRR = ratio(rr, ranked)
+	s.NDCGAtK = ratio(ndcg, ranked)
+	s.DocRecallAtK = ratio(recall, ranked)
+	s.PrecisionAtK = ratio(precision, ranked)
+	s.FallbackRate = ratio(float64(retries), judged)
+	for m := range modes {
+		s.SearchModes = append(s.SearchModes, m)
+	}
+	sort.Strings(s.SearchModes)
+	return s
+}
+
+// Group is a named subset of the results (a scenario or a tag).
+type Group struct {
+	Name    string
+	Summary Summary
+}
+
+// Totals is the summary of a run overall, per scenario and per tag.
+type Totals struct {
+	Overall    Summary
+	ByScenario []Group // sorted by name
+	ByTag      []Group // sorted by name
+}
+
+// Summarize builds the overall, per-scenario and per-tag summaries.
+func (r *Result) Summarize() Totals {
+	all := make([]*CaseResult, len(r.Cases))
+	scen := map[string][]*CaseResult{}
+	tags := map[string][]*CaseResult{}
+	for i := range r.Cases {
+		cr := &r.Cases[i]
+		all[i] = cr
+		scen[cr.Case.Scenario] = append(scen[cr.Case.Scenario], cr)
+		seen := map[string]bool{}
+		for _, t := range cr.Case.Tags {
+			if !seen[t] {
+				seen[t] = true
+				tags[t] = append(tags[t], cr)
+			}
+		}
+	}
+	return Totals{Overall: Summarize(all), ByScenario: groups(scen), ByTag: groups(tags)}
+}
+
+func groups(m map[string][]*CaseResult) []Group {
+	out := make([]Group, 0, len(m))
+	for name, rs := range m {
+		out = append(out, Group{Name: name, Summary: Summarize(rs)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func zeroHist(keys []string) map[string]int {
+	m := make(map[string]int, len(keys))
+	for _, k := range keys {
+		m[k] = 0
+	}
+	return m
+}
+
+func ratio(num float64, den int) *float64 {
+	if den == 0 {
+		return nil
+	}
+	v := num / float64(den)
+	return &v
+}

@@ -1,0 +1,50 @@
+// Command trecgen writes a reproducible random TREC qrels file and run file
+// (see package trecgen) for benchmarking rag-eval trec and cross-checking it
+// against trec_eval or pytrec_eval:
+//
+//	go run ./internal/metrics/cmd/trecgen -seed 1 -queries 20000 -qrels /tmp/q.txt -run /tmp/r.txt
+//	python3 scripts/bench_trec.py /tmp/q.txt /tmp/r.txt
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/ragbaseline/ragbaseline/internal/metrics/internal/trecgen"
+)
+
+func main() {
+	var c trecgen.Config
+	flag.Uint64Var(&c.Seed, "seed", 1, "random seed")
+	flag.IntVar(&c.Queries, "queries", 20000, "queries in the run")
+	flag.IntVar(&c.Docs, "docs", 100, "results per query")
+	flag.IntVar(&c.Judged, "judged", 40, "judgments per query")
+	qrelsPath := flag.String("qrels", "qrels.txt", "qrels file to write")
+	runPath := flag.String("run", "run.txt", "run file to write")
+	flag.Parse()
+	if err := write(*qrelsPath, *runPath, c); err != nil {
+		fmt.Fprintln(os.Stderr, "trecgen:", err)
+		os.Exit(1)
+	}
+}
+
+func write(qrelsPath, runPath string, c trecgen.Config) error {
+	q, err := os.Create(qrelsPath)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	r, err := os.Create(runPath)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := trecgen.Write(q, r, c); err != nil {
+		return err
+	}
+	if err := q.Close(); err != nil {
+		return err
+	}
+	return r.Close()
+}

@@ -1,0 +1,102 @@
+package metrics
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// The fuzz targets check that the readers never panic, that every error is
+// a *SyntaxError naming a line of the input, and that whatever they accept
+// evaluates without panicking.
+
+func FuzzReadQrels(f *testing.F) {
+	for _, s := range []string{exQrels, "", "\n", "# c\n", "1 0 a 1", "1 0 a 1\r\n2 0 b -1\n", "1 0 a\x00 1\n",
+		"q 0 a 99999999999999999999\n", "q 0 a 1\nq 0 a 2\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		q, err := ReadQrels(strings.NewReader(in), "q")
+		if err != nil {
+			checkSyntaxError(t, err, in)
+			return
+		}
+		n := 0
+		for _, id := range q.QueryIDs() {
+			n += len(q.Judgments(id))
+		}
+		if n == 0 || n > strings.Count(in, "\n")+1 {
+			t.Fatalf("%d judgments from %d lines", n, strings.Count(in, "\n")+1)
+		}
+		run, err := ReadRun(strings.NewReader(exRun), "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		evalAll(t, q, run)
+	})
+}
+
+func FuzzReadRun(f *testing.F) {
+	for _, s := range []string{exRun, "", "\n", "  # c\n", "q Q0 a 1 1 t", "q Q0 a 1 nan t\nq Q0 b 1 -inf t\n",
+		"q Q0 a 1 0x1p3 t x y\n", "q Q0 a 1 1e999 t\nq Q0 a 2 1 t\n", "q Q0 a 1\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		run, err := ReadRun(strings.NewReader(in), "r")
+		if err != nil {
+			checkSyntaxError(t, err, in)
+			return
+		}
+		n := 0
+		for _, id := range run.QueryIDs() {
+			n += len(run.Ranking(id))
+		}
+		if n == 0 || n > strings.Count(in, "\n")+1 {
+			t.Fatalf("%d results from %d lines", n, strings.Count(in, "\n")+1)
+		}
+		// Judge every retrieved docno so that the fuzzer reaches the measures.
+		var qrels strings.Builder
+		for _, id := range run.QueryIDs() {
+			for i, d := range run.Ranking(id) {
+				qrels.WriteString(id + " 0 " + d + " " + string(rune('0'+i%4)) + "\n")
+			}
+		}
+		q, err := ReadQrels(strings.NewReader(qrels.String()), "q")
+		if err != nil {
+			return // ids with bytes that split fields differently are fine to skip
+		}
+		evalAll(t, q, run)
+	})
+}
+
+func checkSyntaxError(t *testing.T, err error, in string) {
+	t.Helper()
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v is not a *SyntaxError", err)
+	}
+	if se.Line < 0 || se.Line > strings.Count(in, "\n")+1 {
+		t.Fatalf("error %v: line out of range", err)
+	}
+}
+
+func evalAll(t *testing.T, q *Qrels, run *Run) {
+	t.Helper()
+	for _, opts := range []Options{
+		DefaultOptions(allMeasures...),
+		{Measures: allMeasures, Complete: true, RelLevel: -1, MaxRetrieved: 2},
+	} {
+		res, err := Eval(opts, q, run)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.Is(err, ErrNoCommonQuery) && !errors.As(err, &se) {
+				t.Fatalf("Eval: %v", err)
+			}
+			continue
+		}
+		var b strings.Builder
+		if err := WriteText(&b, res, TextOptions{PerQuery: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package metrics
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestAtof(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want float64
+	}{
+		{"2.129133", 2.129133},
+		{"  1.5", 1.5},
+		{"-0.25", -0.25},
+		{"+3", 3},
+		{"1e3", 1000},
+		{"1e3x", 1000},
+		{"1e", 1},  // exponent without digits is not consumed
+		{"1e+", 1}, // idem
+		{"2.5.1", 2.5},
+		{".5", 0.5},
+		{"5.", 5},
+		{"1,5", 1}, // the "C" locale's decimal point is '.'
+		{"abc", 0},
+		{"", 0},
+		{"-", 0},
+		{".", 0},
+		{"0x10", 16},
+		{"0x1.8p1", 3},
+		{"0X.8", 0.5},
+		{"0x1p-2x", 0.25},
+		{"0xg", 0},
+		{"1e400", math.Inf(1)},
+		{"-1e400", math.Inf(-1)},
+		{"1e-400", 0},
+		{"4.9e-324", 5e-324},
+		{"INF", math.Inf(1)},
+		{"-Infinity", math.Inf(-1)},
+		{"0.1", 0.1},
+		{"123456789012345678901234567890", 1.2345678901234568e29},
+	} {
+		if got := atof(tt.in); got != tt.want {
+			t.Errorf("atof(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	if got := atof("nan"); !math.IsNaN(got) {
+		t.Errorf("atof(nan) = %v", got)
+	}
+	if got := atof("-0x"); got != 0 || !math.Signbit(got) {
+		t.Errorf("atof(-0x) = %v, want -0", got)
+	}
+}
+
+func TestAtofFastPath(t *testing.T) {
+	// The fast path must agree with strconv (correct rounding) everywhere.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var b []byte
+		if rng.IntN(4) == 0 {
+			b = append(b, '-')
+		}
+		for range rng.IntN(12) {
+			b = append(b, byte('0'+rng.IntN(10)))
+		}
+		if rng.IntN(3) > 0 {
+			b = append(b, '.')
+			for range rng.IntN(14) {
+				b = append(b, byte('0'+rng.IntN(10)))
+			}
+		}
+		s := string(b)
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			want = 0 // "", "-", ".": no conversion
+		}
+		if got := atof(s); got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Fatalf("atof(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestAtol(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{
+		{"2", 2}, {"-1", -1}, {"+7", 7}, {"2.7", 2}, {"1e3", 1}, {"x", 0}, {"", 0},
+		{"0x10", 0}, {"  12", 12},
+		{"9223372036854775807", math.MaxInt64},
+		{"9223372036854775808", math.MaxInt64},
+		{"99999999999999999999999", math.MaxInt64},
+		{"-9223372036854775808", math.MinInt64},
+		{"-9223372036854775809", math.MinInt64},
+	} {
+		if got := atol(tt.in); got != tt.want {
+			t.Errorf("atol(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestReadQrels(t *testing.T) {
+	in := "# comment\n301 0 a 2\r\n 301\t0 b   1.9  \n302 0 c -1\n301 0 d x\n"
+	q, err := ReadQrels(strings.NewReader(in), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(q.QueryIDs(), " "); got != "301 302" {
+		t.Errorf("QueryIDs = %q", got)
+	}
+	j := q.Judgments("301")
+	if len(j) != 3 || j["a"] != 2 || j["b"] != 1 || j["d"] != 0 {
+		t.Errorf("Judgments(301) = %v", j)
+	}
+	if q.positive != 2 {
+		t.Errorf("positive = %d, want 2", q.positive)
+	}
+	if q.Judgments("nope") != nil {
+		t.Error("Judgments of an unknown query is not nil")
+	}
+}
+
+func TestReadRun(t *testing.T) {
+	in := "\n  # comment\nq2 Q0 a 1 1.5 run extra fields\n\t\nq1 Q0 b 9 7 run\r\nq10 Q0 c 1 -2 r"
+	r, err := ReadRun(strings.NewReader(in), "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.QueryIDs(), " "); got != "q1 q10 q2" {
+		t.Errorf("QueryIDs = %q", got)
+	}
+	if got := r.Ranking("q2"); len(got) != 1 || got[0] != "a" {
+		t.Errorf("Ranking(q2) = %q", got)
+	}
+	if r.Ranking("nope") != nil {
+		t.Error("Ranking of an unknown query is not nil")
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		qrels    bool
+		want     string
+	}{
+		{"qrels empty", "", true, "q.txt: empty qrels file"},
+		{"qrels comments only", "# x\n", true, "q.txt: no judgments"},
+		{"qrels blank line", "1 0 a 1\n\n1 0 b 1\n", true, "q.txt:2: blank line (a qrels line is: qid iter docno rel)"},
+		{"qrels blank last line", "1 0 a 1\n \n", true, "q.txt:2: blank line (a qrels line is: qid iter docno rel)"},
+		{"qrels 3 fields", "1 0 a 1\n1 0 b\n", true, "q.txt:2: want 4 fields (qid iter docno rel), found 3"},
+		{"qrels 5 fields", "1 0 a 1 x\n", true, "q.txt:1: want 4 fields (qid iter docno rel), found more than 4"},
+		{"qrels indented comment", " # a b c d e\n", true, "q.txt:1: want 4 fields (qid iter docno rel), found more than 4"},
+		{"qrels NUL", "1 0 a 1\n1 0 b\x00 1\n", true, "q.txt:2: NUL byte"},
+		{"run empty", "", false, "r.txt: empty run file"},
+		{"run blank only", "\n \n# c\n", false, "r.txt: no results"},
+		{"run 5 fields", "q Q0 a 1 1 t\nq Q0 b 2 1\n", false, "r.txt:2: want 6 fields (qid iter docno rank score tag), found 5"},
+		{"run 1 field", "q\n", false, "r.txt:1: want 6 fields (qid iter docno rank score tag), found 1"},
+		{"run NUL", "\x00", false, "r.txt:1: NUL byte"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			if tt.qrels {
+				_, err = ReadQrels(strings.NewReader(tt.in), "q.txt")
+			} else {
+				_, err = ReadRun(strings.NewReader(tt.in), "r.txt")
+			}
+			var se *SyntaxError
+			if !errors.As(err, &se) || err.Error() != tt.want {
+				t.Fatalf("error %v, want *SyntaxError %q", err, tt.want)
+			}
+		})
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestReadIOError(t *testing.T) {
+	_, err := ReadRun(failingReader{}, "r.txt")
+	if err == nil || err.Error() != "read r.txt: disk on fire" {
+		t.Fatalf("error %v", err)
+	}
+}

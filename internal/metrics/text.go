@@ -1,0 +1,106 @@
+package metrics
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+)
+
+// TextOptions control WriteText.
+type TextOptions struct {
+	// PerQuery is trec_eval's -q: print each evaluated query's values
+	// before the "all" values.
+	PerQuery bool
+	// Decimals is the number of decimals of non-integer values; 0 means
+	// trec_eval's 4 ("%6.4f"). Other values are not trec_eval's output and
+	// serve cross-checks at full precision.
+	Decimals int
+}
+
+// WriteText writes r as trec_eval prints it: one line per value,
+// "%-22s\t%s\t%6.4f" (name, qid or "all", value; num_* as integers), the
+// queries of -q first, in qid byte order, each with its values in column
+// order (num_q only for "all"), then the "all" values.
+//
+// Values are rounded as glibc's printf rounds them: to nearest, ties to
+// even, on the exact binary value.
+func WriteText(w io.Writer, r *Result, opts TextOptions) error {
+	dec := opts.Decimals
+	if dec == 0 {
+		dec = 4
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var line []byte
+	put := func(col Column, qid string, v float64) {
+		line = appendName(line[:0], col.Name)
+		line = append(line, '\t')
+		line = append(line, qid...)
+		line = append(line, '\t')
+		if col.Integer {
+			line = appendLong(line, v)
+		} else {
+			line = appendFixed(line, v, dec)
+		}
+		line = append(line, '\n')
+		bw.Write(line)
+	}
+	if opts.PerQuery {
+		for _, q := range r.Queries {
+			for c, col := range r.Columns {
+				if !col.SummaryOnly {
+					put(col, q.QID, q.Values[c])
+				}
+			}
+		}
+	}
+	for c, col := range r.Columns {
+		put(col, "all", r.All[c])
+	}
+	return bw.Flush()
+}
+
+// appendName is "%-22s".
+func appendName(b []byte, name string) []byte {
+	b = append(b, name...)
+	for n := len(name); n < 22; n++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendLong is "%ld" of (long) v: truncation toward zero.
+func appendLong(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v), v >= math.MaxInt64, v <= math.MinInt64:
+		// (long) of such a double is undefined in C; x86-64 yields
+		// LONG_MIN for all of them.
+		return strconv.AppendInt(b, math.MinInt64, 10)
+	}
+	return strconv.AppendInt(b, int64(v), 10)
+}
+
+// appendFixed is "%6.<dec>f" as glibc prints it, including "inf", "-inf",
+// "nan" and "-nan".
+func appendFixed(b []byte, v float64, dec int) []byte {
+	var s []byte
+	var tmp [40]byte
+	switch {
+	case math.IsInf(v, 1):
+		s = append(tmp[:0], "inf"...)
+	case math.IsInf(v, -1):
+		s = append(tmp[:0], "-inf"...)
+	case math.IsNaN(v):
+		if math.Signbit(v) {
+			s = append(tmp[:0], "-nan"...)
+		} else {
+			s = append(tmp[:0], "nan"...)
+		}
+	default:
+		s = strconv.AppendFloat(tmp[:0], v, 'f', dec, 64)
+	}
+	for n := len(s); n < 6; n++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}

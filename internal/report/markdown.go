@@ -1,0 +1,176 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+// WriteMarkdown renders r as a Markdown document: the summary, a table per
+// scenario, a table of every case, then one section per failing case with
+// its check messages. Every table cell is escaped.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# RAG retrieval evaluation\n\n")
+	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), fixtures `%s`, K = %d.\n\n",
+		mdCode(r.Inputs.Cases), shortHash(r.Inputs.CasesSHA256), mdCode(r.Inputs.Fixtures), r.Inputs.K)
+
+	fmt.Fprintf(b, "## Summary\n\n")
+	s := r.Summary
+	row(b, "metric", "value")
+	row(b, "---", "---:")
+	row(b, "cases", strconv.Itoa(s.CaseCount))
+	row(b, "pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount))
+	row(b, "pass rate", fmtFloat(s.PassRate))
+	row(b, "hit levels (strong / medium / weak / miss / n/a)", fmt.Sprintf("%d / %d / %d / %d / %d",
+		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA))
+	row(b, "recall@K", fmtFloat(s.RecallAtK))
+	row(b, "avg first expected rank", fmtFloat(s.AvgFirstExpectedRank))
+	row(b, "MRR", fmtFloat(s.MRR))
+	row(b, "nDCG@K", fmtFloat(s.NDCGAtK))
+	row(b, "doc recall@K", fmtFloat(s.DocRecallAtK))
+	row(b, "precision@K", fmtFloat(s.PrecisionAtK))
+	row(b, "fallback rate", fmtFloat(s.FallbackRate))
+	row(b, "evidence status", histogram(s.EvidenceStatus))
+	row(b, "selected attempt", histogram(s.SelectedAttempt))
+	row(b, "relevance levels (top K)", histogram(s.RelevanceLevels))
+	row(b, "search modes", strings.Join(s.SearchModes, ", "))
+	b.WriteString("\n")
+
+	groupTable(b, "By scenario", "scenario", r.ByScenario)
+	groupTable(b, "By tag", "tag", r.ByTag)
+
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(b, "## Warnings\n\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(b, "- %s\n", escape(w))
+		}
+		b.WriteString("\n")
+	}
+
+	fmt.Fprintf(b, "## Cases\n\n")
+	row(b, "case", "scenario", "status", "hit level", "first rank", "top candidates", "failed checks")
+	row(b, "---", "---", "---", "---", "---:", "---", "---")
+	for _, c := range r.Cases {
+		tops := make([]string, len(c.TopCandidates))
+		for i, t := range c.TopCandidates {
+			tops[i] = fmt.Sprintf("%d. %s", t.Rank, t.Source)
+		}
+		row(b, escape(c.CaseID), escape(c.Scenario), c.Status, deref(c.HitLevel, "—"), intOr(c.FirstExpectedRank),
+			escape(strings.Join(tops, "\n")), escape(strings.Join(c.FailedChecks, ", ")))
+	}
+	b.WriteString("\n")
+
+	var failing []Case
+	for _, c := range r.Cases {
+		if c.Status != "pass" {
+			failing = append(failing, c)
+		}
+	}
+	if len(failing) > 0 {
+		fmt.Fprintf(b, "## Failing cases\n")
+		for _, c := range failing {
+			fmt.Fprintf(b, "\n### %s (%s)\n\n", escape(c.CaseID), c.Status)
+			fmt.Fprintf(b, "Query: %s\n\n", escape(c.Query))
+			if c.Reason != nil {
+				fmt.Fprintf(b, "- %s\n", escape(*c.Reason))
+			}
+			for _, ch := range c.Checks {
+				if !ch.Passed {
+					fmt.Fprintf(b, "- `%s`: %s\n", ch.Name, escape(deref(ch.Message, "")))
+				}
+			}
+		}
+	}
+	return b.Flush()
+}
+
+func groupTable(b *bufio.Writer, title, what string, groups map[string]Summary) {
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## %s\n\n", title)
+	row(b, what, "cases", "pass", "fail", "not run", "error", "pass rate", "recall@K", "MRR", "nDCG@K", "fallback rate")
+	row(b, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	for _, name := range sortedKeys(groups) {
+		s := groups[name]
+		row(b, escape(name), strconv.Itoa(s.CaseCount), strconv.Itoa(s.PassCount), strconv.Itoa(s.FailCount),
+			strconv.Itoa(s.NotRunCount), strconv.Itoa(s.ErrorCount), fmtFloat(s.PassRate), fmtFloat(s.RecallAtK),
+			fmtFloat(s.MRR), fmtFloat(s.NDCGAtK), fmtFloat(s.FallbackRate))
+	}
+	b.WriteString("\n")
+}
+
+// row writes one Markdown table row; cells must already be escaped.
+func row(b *bufio.Writer, cells ...string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" ")
+		b.WriteString(c)
+		b.WriteString(" |")
+	}
+	b.WriteString("\n")
+}
+
+var mdEscaper = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>", "`", "\\`",
+)
+
+// escape makes s safe inside a Markdown table cell or list item: pipes are
+// escaped, HTML is neutralised and line breaks become <br>.
+func escape(s string) string { return mdEscaper.Replace(s) }
+
+// mdCode makes s safe inside an inline code span on one line.
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func fmtFloat(f Float) string {
+	if f == nil {
+		return "—"
+	}
+	return string(contract.AppendFloat6(nil, float64(*f)))
+}
+
+func histogram(m map[string]int) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", escape(k), m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func deref(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
+
+func intOr(p *int) string {
+	if p == nil {
+		return "—"
+	}
+	return strconv.Itoa(*p)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,188 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/report -update to accept):\n%s", name, lineDiff(string(want), string(got)))
+	}
+}
+
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n- " + wl + "\n+ " + gl + "\n")
+		}
+	}
+	return b.String()
+}
+
+
+// sampleResult judges the eval set in testdata/evalset, which covers pass,
+// fail, not_run, error, n/a, a graded case and Markdown-hostile text.
+func sampleResult(t *testing.T) *judge.Result {
+	t.Helper()
+	data, err := os.ReadFile("testdata/evalset/golden-cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := contract.ParseGolden("testdata/evalset/golden-cases.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := judge.Run(g, "testdata/evalset/fixtures", judge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func render(t *testing.T, fn func(*bytes.Buffer) error) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := fn(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestReportGolden(t *testing.T) {
+	rep := Build(sampleResult(t), "testdata/evalset/golden-cases.json", "0123456789abcdef")
+	golden(t, "report.json", render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) }))
+	golden(t, "report.md", render(t, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) }))
+	golden(t, "report.junit.xml", render(t, func(b *bytes.Buffer) error { return rep.WriteJUnit(b) }))
+	golden(t, "summary.txt", render(t, func(b *bytes.Buffer) error { return rep.WriteText(b, false) }))
+}
+
+func TestReportDeterministic(t *testing.T) {
+	a := Build(sampleResult(t), "c.json", "x")
+	b := Build(sampleResult(t), "c.json", "x")
+	for name, fn := range map[string]func(*Report, *bytes.Buffer) error{
+		"json":     func(r *Report, w *bytes.Buffer) error { return r.WriteJSON(w) },
+		"markdown": func(r *Report, w *bytes.Buffer) error { return r.WriteMarkdown(w) },
+		"junit":    func(r *Report, w *bytes.Buffer) error { return r.WriteJUnit(w) },
+	} {
+		x := render(t, func(w *bytes.Buffer) error { return fn(a, w) })
+		y := render(t, func(w *bytes.Buffer) error { return fn(b, w) })
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s: two renders of the same input differ", name)
+		}
+	}
+}
+
+// TestJSONKeys pins the key order of SPEC §9.3.
+func TestJSONKeys(t *testing.T) {
+	rep := Build(sampleResult(t), "c.json", "x")
+	out := string(render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) }))
+	order := []string{`"schemaVersion"`, `"tool"`, `"inputs"`, `"cases"`, `"casesSha256"`, `"fixtures"`, `"k"`,
+		`"summary"`, `"caseCount"`, `"passCount"`, `"failCount"`, `"notRunCount"`, `"errorCount"`, `"passRate"`,
+		`"hitLevels"`, `"strong"`, `"medium"`, `"weak"`, `"miss"`, `"n/a"`, `"recallAtK"`, `"avgFirstExpectedRank"`,
+		`"mrr"`, `"ndcgAtK"`, `"docRecallAtK"`, `"precisionAtK"`, `"fallbackRate"`, `"evidenceStatus"`,
+		`"selectedAttempt"`, `"relevanceLevels"`, `"searchModes"`, `"byScenario"`, `"byTag"`, `"warnings"`, `"cases": [`,
+		`"caseId"`, `"scenario"`, `"tags"`, `"query"`, `"status"`, `"reason"`, `"k"`, `"hitLevel"`, `"firstExpectedRank"`,
+		`"topCandidates"`, `"checks"`, `"failedChecks"`, `"selectedAttempt"`, `"fallbackReason"`, `"evidenceStatus"`,
+		`"rerankTopSource"`, `"searchMode"`, `"metrics"`}
+	pos := 0
+	for _, key := range order {
+		i := strings.Index(out[pos:], key)
+		if i < 0 {
+			t.Fatalf("key %s missing or out of order after offset %d", key, pos)
+		}
+		pos += i + len(key)
+	}
+	if strings.Contains(out, "null,\n  \"cases\"") || strings.Contains(out, `": null`) && strings.Contains(out, `"tags": null`) {
+		t.Errorf("an array is null")
+	}
+}
+
+func TestMarkdownEscapesCells(t *testing.T) {
+	rep := &Report{Cases: []Case{{CaseID: "a|b", Scenario: "<script>", Status: "fail",
+		FailedChecks: []string{"query"}, Tags: []string{}, Query: "x\ny | <b>",
+		Checks: []Check{{Name: "query", Message: ptr("line1\nline2 | <i>")}}}}}
+	out := string(render(t, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) }))
+	for _, want := range []string{`| a\|b | &lt;script&gt; | fail |`, "Query: x<br>y \\| &lt;b&gt;", "line1<br>line2 \\| &lt;i&gt;"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "<script>") || strings.Contains(out, "<b>") {
+		t.Errorf("raw HTML leaked into markdown")
+	}
+}
+
+func TestJUnitIsValidXML(t *testing.T) {
+	rep := Build(sampleResult(t), "c.json", "x")
+	out := render(t, func(b *bytes.Buffer) error { return rep.WriteJUnit(b) })
+	var suite junitSuite
+	if err := xml.Unmarshal(out, &suite); err != nil {
+		t.Fatal(err)
+	}
+	var failures, errors int
+	for _, c := range suite.Cases {
+		if c.Failure != nil {
+			failures++
+		}
+		if c.Error != nil {
+			errors++
+		}
+	}
+	s := rep.Summary
+	if suite.Tests != s.CaseCount || failures != s.FailCount || errors != s.NotRunCount+s.ErrorCount ||
+		suite.Failures != failures || suite.Errors != errors {
+		t.Errorf("junit tests=%d failures=%d errors=%d; summary %+v", suite.Tests, failures, errors, s)
+	}
+}
+
+func TestReadJSONRoundTrip(t *testing.T) {
+	rep := Build(sampleResult(t), "c.json", "x")
+	data := render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) })
+	back, err := ReadJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := render(t, func(b *bytes.Buffer) error { return back.WriteJSON(b) })
+	if !bytes.Equal(data, again) {
+		t.Errorf("report does not survive a JSON round trip:\n%s", lineDiff(string(data), string(again)))
+	}
+	if _, err := ReadJSON([]byte(`{"schemaVersion": 7}`)); err == nil || !strings.Contains(err.Error(), "schemaVersion 7") {
+		t.Errorf("schema 7: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,43 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes the plain-text summary a person reads in a terminal or a
+// CI log: pass rate, hit levels, recall@K and the failing case ids. With
+// colour, statuses are coloured with ANSI escapes.
+func (r *Report) WriteText(w io.Writer, colour bool) error {
+	b := bufio.NewWriter(w)
+	s := r.Summary
+	paint := func(code, text string) string {
+		if !colour {
+			return text
+		}
+		return "\x1b[" + code + "m" + text + "\x1b[0m"
+	}
+	status := paint("32", "PASS")
+	if s.PassCount != s.CaseCount {
+		status = paint("31", "FAIL")
+	}
+	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error (pass rate %s)\n",
+		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, fmtFloat(s.PassRate))
+	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
+		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
+	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  fallback rate %s\n",
+		r.Inputs.K, fmtFloat(s.RecallAtK), fmtFloat(s.MRR), r.Inputs.K, fmtFloat(s.NDCGAtK), fmtFloat(s.FallbackRate))
+	for _, c := range r.Cases {
+		switch c.Status {
+		case "pass":
+			continue
+		case "fail":
+			fmt.Fprintf(b, "  %s %s: %s\n", paint("31", "fail"), c.CaseID, strings.Join(c.FailedChecks, ", "))
+		default:
+			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", c.Status), c.CaseID, deref(c.Reason, ""))
+		}
+	}
+	return b.Flush()
+}
