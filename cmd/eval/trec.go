@@ -30,8 +30,9 @@ QRELS has lines "qid iter docno rel"; RUN has lines "qid iter docno rank score
 tag" ("-" reads RUN from standard input). Documents are ranked by score
 descending, ties broken by docno in descending byte order; the rank column is
 ignored. Queries of the run without judgments are ignored; qrels queries
-without results are skipped unless -c. A docno repeated within a query is an
-error, and so is a run that shares no query with the qrels.
+without results are skipped unless -c, which counts them as zero. A docno
+repeated within an evaluated query is an error, and so is a run that shares
+no query with the qrels.
 
 Measures (-m, repeatable; printed in trec_eval's order, not the order given):
   num_q num_ret num_rel num_rel_ret map Rprec recip_rank
@@ -72,7 +73,7 @@ func newTrecCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&opts.measures, "measure", "m", nil, "measure `MEASURE[.k,k…]` to compute (repeatable, required)")
+	f.StringArrayVarP(&opts.measures, "measure", "m", nil, "`MEASURE` to compute, with cutoffs as MEASURE.k,k,… (repeatable, required)")
 	f.BoolVarP(&opts.perQuery, "query_eval_wanted", "q", false, "print each query's values before the \"all\" values")
 	f.BoolVarP(&opts.complete, "complete_rel_info_wanted", "c", false, "average over every qrels query; queries without results count as zero")
 	f.IntVarP(&opts.relLevel, "level_for_rel", "l", metrics.DefaultRelLevel, "a document is relevant when its grade is >= `N`")

@@ -23,7 +23,11 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
-		b.WriteByte(':')
+		if e.File == "" {
+			b.WriteString("line ")
+		} else {
+			b.WriteByte(':')
+		}
 		b.WriteString(strconv.Itoa(e.Line))
 	}
 	if b.Len() > 0 {

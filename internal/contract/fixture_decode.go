@@ -304,11 +304,15 @@ func (d *fixtureDecoder) fixtureVersion(i int, f *Fixture) int {
 		return -1
 	}
 	v, ok := 0, false
-	if fxKindOf(d.data[i]) == fxNumber {
+	text := fxShorten(d.src[i:end])
+	switch fxKindOf(d.data[i]) {
+	case fxNumber:
 		v, ok = fxExactInt(d.data[i:end])
+	case fxObject, fxArray:
+		text = fxKindOf(d.data[i]).String()
 	}
 	if !ok || !slices.Contains(SupportedFixtureVersions, v) {
-		d.top.version = &fxProblem{off: off, version: fxShorten(d.src[i:end])}
+		d.top.version = &fxProblem{off: off, version: text}
 		return end
 	}
 	f.FixtureVersion = v

@@ -307,7 +307,7 @@ func TestDecodeFixtureVersion(t *testing.T) {
 	}
 	for _, tt := range []struct{ value, version string }{
 		{"2", "2"}, {"0", "0"}, {"-1", "-1"}, {"1.5", "1.5"}, {`"1"`, `"1"`}, {"null", "null"}, {"true", "true"},
-		{"[1]", "[1]"}, {`"` + strings.Repeat("x", 60) + `"`, `"` + strings.Repeat("x", 39) + "…"},
+		{"[1]", "an array"}, {`{"v":1}`, "an object"}, {`"` + strings.Repeat("x", 60) + `"`, `"` + strings.Repeat("x", 39) + "…"},
 	} {
 		// The version is checked before everything else, here a missing caseId.
 		_, err := DecodeFixture([]byte("{\n\"fixtureVersion\": " + tt.value + `,"lookupResult":{}}`))

@@ -394,6 +394,7 @@ func TestErrorMessage(t *testing.T) {
 		{&Error{File: "g.json", Field: "k", Msg: "bad"}, `g.json: field "k": bad`},
 		{&Error{CaseID: "a\n", Msg: "bad"}, `case "a\n": bad`},
 		{&Error{Msg: "bad"}, `bad`},
+		{&Error{Line: 12, Field: "query", Msg: "bad"}, `line 12: field "query": bad`},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

@@ -86,9 +86,10 @@
 // trec_eval's other measures (bpref, gm_map, …) and measure sets (official,
 // all_trec, …) are rejected with an error that names the supported ones.
 //
-// The discounts are glibc's log2 values, bit for bit, and every sum is
-// accumulated in trec_eval's order, so values equal trec_eval's exactly,
-// not merely to printing precision.
+// The discounts are glibc's log2 values, bit for bit (checked for every rank
+// up to 100,000), and every sum is accumulated in trec_eval's order, so
+// values equal those of trec_eval built on glibc exactly, not merely to
+// printing precision.
 //
 // # Queries and the "all" line
 //
@@ -123,14 +124,17 @@
 //   - A NaN score: trec_eval's comparison is then no order and its result
 //     depends on the C library's qsort; ranks are computed with the merge
 //     sort of glibc's qsort, so they match trec_eval built on glibc.
-//   - A NUL byte, a file with no data line, a '#' inside a qrels line, or a
-//     qrels comment line followed by another comment or ending the file:
-//     trec_eval reads past its buffers (its line count goes wrong); here a
-//     NUL byte and an empty file are errors and '#' is an ordinary byte
-//     except at the start of a line.
+//   - trec_eval 9.0.8 counts lines for its buffers skipping from any '#' to
+//     the end of the line, and skips at most one qrels comment line at a
+//     time, so a '#' inside a line (a docno like "doc#3"), two comment lines
+//     in a row in a qrels file, or a qrels file ending with a comment make it
+//     reject the file, misread it, or write past its buffers. Here '#' is an
+//     ordinary byte except where a comment starts, and every comment line is
+//     skipped.
+//   - A NUL byte ("files may contain no NUL characters") and a file with no
+//     data line make trec_eval read garbage; here they are errors.
 //   - -M with a negative number crashes trec_eval; the CLI rejects it.
 //   - On an input error nothing is printed; trec_eval may already have
-//     printed the per-query lines of earlier queries.
-//   - Error messages are this package's (with file and line), not
-//     trec_eval's.
+//     printed the per-query lines of earlier queries. Error messages are
+//     this package's (with file and line), not trec_eval's.
 package metrics

@@ -64,9 +64,10 @@ var ErrNoCommonQuery = errors.New("no query with both results and relevance judg
 // exact semantics. Its cost is linear in the number of queries (and
 // n log n in the documents of a query).
 //
-// A docno repeated within an evaluated query of the run (among the
-// documents -M keeps) or of the qrels is a *SyntaxError; so are qrels
-// judgments of the run's queries that repeat a docno.
+// A docno repeated within an evaluated query, among the documents of the
+// run that -M keeps or among the judgments, is a *SyntaxError naming both
+// lines; the first such query in qid order is reported. A run without a
+// judged query is ErrNoCommonQuery.
 func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	ms, err := parseMeasures(opts.Measures)
 	if err != nil {

@@ -13,14 +13,13 @@ type Judgments map[string]int
 // Relevance values of a ranked document that is not a plain judged grade,
 // as trec_eval's form_res_rels.c assigns them.
 const (
-	relNonpool   = -1 // docno absent from the qrels of the query
-	relUnjudged  = -2 // docno in the qrels with a negative grade
-	defaultLevel = 1  // trec_eval's default -l
+	relNonpool  = -1 // docno absent from the qrels of the query
+	relUnjudged = -2 // docno in the qrels with a negative grade
 )
 
 // DefaultRelLevel is trec_eval's default -l: a document is relevant when its
 // grade is at least 1.
-const DefaultRelLevel = defaultLevel
+const DefaultRelLevel = 1
 
 // query is one query ready for the measures: the relevance value of each
 // retrieved document in rank order, and the judged grades.
@@ -217,5 +216,5 @@ func NDCGCutAt(ranking []string, j Judgments, k int) float64 {
 	if k < 1 {
 		return 0
 	}
-	return newQuery(ranking, j, defaultLevel).ndcgCut(int64(k))
+	return newQuery(ranking, j, DefaultRelLevel).ndcgCut(int64(k))
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // SyntaxError reports a malformed qrels or run file.
@@ -107,11 +109,15 @@ func (r *Run) Ranking(qid string) []string {
 		return nil
 	}
 	s := r.queries[i]
-	ents := slices.Clone(r.entries[s.start:s.end])
-	sortResults(ents, make([]result, len(ents)))
+	ents := r.entries[s.start:s.end]
+	idx := make([]int32, len(ents))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	rankOrder(ents, idx, make([]int32, len(ents)))
 	ranking := make([]string, len(ents))
-	for i, e := range ents {
-		ranking[i] = e.docno
+	for i, e := range idx {
+		ranking[i] = ents[e].docno
 	}
 	return ranking
 }
@@ -217,112 +223,223 @@ func checkNUL(text, name string) error {
 	return &SyntaxError{File: name, Line: 1 + strings.Count(text[:i], "\n"), Msg: "NUL byte"}
 }
 
-// grouper assigns entries to queries, remembering whether every query's
-// lines are contiguous in the file (the common case, which needs no copy).
-type grouper struct {
-	index      map[string]int
-	spans      []span
-	group      []int32 // group of each entry, in file order
-	cur        int
-	curQID     string
-	contiguous bool
+// parseLine parses one line of a file: the query id and entry of a data
+// line, keep false for a line to skip (comment, blank), or an error.
+type parseLine[E any] func(line string, lineNo int) (qid string, e E, keep bool, err *SyntaxError)
+
+// parsed is a file's entries grouped by query.
+type parsed[E any] struct {
+	entries []E    // grouped by query, file order within a query
+	spans   []span // sorted by qid
+	index   map[string]int
 }
 
-func newGrouper(sizeHint int) *grouper {
-	return &grouper{index: make(map[string]int), cur: -1, contiguous: true,
-		group: make([]int32, 0, sizeHint)}
-}
-
-func (g *grouper) add(qid string) {
-	if g.cur < 0 || qid != g.curQID {
-		i, ok := g.index[qid]
-		if !ok {
-			i = len(g.spans)
-			g.index[qid] = i
-			g.spans = append(g.spans, span{qid: qid})
+// parseFile parses text line by line with parse, in parallel chunks on
+// large inputs, and groups the entries by query. The first error in file
+// order wins.
+func parseFile[E any](text, name string, parse parseLine[E]) (*parsed[E], error) {
+	if err := checkNUL(text, name); err != nil {
+		return nil, err
+	}
+	// Chunks end at line ends; at least minChunk bytes each.
+	n := max(1, min(2*runtime.GOMAXPROCS(0), len(text)/minChunk))
+	bounds := make([]int, n+1)
+	bounds[n] = len(text)
+	for k := 1; k < n; k++ {
+		b := max(k*len(text)/n, bounds[k-1])
+		if i := strings.IndexByte(text[b:], '\n'); i >= 0 {
+			b += i + 1
 		} else {
-			g.contiguous = false
+			b = len(text)
 		}
-		g.cur, g.curQID = i, qid
+		bounds[k] = b
 	}
-	g.spans[g.cur].end++ // count for now
-	g.group = append(g.group, int32(g.cur))
-}
+	// Chunk k's lines are numbered from first[k] and its entries go to
+	// entries[first[k]-1:], which has room for all its lines.
+	newlines := make([]int, n)
+	forEach(n, func(k int) { newlines[k] = strings.Count(text[bounds[k]:bounds[k+1]], "\n") })
+	first := make([]int, n)
+	total := 1
+	for k := range n {
+		first[k] = total
+		total += newlines[k]
+	}
+	entries := make([]E, total)
+	group := make([]int32, total)
+	chunks := make([]chunk, n)
+	forEach(n, func(k int) {
+		c := &chunks[k]
+		c.index = make(map[string]int32)
+		base := first[k] - 1
+		lineNo := first[k]
+		t := text[bounds[k]:bounds[k+1]]
+		for pos := 0; pos < len(t); lineNo++ {
+			end := strings.IndexByte(t[pos:], '\n')
+			if end < 0 {
+				end = len(t)
+			} else {
+				end += pos
+			}
+			line := t[pos:end]
+			pos = end + 1
+			qid, e, keep, err := parse(line, lineNo)
+			if err != nil {
+				c.err = err
+				return
+			}
+			if keep {
+				entries[base+c.n] = e
+				group[base+c.n] = c.add(qid)
+				c.n++
+			}
+		}
+	})
 
-// finish turns counts into spans, returns the permutation that groups
-// entries (nil when they already are) and sorts the spans by qid.
-func (g *grouper) finish() (perm []int) {
-	start := 0
-	for i := range g.spans {
-		n := g.spans[i].end
-		g.spans[i].start, g.spans[i].end = start, start+n
-		start += n
+	// Merge: give each query a global id in order of first appearance,
+	// close the gaps between chunks, and check whether every query's
+	// entries are contiguous.
+	index := make(map[string]int)
+	var spans []span
+	size := 0
+	for k := range chunks {
+		c := &chunks[k]
+		if c.err != nil {
+			return nil, c.err
+		}
+		global := make([]int32, len(c.qids))
+		for l, qid := range c.qids {
+			g, ok := index[qid]
+			if !ok {
+				g = len(spans)
+				index[qid] = g
+				spans = append(spans, span{qid: qid})
+			}
+			global[l] = int32(g)
+		}
+		base := first[k] - 1
+		if base != size {
+			copy(entries[size:], entries[base:base+c.n])
+		}
+		for i := range c.n {
+			group[size+i] = global[group[base+i]]
+		}
+		size += c.n
 	}
-	if !g.contiguous {
-		next := make([]int, len(g.spans))
-		for i, s := range g.spans {
+	entries, group = entries[:size], group[:size]
+	if size == 0 {
+		return nil, nil
+	}
+	contiguous := true
+	closed := make([]bool, len(spans))
+	cur := group[0]
+	for _, g := range group {
+		spans[g].end++ // count for now
+		if g != cur {
+			if closed[g] {
+				contiguous = false
+			}
+			closed[cur] = true
+			cur = g
+		}
+	}
+	start := 0
+	for i := range spans {
+		c := spans[i].end
+		spans[i].start, spans[i].end = start, start+c
+		start += c
+	}
+	if !contiguous {
+		next := make([]int, len(spans))
+		for i, s := range spans {
 			next[i] = s.start
 		}
-		perm = make([]int, len(g.group))
-		for i, q := range g.group {
-			perm[next[q]] = i
-			next[q]++
+		grouped := make([]E, size)
+		for i, g := range group {
+			grouped[next[g]] = entries[i]
+			next[g]++
 		}
+		entries = grouped
 	}
-	slices.SortFunc(g.spans, func(a, b span) int { return strings.Compare(a.qid, b.qid) })
-	for i, s := range g.spans {
-		g.index[s.qid] = i
+	slices.SortFunc(spans, func(a, b span) int { return strings.Compare(a.qid, b.qid) })
+	for i, s := range spans {
+		index[s.qid] = i
 	}
-	return perm
+	return &parsed[E]{entries: entries, spans: spans, index: index}, nil
+}
+
+// minChunk is the smallest chunk parseFile parses on its own goroutine
+// (a variable for tests).
+var minChunk = 1 << 20
+
+// chunk is the parsing state of one chunk of a file.
+type chunk struct {
+	n      int              // entries kept
+	index  map[string]int32 // qid → local query id
+	qids   []string         // local query id → qid
+	cur    int32
+	curQID string
+	err    *SyntaxError
+}
+
+// add returns the local id of qid, remembering the last one: lines of a
+// query usually follow each other.
+func (c *chunk) add(qid string) int32 {
+	if len(c.qids) > 0 && qid == c.curQID {
+		return c.cur
+	}
+	id, ok := c.index[qid]
+	if !ok {
+		id = int32(len(c.qids))
+		c.index[qid] = id
+		c.qids = append(c.qids, qid)
+	}
+	c.cur, c.curQID = id, qid
+	return id
+}
+
+// forEach runs f(0), …, f(n-1) concurrently and waits for them.
+func forEach(n int, f func(int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Go(func() { f(k) })
+	}
+	wg.Wait()
 }
 
 func parseQrels(text, name string) (*Qrels, error) {
 	if len(text) == 0 {
 		return nil, &SyntaxError{File: name, Msg: "empty qrels file"}
 	}
-	if err := checkNUL(text, name); err != nil {
-		return nil, err
-	}
-	hint := strings.Count(text, "\n") + 1
-	entries := make([]judgment, 0, hint)
-	g := newGrouper(hint)
-	q := &Qrels{name: name}
-	var f [4]string
-	lineNo := 0
-	for pos := 0; pos < len(text); {
-		lineNo++
-		end := strings.IndexByte(text[pos:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += pos
-		}
-		line := text[pos:end]
-		pos = end + 1
+	p, err := parseFile(text, name, func(line string, lineNo int) (string, judgment, bool, *SyntaxError) {
 		if len(line) > 0 && line[0] == '#' {
-			continue
+			return "", judgment{}, false, nil
 		}
+		var f [4]string
 		switch n := splitFields(line, f[:]); {
 		case n == 0:
-			return nil, &SyntaxError{File: name, Line: lineNo, Msg: "blank line (a qrels line is: qid iter docno rel)"}
+			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo, Msg: "blank line (a qrels line is: qid iter docno rel)"}
 		case n != 4:
-			return nil, &SyntaxError{File: name, Line: lineNo,
+			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 4 fields (qid iter docno rel), found %s", countFields(n, 4))}
 		}
-		rel := atol(f[3])
-		if rel > 0 {
-			q.positive++
-		}
-		entries = append(entries, judgment{docno: f[2], rel: int(rel), line: lineNo})
-		g.add(f[0])
+		return f[0], judgment{docno: f[2], rel: int(atol(f[3])), line: lineNo}, true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(entries) == 0 {
+	if p == nil {
 		return nil, &SyntaxError{File: name, Msg: "no judgments"}
 	}
-	if perm := g.finish(); perm != nil {
-		entries = permute(entries, perm)
+	q := &Qrels{name: name, entries: p.entries, queries: p.spans, index: p.index}
+	for i := range q.entries {
+		if q.entries[i].rel > 0 {
+			q.positive++
+		}
 	}
-	q.entries, q.queries, q.index = entries, g.spans, g.index
 	return q, nil
 }
 
@@ -330,45 +447,28 @@ func parseRun(text, name string) (*Run, error) {
 	if len(text) == 0 {
 		return nil, &SyntaxError{File: name, Msg: "empty run file"}
 	}
-	if err := checkNUL(text, name); err != nil {
-		return nil, err
-	}
-	hint := strings.Count(text, "\n") + 1
-	entries := make([]result, 0, hint)
-	g := newGrouper(hint)
-	var f [6]string
-	lineNo := 0
-	for pos := 0; pos < len(text); {
-		lineNo++
-		end := strings.IndexByte(text[pos:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += pos
-		}
-		line := text[pos:end]
-		pos = end + 1
+	p, err := parseFile(text, name, func(line string, lineNo int) (string, result, bool, *SyntaxError) {
 		i := 0
 		for i < len(line) && spaceTable[line[i]] {
 			i++
 		}
 		if i == len(line) || line[i] == '#' {
-			continue // blank line or comment
+			return "", result{}, false, nil // blank line or comment
 		}
+		var f [6]string
 		if n := splitFields(line[i:], f[:]); n < 6 {
-			return nil, &SyntaxError{File: name, Line: lineNo,
+			return "", result{}, false, &SyntaxError{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 6 fields (qid iter docno rank score tag), found %d", n)}
 		}
-		entries = append(entries, result{docno: f[2], sim: atof(f[4]), line: lineNo})
-		g.add(f[0])
+		return f[0], result{docno: f[2], sim: atof(f[4]), line: lineNo}, true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(entries) == 0 {
+	if p == nil {
 		return nil, &SyntaxError{File: name, Msg: "no results"}
 	}
-	if perm := g.finish(); perm != nil {
-		entries = permute(entries, perm)
-	}
-	return &Run{name: name, entries: entries, queries: g.spans, index: g.index}, nil
+	return &Run{name: name, entries: p.entries, queries: p.spans, index: p.index}, nil
 }
 
 func countFields(n, max int) string {
@@ -376,12 +476,4 @@ func countFields(n, max int) string {
 		return fmt.Sprintf("more than %d", max)
 	}
 	return fmt.Sprint(n)
-}
-
-func permute[E any](in []E, perm []int) []E {
-	out := make([]E, len(in))
-	for i, p := range perm {
-		out[i] = in[p]
-	}
-	return out
 }

@@ -2,8 +2,10 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,5 +187,56 @@ func TestReadIOError(t *testing.T) {
 	_, err := ReadRun(failingReader{}, "r.txt")
 	if err == nil || err.Error() != "read r.txt: disk on fire" {
 		t.Fatalf("error %v", err)
+	}
+}
+
+func TestParseChunks(t *testing.T) {
+	// Parsing in many small chunks gives what one chunk gives: entries,
+	// line numbers, grouping of queries split across chunks, and the first
+	// error in file order.
+	var run, qb strings.Builder
+	for i := range 300 {
+		q := []string{"q1", "q2", "q10", "q2", "q3"}[i/60] // q2 comes back: not contiguous
+		if i%17 == 0 {
+			run.WriteString("\n# comment\n")
+			qb.WriteString("# comment\n")
+		}
+		run.WriteString(q + " Q0 d" + strconv.Itoa(i) + " 1 " + strconv.Itoa(i%7) + ".5 t\n")
+		qb.WriteString(q + " 0 d" + strconv.Itoa(i) + " " + strconv.Itoa(i%3) + "\n")
+	}
+	qrels := qb.String()
+
+	one := func() (*Run, *Qrels) {
+		r, err := ReadRun(strings.NewReader(run.String()), "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ReadQrels(strings.NewReader(qrels), "q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, q
+	}
+	r1, q1 := one()
+	defer func(m int) { minChunk = m }(minChunk)
+	minChunk = 64
+	r2, q2 := one()
+	if !slices.Equal(r1.entries, r2.entries) || !slices.Equal(r1.queries, r2.queries) {
+		t.Errorf("chunked run differs")
+	}
+	if !slices.Equal(q1.entries, q2.entries) || !slices.Equal(q1.queries, q2.queries) || q1.positive != q2.positive {
+		t.Errorf("chunked qrels differ")
+	}
+	if got := strings.Join(r2.QueryIDs(), " "); got != "q1 q10 q2 q3" {
+		t.Errorf("QueryIDs = %q", got)
+	}
+	if e := r2.entries[r2.queries[r2.index["q3"]].start]; e.docno != "d240" || e.line != 240+240/17+240/17+3 {
+		t.Errorf("first q3 entry %+v", e)
+	}
+
+	bad := run.String() + "q Q0 a 1\n" + "q Q0 b\n"
+	_, err := ReadRun(strings.NewReader(bad), "r")
+	if want := fmt.Sprintf("r:%d: want 6 fields (qid iter docno rank score tag), found 4", strings.Count(run.String(), "\n")+1); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }

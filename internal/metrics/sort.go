@@ -14,20 +14,6 @@ func cmpResult(a, b *result) int {
 	return strings.Compare(b.docno, a.docno)
 }
 
-// sortResults sorts a into trec_eval's rank order, using tmp (len(tmp) >=
-// len(a)) as scratch space.
-func sortResults(a, tmp []result) {
-	idx := make([]int32, len(a))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	rankOrder(a, idx, make([]int32, len(a)))
-	for i, j := range idx {
-		tmp[i] = a[j]
-	}
-	copy(a, tmp)
-}
-
 // rankOrder sorts idx, indices into ents, into trec_eval's rank order,
 // using tmp (len(tmp) >= len(idx)) as scratch space.
 //

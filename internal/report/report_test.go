@@ -53,7 +53,6 @@ func lineDiff(want, got string) string {
 	return b.String()
 }
 
-
 // sampleResult judges the eval set in testdata/evalset, which covers pass,
 // fail, not_run, error, n/a, a graded case and Markdown-hostile text.
 func sampleResult(t *testing.T) *judge.Result {
