@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-10000} blocks=${2:-30}
-dir=.ragbaseline/bench/judge-$cases-$blocks
+dir=${BENCH_DIR:-.ragbaseline/bench}/judge-$cases-$blocks
 if [ ! -f "$dir/golden-cases.json" ]; then
   echo "generating $cases cases x $blocks blocks in $dir"
   go run ./internal/tools/benchgen -cases "$cases" -blocks "$blocks" -out "$dir"

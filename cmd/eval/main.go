@@ -5,9 +5,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	// Judging allocates short-lived fixture text at a high rate while the
+	// live heap stays small; collect less often unless GOGC says otherwise,
+	// with a soft memory limit well under the 500 MB budget.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(384 << 20)
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // run executes rag-eval with args and returns the process exit code. Errors
 // are printed once, here, prefixed "rag-eval: "; an error that only carries

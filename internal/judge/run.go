@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,13 +65,14 @@ func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // reused: ParseFixture keeps no reference to it
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(g.Cases) {
 					return
 				}
 				c := &g.Cases[i]
-				res.Cases[i] = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope)
+				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf)
 			}
 		}()
 	}
@@ -96,17 +98,45 @@ func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
 	return res, nil
 }
 
-func judgeFile(c *contract.Case, k int, path string, kbScope string) CaseResult {
-	data, err := os.ReadFile(path)
+func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte) (CaseResult, []byte) {
+	data, err := readFile(path, buf)
 	if errors.Is(err, fs.ErrNotExist) {
-		return notRun(c, k, "no fixture at "+path)
+		return notRun(c, k, "no fixture at "+path), data
 	}
 	if err != nil {
-		return broken(c, k, fmt.Sprintf("read fixture: %v", err))
+		return broken(c, k, fmt.Sprintf("read fixture: %v", err)), data
 	}
 	f, err := contract.ParseFixture(path, data)
 	if err != nil {
-		return broken(c, k, fmt.Sprintf("invalid fixture %v", err))
+		return broken(c, k, fmt.Sprintf("invalid fixture %v", err)), data
 	}
-	return JudgeFixture(c, k, f, kbScope)
+	return JudgeFixture(c, k, f, kbScope), data
+}
+
+// readFile reads path into buf, growing it as needed, and returns the
+// bytes read; reusing one buffer per worker spares allocating and zeroing a
+// fresh one for every fixture.
+func readFile(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	if fi, err := f.Stat(); err == nil && int64(cap(buf)) < fi.Size()+1 {
+		buf = make([]byte, 0, fi.Size()+512)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

@@ -1,11 +1,16 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
@@ -219,7 +224,66 @@ func fl(v *float64) Float {
 
 // WriteJSON writes r as indented JSON (two spaces, no HTML escaping, a
 // trailing newline). The same report always gives the same bytes.
-func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+//
+// The cases, which are most of a large report, are encoded concurrently;
+// the output is byte for byte what encoding/json gives for the whole report.
+func (r *Report) WriteJSON(w io.Writer) error {
+	head := *r
+	head.Cases = []Case{}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, &head); err != nil {
+		return err
+	}
+	const emptyTail = "\"cases\": []\n}\n"
+	out := buf.Bytes()
+	if !bytes.HasSuffix(out, []byte(emptyTail)) {
+		return fmt.Errorf("report: unexpected JSON layout")
+	}
+	if len(r.Cases) == 0 {
+		_, err := w.Write(out)
+		return err
+	}
+	out = out[:len(out)-len(emptyTail)]
+	parts := make([][]byte, len(r.Cases))
+	errs := make([]error, len(r.Cases))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(r.Cases)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("    ", "  ")
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(r.Cases) {
+					return
+				}
+				b.Reset()
+				errs[i] = enc.Encode(&r.Cases[i])
+				parts[i] = bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(out)
+	bw.WriteString("\"cases\": [\n")
+	for i, p := range parts {
+		if i > 0 {
+			bw.WriteString(",\n")
+		}
+		bw.WriteString("    ")
+		bw.Write(p)
+	}
+	bw.WriteString("\n  ]\n}\n")
+	return bw.Flush()
+}
 
 func writeJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer

@@ -185,3 +185,15 @@ func TestReadJSONRoundTrip(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestWriteJSONMatchesEncodingJSON pins the concurrent case encoding to what
+// encoding/json writes for the whole report.
+func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
+	for _, rep := range []*Report{Build(sampleResult(t), "c.json", "x"), {Cases: []Case{}}} {
+		got := render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) })
+		want := render(t, func(b *bytes.Buffer) error { return writeJSON(b, rep) })
+		if !bytes.Equal(got, want) {
+			t.Errorf("WriteJSON differs from encoding/json:\n%s", lineDiff(string(want), string(got)))
+		}
+	}
+}

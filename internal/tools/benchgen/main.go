@@ -27,7 +27,7 @@ check restart verify config threshold when if then before after rotate compress`
 func main() {
 	cases := flag.Int("cases", 10000, "number of cases")
 	blocks := flag.Int("blocks", 30, "evidence blocks per fixture")
-	excerpt := flag.Int("excerpt", 600, "approximate characters per excerpt")
+	excerpt := flag.Int("excerpt", 80, "approximate characters per excerpt")
 	out := flag.String("out", ".ragbaseline/bench/judge", "output directory")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
@@ -97,7 +97,7 @@ func generate(out string, n, nblocks, excerptLen int, seed uint64) error {
 		lr.RerankTrace.OutputOrder = lr.RerankTrace.InputOrder
 		lr.RerankTrace.TopSource = lr.EvidenceBlocks[0].Source
 		lr.ContextPack = contract.ContextPack{Sources: []string{lr.EvidenceBlocks[0].Source}, BlockCount: 5,
-			UsedChars: 3000, BudgetChars: 3000, PackedText: text(1500)}
+			UsedChars: 3000, BudgetChars: 3000, PackedText: text(750)}
 		lr.RetrievalTrace = contract.RetrievalTrace{SearchMode: "hybrid", KBScope: "rag-eval", SelectedAttempt: contract.AttemptFiltered,
 			Attempts: []contract.Attempt{{Name: contract.AttemptFiltered, Filter: contract.Filter{KBScope: "rag-eval"}, Candidates: 20, BestQuality: 0.8, LatencyMs: 3}}}
 		f := &contract.Fixture{FixtureVersion: 1, CaseID: id, Query: query, RetrievedAt: "2026-11-29T12:00:00Z",

@@ -1,0 +1,220 @@
+// Package kb is the domain of the knowledge base that rag-seed fills and
+// rag-snapshot searches: documents, chunks, filters and search hits, and
+// the interfaces the ingestion and the lookup pipeline consume (Embedder,
+// EmbedCache, Catalog, Index). Each backend lives in its own package and
+// implements one of them; package kbtest holds the one contract test suite
+// every implementation runs, so the embedded default and the server stack
+// cannot drift apart.
+//
+// kb imports only the standard library.
+package kb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Document is one seed document after frontmatter parsing (SPEC §4).
+type Document struct {
+	DocID      string // default "<kbScope>/<source>"
+	Source     string
+	Title      string
+	Breadcrumb string
+	Category   string
+	KBScope    string
+	Keywords   []string // L0 hints only; never embedded or indexed for search
+	Aliases    []string // L0 hints only
+	// Body is the markdown body with the frontmatter stripped.
+	Body string
+	// ContentHash is the hex SHA-256 of the whole file (frontmatter
+	// included, so a keyword change re-indexes the L0 terms).
+	ContentHash string
+	// Path is the file the document was read from, for messages.
+	Path string
+}
+
+// Chunk is one searchable piece of a document. EvidenceKey is unique in a
+// kbScope: "<docId>#<chunkIndex>".
+type Chunk struct {
+	EvidenceKey string
+	DocID       string
+	Source      string
+	Title       string
+	Breadcrumb  string // document breadcrumb + heading path
+	Category    string
+	KBScope     string
+	ChunkIndex  int
+	Text        string // the chunk's full text, returned as the excerpt
+	Vector      []float32
+}
+
+// EvidenceKey returns the key of chunk i of docID.
+func EvidenceKey(docID string, i int) string { return fmt.Sprintf("%s#%d", docID, i) }
+
+// Filter restricts a search. It is a structured value: every backend
+// renders it itself (Milvus as an expression with every string escaped,
+// SQL with parameters), never by concatenating user input.
+type Filter struct {
+	KBScope string
+	// Categories, when non-empty, keeps only chunks in one of them.
+	Categories []string
+}
+
+// SearchMode selects dense or hybrid (dense + BM25 fused by RRF) search.
+type SearchMode string
+
+// Search modes.
+const (
+	Dense  SearchMode = "dense"
+	Hybrid SearchMode = "hybrid"
+)
+
+// DefaultRRFK is the k of reciprocal rank fusion, 1/(k+rank).
+const DefaultRRFK = 60
+
+// SearchRequest is one search.
+type SearchRequest struct {
+	Mode SearchMode
+	// Vector is the unit-normalised query embedding.
+	Vector []float32
+	// Text is the query text for BM25 (hybrid only).
+	Text   string
+	Filter Filter
+	// K is the number of candidates from each retriever (candidateK).
+	K int
+	// RRFK is the RRF constant; 0 means DefaultRRFK.
+	RRFK int
+}
+
+// Hit is one search result. Chunk.Vector is not filled.
+type Hit struct {
+	Chunk
+	// DenseDistance is the true dense distance √(2 − 2·cos) between the
+	// query vector and the chunk vector, in both modes.
+	DenseDistance float64
+	// Score ranks the hits: cosine similarity in dense mode, the RRF score
+	// in hybrid mode.
+	Score float64
+}
+
+// Embedder turns texts into unit-normalised vectors of a fixed dimension.
+type Embedder interface {
+	// Name identifies the model in fixtures and cache keys ("local-hash-v1",
+	// "openai:text-embedding-3-small").
+	Name() string
+	// Dim is the vector dimension.
+	Dim() int
+	// Embed returns one vector per text, in order. A vector of another
+	// dimension is an error, never silently accepted.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// EmbedCache stores embeddings by key (see embed.CacheKey).
+type EmbedCache interface {
+	// Get returns the cached vectors of the keys it has.
+	Get(ctx context.Context, keys []string) (map[string][]float32, error)
+	// Put stores vectors; storing a key twice keeps one entry.
+	Put(ctx context.Context, entries map[string][]float32) error
+	Close() error
+}
+
+// Document statuses in the catalog. A document is marked Indexing before
+// its vectors are written and Ready (with its content hash) after, so a
+// crash leaves it Indexing and the next seed re-indexes it.
+const (
+	StatusIndexing = "indexing"
+	StatusReady    = "ready"
+)
+
+// DocumentState is a document's row in the catalog.
+type DocumentState struct {
+	DocID       string
+	Source      string
+	KBScope     string
+	Title       string
+	Breadcrumb  string
+	Category    string
+	ContentHash string // set when Ready
+	Status      string
+	ChunkCount  int
+}
+
+// L0 term kinds.
+const (
+	TermKeyword = "keyword"
+	TermAlias   = "alias"
+	TermTitle   = "title"
+)
+
+// L0Term is one entry of the L0 index: a keyword, alias or title of a
+// document, pointing at its category and source.
+type L0Term struct {
+	Term     string // as written in the frontmatter
+	Kind     string // TermKeyword, TermAlias or TermTitle
+	DocID    string
+	Source   string
+	Category string
+}
+
+// Catalog is the metadata store: documents, their chunks' metadata and the
+// L0 index (SQLite embedded, MySQL/MariaDB on the server stack). Every
+// method uses query parameters only.
+type Catalog interface {
+	// Init creates the schema if it does not exist. Idempotent.
+	Init(ctx context.Context) error
+	// Documents lists the documents of a kbScope, ordered by docId.
+	Documents(ctx context.Context, kbScope string) ([]DocumentState, error)
+	// BeginIndexing records doc with status Indexing (no content hash),
+	// replacing its L0 terms and its chunk rows, in one transaction.
+	BeginIndexing(ctx context.Context, doc Document, chunks []Chunk) error
+	// MarkReady sets a document Ready with its content hash. It fails if
+	// the document is not Indexing.
+	MarkReady(ctx context.Context, kbScope, docID, contentHash string) error
+	// DeleteDocument removes a document, its L0 terms and its chunk rows.
+	// Deleting a missing document is not an error.
+	DeleteDocument(ctx context.Context, kbScope, docID string) error
+	// L0Terms returns the L0 terms of the Ready documents of a kbScope,
+	// ordered by term, then docId.
+	L0Terms(ctx context.Context, kbScope string) ([]L0Term, error)
+	// ChunkCount counts the chunk rows of a kbScope.
+	ChunkCount(ctx context.Context, kbScope string) (int, error)
+	Close() error
+}
+
+// Index is the chunk vector and BM25 index (the embedded index, or Milvus).
+type Index interface {
+	// Ensure creates the collection for vectors of dim if it does not
+	// exist. An existing collection of another dimension is a
+	// *DimensionMismatchError.
+	Ensure(ctx context.Context, dim int) error
+	// Recreate drops the collection and creates it for dim.
+	Recreate(ctx context.Context, dim int) error
+	// Upsert writes chunks, replacing chunks with the same EvidenceKey in
+	// the same kbScope. Every chunk must carry a vector of the index's dim.
+	Upsert(ctx context.Context, chunks []Chunk) error
+	// DeleteDocument removes every chunk of a document. Idempotent.
+	DeleteDocument(ctx context.Context, kbScope, docID string) error
+	// Count counts the chunks matching f.
+	Count(ctx context.Context, f Filter) (int, error)
+	// Search returns up to K hits (hybrid: the fusion of up to K dense and
+	// K BM25 candidates), best first, each with its true DenseDistance.
+	Search(ctx context.Context, req SearchRequest) ([]Hit, error)
+	Close() error
+}
+
+// DimensionMismatchError reports a collection created for another
+// embedding dimension.
+type DimensionMismatchError struct {
+	Collection string
+	Have, Want int
+}
+
+func (e *DimensionMismatchError) Error() string {
+	return fmt.Sprintf("collection %s has dimension %d, the embedder gives %d; rerun rag-seed with --recreate to rebuild it",
+		e.Collection, e.Have, e.Want)
+}
+
+// ErrNotIndexing is returned by Catalog.MarkReady for a document that is
+// not being indexed.
+var ErrNotIndexing = errors.New("document is not being indexed")
