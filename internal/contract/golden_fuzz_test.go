@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -118,4 +119,98 @@ func checkGoldenError(t *testing.T, data []byte, err error) {
 			t.Fatalf("errors out of line order: %v", err)
 		}
 	}
+}
+
+// FuzzParseGoldenScanner checks that ParseGolden, which scans the bytes
+// itself, returns exactly what it returns when it reads the file with
+// encoding/json's Decoder (parseGolden with viaJSON): an equal file, or
+// equal errors (same type, lines, fields and messages).
+func FuzzParseGoldenScanner(f *testing.F) {
+	for _, seed := range goldenScannerSeeds(f) {
+		f.Add(seed)
+	}
+	f.Fuzz(checkGoldenScanner)
+}
+
+// TestParseGoldenScanner runs the check of FuzzParseGoldenScanner on a
+// larger file than the fuzzer makes.
+func TestParseGoldenScanner(t *testing.T) {
+	checkGoldenScanner(t, goldenBench(t, 500))
+}
+
+func checkGoldenScanner(t *testing.T, data []byte) {
+	got, gotErr := parseGolden("fuzz.json", data, false)
+	want, wantErr := parseGolden("fuzz.json", data, true)
+	if !reflect.DeepEqual(gotErr, wantErr) {
+		t.Fatalf("input %q:\nscanner error (%T):\n%v\nencoding/json error (%T):\n%v", data, gotErr, gotErr, wantErr, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("input %q:\nscanner file:\n%s\nencoding/json file:\n%s", data, gJSON(t, got), gJSON(t, want))
+	}
+}
+
+// goldenScannerSeeds returns the golden test files and inputs aimed at the
+// differences between the scanner and encoding/json: escapes, white space,
+// numbers, nesting depth, objects with many keys, syntax errors.
+func goldenScannerSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("no seeds in testdata/golden: %v", err)
+	}
+	var seeds [][]byte
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		seeds = append(seeds, data)
+	}
+
+	const ok = `"caseId":"a","scenario":"s","query":"q","expectedFound":true`
+	manyKeys := func(n int, value string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%s,`, i, value)
+		}
+		return b.String()
+	}
+	nested := func(depth int) string {
+		return strings.Repeat("[", depth) + strings.Repeat("]", depth)
+	}
+	for _, s := range []string{
+		// Escapes in keys and values; keys equal once unescaped.
+		`[{"caseId":"a","scenario":"s\u0000\"\\\/\b\f\n\r\t","query":"\ud800\udc00\ud800x\udfff","expectedSources":["\u00e9\\","\"","\\\""]}]`,
+		`[{"\u0063aseId":"a","caseId":"b","scenario":"s","query":"q","expectedFound":true}]`,
+		`{"c\u0061ses":[{` + ok + `}],"\u0076ersion":1,"version":2}`,
+		`[{` + ok + `,"relevance":{"\u0061":1,"a":2,"\ud800":1,"\ufffd":1,"\\":0,"\"":0}}]`,
+		`[{` + ok + `,"caseI\u0064":"b","\u00e9":1,"expectedSource\u0073":["x\"y"]}]`,
+		// White space of every kind, and none.
+		" \t\r\n[ \t\r\n{ \t\r\n\"caseId\" \t\r\n: \t\r\n\"a\" \t\r\n, \"scenario\":\"s\",\"query\":\"q\",\"tags\" : [ \"x\" , \"y\" ] ,\"expectedFound\"\n:\ttrue\r\n}\n]\n\t ",
+		"\uFEFF[{" + ok + "}]",
+		// Numbers and literals where the file wants integers or fractions.
+		`[{` + ok + `,"k":-0,"expectedFirstRankMax":1E+2,"expectedKeywords":["x"],"minKeywordCoverage":0.5e-0}]`,
+		`[{` + ok + `,"k":1e400,"expectedFirstRankMax":-1.0,"minKeywordCoverage":1e-400,"relevance":{"a":0e5,"b":2.000,"c":false,"d":null,"e":[],"f":{}}}]`,
+		`{"version":1.0e0,"k":3,"kbScope":null,"cases":[{` + ok + `,"notes":null,"tags":null,"expectedFound":null,"expectedFallbackReason":"r"}]}`,
+		`{"version":{"a":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]},"cases":[]}`,
+		`{"version":"` + strings.Repeat("é", 30) + `","cases":[]}`,
+		// Objects with many keys, repeated before and after the 16th.
+		`[{` + ok + `,` + manyKeys(20, "1") + `"k3":2,"k18":3}]`,
+		`[{` + ok + `,"relevance":{` + manyKeys(40, "1") + `"k0":2,"k39":0,"k20":1}}]`,
+		`{` + manyKeys(17, `"x"`) + `"k16":1,"cases":[{` + ok + `}]}`,
+		// Values of unknown fields, nested deep.
+		`[{` + ok + `,"x":` + nested(9999) + `}]`,
+		`[{` + ok + `,"x":` + nested(9998) + `}]`,
+		`[{` + ok + `,"x":{"a":[{"b":[1,"]",{"c":"}"}]}]}}]`,
+		nested(10000),
+		nested(10001),
+		// Not JSON, or more than one value.
+		``, ` `, `[`, `{`, `"`, `[]]`, `{}}`, `[] []`, `[]x`, `1x`, `01`, `-`, `1.`, `1e`, `1e+`, `.5`, `+1`,
+		`tru`, `nul`, `falsey`, `[tru]`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"a\nb\"", `[1,]`, `{"a":1,}`,
+		`{"a"}`, `{"a":}`, `{a:1}`, `{"a" 1}`, `{"a":1 "b":2}`, `[1 2]`, `[{` + ok + `}`, `[{` + ok + `},]`,
+		`[{` + ok + `}]` + "\x00", "[\"\xff\"]", `[{"caseId":"a" ,, "query":"q"}]`,
+	} {
+		seeds = append(seeds, []byte(s))
+	}
+	return seeds
 }

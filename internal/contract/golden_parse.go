@@ -86,25 +86,31 @@ func LoadGolden(path string) (*GoldenFile, error) {
 //
 // ParseGolden never panics and its time grows linearly with the size of data
 // (n log n in the number of problems, which are sorted).
+//
+// Strings written without escapes share memory with one string copy of
+// data, so a caller that keeps the file keeps that copy alive. data itself
+// is not retained.
 func ParseGolden(name string, data []byte) (*GoldenFile, error) {
+	return parseGolden(name, data, false)
+}
+
+// parseGolden is ParseGolden. With viaJSON it reads the file with
+// encoding/json's Decoder, one token at a time, as ParseGolden first did: a
+// simple but ten times slower reference, which FuzzParseGoldenScanner
+// compares the byte scanner with.
+func parseGolden(name string, data []byte, viaJSON bool) (*GoldenFile, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	p := &goldenParser{name: name, data: data}
-	p.indexLines()
+	p := &goldenParser{name: name, data: data, viaJSON: viaJSON}
 
 	if off := gInvalidUTF8(data); off >= 0 {
 		return nil, p.fatal(off, "not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var top json.RawMessage
-	if err := dec.Decode(&top); err != nil {
-		return nil, p.syntaxError(err, 0)
-	}
-	end := int(dec.InputOffset())
-	if rest := gSkipSpace(data, end); rest < len(data) {
-		return nil, p.fatal(rest, "invalid JSON: unexpected data after the top-level value")
+	end, err := p.scan()
+	if err != nil {
+		return nil, err
 	}
 	topOff := gSkipSpace(data, 0)
-	top = bytes.TrimLeft(top, " \t\r\n")
+	top := data[topOff:end]
 
 	g := &GoldenFile{Version: 1}
 	switch gKindOf(top) {
@@ -180,13 +186,26 @@ type gProblem struct {
 }
 
 type goldenParser struct {
-	name     string
-	data     []byte
-	newlines []int // offsets of '\n' in data
-	probs    []gProblem
+	name  string
+	data  []byte
+	src   string  // string(data): strings without escapes are substrings of it
+	spans []gSpan // every array and object in data, in order of their starts
+	last  int     // the index in spans of the span last asked for
+	probs []gProblem
+
+	newlines []int // offsets of '\n' in data, once indexed
+	indexed  bool  // newlines is set
+
+	viaJSON bool // walk with encoding/json (see parseGolden)
 }
 
+// gSpan is an array or object: the offsets of its opening bracket and of
+// the byte after its closing bracket, and how many elements or members it
+// has.
+type gSpan struct{ start, end, n int }
+
 func (p *goldenParser) indexLines() {
+	p.indexed = true
 	for i := 0; ; {
 		j := bytes.IndexByte(p.data[i:], '\n')
 		if j < 0 {
@@ -199,6 +218,9 @@ func (p *goldenParser) indexLines() {
 
 // line returns the 1-based line of the byte at off.
 func (p *goldenParser) line(off int) int {
+	if !p.indexed {
+		p.indexLines() // only needed for problems, so only then
+	}
 	return sort.SearchInts(p.newlines, off) + 1
 }
 
@@ -310,7 +332,10 @@ type gCaseIDLoc struct {
 // the array is under ("" for a bare array).
 func (p *goldenParser) decodeCases(arr []byte, off int, field string) []Case {
 	var cases []Case
-	ids := make(map[string]gCaseIDLoc)
+	if n := p.size(off); n > 0 {
+		cases = make([]Case, 0, n)
+	}
+	ids := make(map[string]gCaseIDLoc, len(cases))
 	n := 0
 	p.walkArray(arr, off, func(elem []byte, elemOff int) {
 		n++
@@ -506,7 +531,7 @@ func (p *goldenParser) reqString(val []byte, off int, field string) (string, boo
 		p.add(off, "", field, "expected a string, got "+gDescribe(val))
 		return "", false
 	}
-	s := gUnquote(val)
+	s := p.unquote(val, off)
 	if strings.TrimSpace(s) == "" {
 		p.add(off, "", field, gEmptyMsg(s))
 	}
@@ -519,7 +544,7 @@ func (p *goldenParser) anyString(val []byte, off int, field string) (string, boo
 	case 'n':
 		return "", true
 	case '"':
-		return gUnquote(val), true
+		return p.unquote(val, off), true
 	}
 	p.add(off, "", field, "expected a string, got "+gDescribe(val))
 	return "", false
@@ -545,19 +570,21 @@ func (p *goldenParser) stringList(val []byte, off int, field string) ([]string, 
 		return nil, false
 	}
 	var list []string
+	if n := p.size(off); n > 0 {
+		list = make([]string, 0, n)
+	}
 	ok := true
-	i := 0
+	i := -1
 	p.walkArray(val, off, func(elem []byte, elemOff int) {
-		idx := strconv.Itoa(i)
 		i++
 		if gKindOf(elem) != '"' {
-			p.add(elemOff, "", field, "expected an array of strings, got "+gDescribe(elem)+" at index "+idx)
+			p.add(elemOff, "", field, "expected an array of strings, got "+gDescribe(elem)+" at index "+strconv.Itoa(i))
 			ok = false
 			return
 		}
-		s := gUnquote(elem)
+		s := p.unquote(elem, elemOff)
 		if strings.TrimSpace(s) == "" {
-			p.add(elemOff, "", field, gEmptyWord(s)+" string at index "+idx)
+			p.add(elemOff, "", field, gEmptyWord(s)+" string at index "+strconv.Itoa(i))
 		}
 		list = append(list, s)
 	})
@@ -635,6 +662,7 @@ func (p *goldenParser) relevance(val []byte, off int, field string) (map[string]
 		return nil, nil, false
 	}
 	var m map[string]int
+	size := p.size(off)
 	var zeroes []gZeroGrade
 	ok := true
 	p.walkObject(val, off, func(key string, keyOff, firstOff int) {
@@ -643,7 +671,7 @@ func (p *goldenParser) relevance(val []byte, off int, field string) (map[string]
 		if strings.TrimSpace(key) == "" {
 			p.add(keyOff, "", field, gEmptyWord(key)+" document key")
 		}
-		prefix := "grade for " + strconv.Quote(key)
+		prefix := func() string { return "grade for " + strconv.Quote(key) }
 		var f float64
 		isInt := false
 		if gKindOf(grade) == '0' {
@@ -651,20 +679,20 @@ func (p *goldenParser) relevance(val []byte, off int, field string) (map[string]
 		}
 		switch {
 		case !isInt:
-			p.add(gradeOff, "", field, prefix+": expected an integer, got "+gDescribe(grade))
+			p.add(gradeOff, "", field, prefix()+": expected an integer, got "+gDescribe(grade))
 			ok = false
 			return
 		case f < 0:
-			p.add(gradeOff, "", field, prefix+" is negative: "+gDescribe(grade))
+			p.add(gradeOff, "", field, prefix()+" is negative: "+gDescribe(grade))
 			return
 		case f > gMaxInt:
-			p.add(gradeOff, "", field, prefix+" is above "+strconv.Itoa(gMaxInt)+": "+gDescribe(grade))
+			p.add(gradeOff, "", field, prefix()+" is above "+strconv.Itoa(gMaxInt)+": "+gDescribe(grade))
 			return
 		case f == 0:
 			zeroes = append(zeroes, gZeroGrade{key, gradeOff})
 		}
 		if m == nil {
-			m = make(map[string]int)
+			m = make(map[string]int, size)
 		}
 		m[key] = int(f)
 	})
@@ -674,11 +702,254 @@ func (p *goldenParser) relevance(val []byte, off int, field string) (map[string]
 	return m, zeroes, true
 }
 
+// Reading the JSON. scan validates the whole file in one pass, recording
+// where each array and object ends; the walkers then hand out the members
+// and elements of valid JSON as slices of data, which the value decoders
+// above check. With viaJSON, encoding/json does both jobs.
+
+// scan checks that data holds one JSON value and nothing but white space
+// after it, exactly as encoding/json's Decoder does, and returns the end of
+// the value. The error, when there is one, is the whole list of problems.
+func (p *goldenParser) scan() (int, error) {
+	if !p.viaJSON {
+		p.src = string(p.data)
+		if end := p.index(); end >= 0 {
+			return end, nil
+		}
+		// Invalid: let encoding/json describe the problem.
+	}
+	dec := json.NewDecoder(bytes.NewReader(p.data))
+	var top json.RawMessage
+	if err := dec.Decode(&top); err != nil {
+		return 0, p.syntaxError(err, 0)
+	}
+	end := int(dec.InputOffset())
+	if rest := gSkipSpace(p.data, end); rest < len(p.data) {
+		return 0, p.fatal(rest, "invalid JSON: unexpected data after the top-level value")
+	}
+	if !p.viaJSON {
+		// index rejected what encoding/json accepts: a bug, which
+		// FuzzParseGoldenScanner looks for.
+		return 0, p.fatal(0, "invalid JSON")
+	}
+	return end, nil
+}
+
+// index validates data as scan describes, with the scanning primitives of
+// the fixture decoder, and records the span of every array and object. It
+// returns the end of the value, or -1 when data is not valid.
+func (p *goldenParser) index() int {
+	d := &fixtureDecoder{data: p.data, src: p.src}
+	// One span per bracket at most (fewer when strings hold brackets).
+	p.spans = make([]gSpan, 0, bytes.Count(p.data, []byte("{"))+bytes.Count(p.data, []byte("[")))
+	i := fxSkipSpace(p.data, 0)
+	if i >= len(p.data) {
+		return -1
+	}
+	if i = p.indexValue(d, i, 0); i < 0 || fxSkipSpace(p.data, i) < len(p.data) {
+		return -1
+	}
+	return i
+}
+
+// indexValue validates the value at data[i], i < len(data), and returns its
+// end or -1. depth is that of the enclosing container (0 at top level).
+func (p *goldenParser) indexValue(d *fixtureDecoder, i, depth int) int {
+	var more bool
+	span := len(p.spans)
+	switch p.data[i] {
+	case '{':
+		p.spans = append(p.spans, gSpan{start: i})
+		for i, more = d.openObject(i, depth+1); more; i, more = d.nextMember(i) {
+			if _, i = d.key(i); i < 0 {
+				return -1
+			}
+			if i = p.indexValue(d, i, depth+1); i < 0 {
+				return -1
+			}
+			p.spans[span].n++
+		}
+	case '[':
+		p.spans = append(p.spans, gSpan{start: i})
+		for i, more = d.openArray(i, depth+1); more; i, more = d.nextElement(i) {
+			if i = p.indexValue(d, i, depth+1); i < 0 {
+				return -1
+			}
+			p.spans[span].n++
+		}
+	default:
+		return d.skipValue(i, depth)
+	}
+	if i >= 0 {
+		p.spans[span].end = i
+	}
+	return i
+}
+
+// valueEnd returns the end of the value at data[i], in the JSON index has
+// validated.
+func (p *goldenParser) valueEnd(i int) int {
+	data := p.data
+	switch data[i] {
+	case '"':
+		return gStringEnd(data, i)
+	case '{', '[':
+		return p.span(i).end
+	case 't', 'n':
+		return i + len("true")
+	case 'f':
+		return i + len("false")
+	}
+	for i++; i < len(data) && gIsNumberByte(data[i]); i++ {
+	}
+	return i
+}
+
+// span returns the span of the array or object at data[i], in the JSON
+// index has validated.
+func (p *goldenParser) span(i int) gSpan {
+	// Spans are mostly asked for in the order index found them, once for
+	// the end and once more for the size.
+	k := p.last
+	if p.spans[k].start != i {
+		k++
+	}
+	if k == len(p.spans) || p.spans[k].start != i {
+		k = sort.Search(len(p.spans), func(k int) bool { return p.spans[k].start >= i })
+	}
+	p.last = k
+	return p.spans[k]
+}
+
+// size returns how many elements or members the array or object at data[i]
+// has, for preallocation: 0 with viaJSON.
+func (p *goldenParser) size(i int) int {
+	if p.viaJSON {
+		return 0
+	}
+	return p.span(i).n
+}
+
+// gStringEnd returns the end of the valid JSON string at data[i] == '"'.
+func gStringEnd(data []byte, i int) int {
+	for i++; ; {
+		q := i + bytes.IndexByte(data[i:], '"')
+		backslashes := 0
+		for data[q-1-backslashes] == '\\' {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q + 1
+		}
+		i = q + 1 // an escaped quote
+	}
+}
+
+func gIsNumberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// unquote decodes the JSON string val, found at offset off of data, as
+// encoding/json does.
+func (p *goldenParser) unquote(val []byte, off int) string {
+	if p.viaJSON {
+		return gUnquote(val)
+	}
+	if bytes.IndexByte(val, '\\') >= 0 {
+		return fxUnquote(val[1 : len(val)-1])
+	}
+	return p.src[off+1 : off+len(val)-1]
+}
+
+// gKeySet holds the keys of one object and the offsets where they first
+// occur: a short list searched in order, then a map once the object is
+// large, so that an object with many keys stays linear.
+type gKeySet struct {
+	list [16]gKeyOff
+	n    int
+	m    map[string]int
+}
+
+type gKeyOff struct {
+	key string
+	off int
+}
+
+// add records key at off, unless it is already there: then it returns the
+// offset of its first occurrence and true.
+func (s *gKeySet) add(key string, off int) (first int, dup bool) {
+	if s.m != nil {
+		if first, dup = s.m[key]; !dup {
+			s.m[key] = off
+		}
+		return first, dup
+	}
+	for _, k := range s.list[:s.n] {
+		if k.key == key {
+			return k.off, true
+		}
+	}
+	if s.n < len(s.list) {
+		s.list[s.n] = gKeyOff{key, off}
+		s.n++
+		return 0, false
+	}
+	s.m = make(map[string]int, 2*len(s.list))
+	for _, k := range s.list {
+		s.m[k.key] = k.off
+	}
+	s.m[key] = off
+	return 0, false
+}
+
 // walkObject calls fn for each member of the JSON object obj, which starts
 // at byte offset base of the file, with the offsets of its key and value. A
 // repeated key is passed to dup instead, with the offset of its first
 // occurrence. obj must be valid JSON.
 func (p *goldenParser) walkObject(obj []byte, base int, dup func(key string, keyOff, firstOff int),
+	fn func(key string, keyOff int, val []byte, valOff int)) {
+	if p.viaJSON {
+		p.walkObjectJSON(obj, base, dup, fn)
+		return
+	}
+	data := p.data
+	var keys gKeySet
+	for i := gSkipSpace(data, base+1); data[i] != '}'; {
+		keyOff, keyEnd := i, gStringEnd(data, i)
+		key := p.unquote(data[keyOff:keyEnd], keyOff)
+		valOff := gSkipSpace(data, gSkipSpace(data, keyEnd)+1) // after the colon
+		valEnd := p.valueEnd(valOff)
+		if first, isDup := keys.add(key, keyOff); isDup {
+			dup(key, keyOff, first)
+		} else {
+			fn(key, keyOff, data[valOff:valEnd], valOff)
+		}
+		if i = gSkipSpace(data, valEnd); data[i] == ',' {
+			i = gSkipSpace(data, i+1)
+		}
+	}
+}
+
+// walkArray calls fn for each element of the JSON array arr, which starts
+// at byte offset base of the file, with the element's offset. arr must be
+// valid JSON.
+func (p *goldenParser) walkArray(arr []byte, base int, fn func(elem []byte, off int)) {
+	if p.viaJSON {
+		p.walkArrayJSON(arr, base, fn)
+		return
+	}
+	data := p.data
+	for i := gSkipSpace(data, base+1); data[i] != ']'; {
+		end := p.valueEnd(i)
+		fn(data[i:end], i)
+		if i = gSkipSpace(data, end); data[i] == ',' {
+			i = gSkipSpace(data, i+1)
+		}
+	}
+}
+
+// walkObjectJSON is walkObject with encoding/json.
+func (p *goldenParser) walkObjectJSON(obj []byte, base int, dup func(key string, keyOff, firstOff int),
 	fn func(key string, keyOff int, val []byte, valOff int)) {
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	if _, err := dec.Token(); err != nil {
@@ -710,10 +981,8 @@ func (p *goldenParser) walkObject(obj []byte, base int, dup func(key string, key
 	}
 }
 
-// walkArray calls fn for each element of the JSON array arr, which starts
-// at byte offset base of the file, with the element's offset. arr must be
-// valid JSON.
-func (p *goldenParser) walkArray(arr []byte, base int, fn func(elem []byte, off int)) {
+// walkArrayJSON is walkArray with encoding/json.
+func (p *goldenParser) walkArrayJSON(arr []byte, base int, fn func(elem []byte, off int)) {
 	dec := json.NewDecoder(bytes.NewReader(arr))
 	if _, err := dec.Token(); err != nil {
 		p.add(base, "", "", "invalid JSON: "+err.Error())
@@ -732,15 +1001,10 @@ func (p *goldenParser) walkArray(arr []byte, base int, fn func(elem []byte, off 
 
 // Helpers on raw JSON values.
 
-func gSkipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
+func gSkipSpace(b []byte, i int) int { return fxSkipSpace(b, i) }
 
 // gSkipSeparators skips white space, commas and colons: from the end of one
-// token to the start of the next.
+// token to the start of the next (for walkObjectJSON and walkArrayJSON).
 func gSkipSeparators(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
@@ -791,6 +1055,7 @@ func gShorten(v []byte) string {
 	return string(v[:i]) + "…"
 }
 
+// gUnquote decodes the valid JSON string v with encoding/json.
 func gUnquote(v []byte) string {
 	var s string
 	_ = json.Unmarshal(v, &s) // v is a valid JSON string

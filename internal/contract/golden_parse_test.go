@@ -449,3 +449,64 @@ func benchParseGolden(b *testing.B, data []byte, valid bool) {
 		}
 	}
 }
+
+// goldenBench returns a valid golden file of n cases shaped like the ones
+// internal/tools/benchgen writes (indented, mixed Chinese and English
+// queries, an escaped '>' in every breadcrumb): about 500 bytes a case.
+func goldenBench(tb testing.TB, n int) []byte {
+	tb.Helper()
+	words := strings.Fields(`连接池 max_connections 慢查询 slow_query_log 索引 主从延迟 binlog 磁盘 inode
+df -h 内存 OOM kill JVM GC heap Full Redis maxmemory 淘汰 Kafka lag consumer rebalance 证书 TLS
+openssl 网关 timeout 504 upstream Kubernetes pod CrashLoopBackOff 探针 readiness 告警 值班 升级
+回滚 nginx 排查 步骤 确认 检查 日志 监控 指标 P99 latency the a of to check restart verify`)
+	seed := uint32(1)
+	next := func(n int) int { // a small deterministic LCG
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	scenarios := []string{"chat", "aiops", "fallback", "negative"}
+	g := &GoldenFile{Version: 1, KBScope: "rag-eval", K: 5}
+	for i := range n {
+		var q strings.Builder
+		for q.Len() < 40 {
+			q.WriteString(words[next(len(words))])
+			q.WriteByte(' ')
+		}
+		doc := "doc-" + strconv.Itoa(10+next(40))
+		g.Cases = append(g.Cases, Case{
+			CaseID:              "case-" + strconv.Itoa(100000+i),
+			Scenario:            scenarios[i%len(scenarios)],
+			Tags:                []string{"t" + strconv.Itoa(i%7)},
+			Query:               q.String(),
+			ExpectedSources:     []string{doc},
+			ExpectedBreadcrumbs: []string{"Ops > " + doc},
+			ExpectedKeywords:    []string{words[next(len(words))], "max_connections"},
+			Relevance:           map[string]int{"doc-" + strconv.Itoa(10+next(40)): 2},
+			MustNotSources:      []string{"decoy"},
+			ExpectedFound:       gPtr(true),
+		})
+	}
+	data, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return append(data, '\n')
+}
+
+// BenchmarkParseGolden10k parses a valid 10,000-case file, the size of a
+// large eval set.
+func BenchmarkParseGolden10k(b *testing.B) {
+	benchParseGolden(b, goldenBench(b, 10000), true)
+}
+
+// BenchmarkParseGolden10kViaJSON is BenchmarkParseGolden10k with the
+// encoding/json reference reader, for comparison on the same machine.
+func BenchmarkParseGolden10kViaJSON(b *testing.B) {
+	data := goldenBench(b, 10000)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := parseGolden("bench.json", data, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
