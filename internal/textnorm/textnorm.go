@@ -22,6 +22,14 @@ func Normalize(s string) string {
 	if isASCII(s) {
 		return strings.TrimSpace(asciiLower(s))
 	}
+	if out, ok := normalizeCommon(s); ok {
+		return out
+	}
+	return normalizeFull(s)
+}
+
+// normalizeFull is Normalize without the fast paths.
+func normalizeFull(s string) string {
 	// A cases.Caser is stateful and must not be shared between goroutines.
 	s = cases.Fold().String(norm.NFKC.String(s))
 	// Folding can produce sequences that are not in NFKC (SPEC: NFKC then
@@ -78,4 +86,36 @@ func asciiLower(s string) string {
 		}
 	}
 	return s
+}
+
+// normalizeCommon normalises text made only of ASCII, CJK unified
+// ideographs, common CJK punctuation and full-width ASCII forms (the bulk of
+// mixed Chinese/English runbooks) without the general NFKC and case-folding
+// machinery. For these characters the result is exactly normalizeFull's:
+// ideographs and the listed punctuation are NFKC-stable and caseless,
+// full-width forms U+FF01–U+FF5E are NFKC-equivalent to ASCII U+0021–U+007E,
+// and ASCII folds by lowering A–Z. It reports false for any other
+// character.
+func normalizeCommon(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+		case 0x4E00 <= r && r <= 0x9FFF, r == 0x3001, r == 0x3002, 0x300A <= r && r <= 0x3011,
+			r == 0x2018, r == 0x2019, r == 0x201C, r == 0x201D, r == 0x2014:
+		case 0xFF01 <= r && r <= 0xFF5E:
+			r -= 0xFF01 - 0x21
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+		default:
+			return "", false
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String()), true
 }
