@@ -1,0 +1,208 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+)
+
+// ModelPutter is implemented by an embedding cache that records which model
+// each entry belongs to (the SQLite cache keeps it in a column, so entries
+// of a retired model can be found and deleted). Cached calls PutModel
+// instead of Put when the cache has it.
+type ModelPutter interface {
+	PutModel(ctx context.Context, model string, entries map[string][]float32) error
+}
+
+// CacheStats counts what a CachedEmbedder did since it was made.
+type CacheStats struct {
+	Texts    int64 // texts asked for
+	Hits     int64 // texts found in the cache
+	Embedded int64 // distinct texts sent to the wrapped embedder
+	Errors   int64 // cache errors tolerated (only with TolerateCacheErrors)
+}
+
+// CachedEmbedder is a kb.Embedder that answers from a kb.EmbedCache and
+// embeds only what the cache misses. Make one with Cached. It is safe for
+// concurrent use when the wrapped embedder and cache are.
+type CachedEmbedder struct {
+	e     kb.Embedder
+	c     kb.EmbedCache
+	onErr func(error)
+
+	texts, hits, embedded, errs atomic.Int64
+}
+
+// CacheOption configures Cached.
+type CacheOption func(*CachedEmbedder)
+
+// TolerateCacheErrors makes a failing cache Get or Put a reported, not a
+// fatal, problem: report is called with the error and the texts are
+// embedded (or returned) as if the cache were empty. Without it, a cache
+// error fails the Embed call (a cache that is down is a clear error, not a
+// silent slowdown).
+func TolerateCacheErrors(report func(error)) CacheOption {
+	return func(c *CachedEmbedder) {
+		if report == nil {
+			report = func(error) {}
+		}
+		c.onErr = report
+	}
+}
+
+// Cached wraps e with the cache c. Embed looks up every text under
+// CacheKey(e.Name(), e.Dim(), text), sends only the misses to e (each
+// distinct text once), checks what e returned (Check), stores it, and
+// returns one vector per text in order. A cached vector of the wrong length
+// is treated as a miss and overwritten.
+//
+// Vectors returned for equal texts in one call are distinct slices, so a
+// caller may modify one without affecting the other.
+func Cached(e kb.Embedder, c kb.EmbedCache, opts ...CacheOption) *CachedEmbedder {
+	ce := &CachedEmbedder{e: e, c: c}
+	for _, o := range opts {
+		o(ce)
+	}
+	return ce
+}
+
+// Name returns the wrapped embedder's name: the cache does not change the
+// vectors, so fixtures record the model itself.
+func (ce *CachedEmbedder) Name() string { return ce.e.Name() }
+
+// Dim returns the wrapped embedder's dimension.
+func (ce *CachedEmbedder) Dim() int { return ce.e.Dim() }
+
+// Stats returns the counters so far.
+func (ce *CachedEmbedder) Stats() CacheStats {
+	return CacheStats{Texts: ce.texts.Load(), Hits: ce.hits.Load(), Embedded: ce.embedded.Load(), Errors: ce.errs.Load()}
+}
+
+// Embed implements kb.Embedder.
+func (ce *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	name, dim := ce.e.Name(), ce.e.Dim()
+	ce.texts.Add(int64(len(texts)))
+
+	keys := make([]string, len(texts))
+	first := make(map[string]int, len(texts)) // key -> index of its first text
+	uniq := make([]string, 0, len(texts))
+	for i, t := range texts {
+		k := CacheKey(name, dim, t)
+		keys[i] = k
+		if _, ok := first[k]; !ok {
+			first[k] = i
+			uniq = append(uniq, k)
+		}
+	}
+
+	got, err := ce.c.Get(ctx, uniq)
+	if err != nil {
+		if err := ce.cacheErr(fmt.Errorf("embedding cache lookup of %d keys: %w", len(uniq), err)); err != nil {
+			return nil, err
+		}
+		got = nil
+	}
+	if got == nil {
+		got = make(map[string][]float32, len(uniq))
+	}
+
+	var missKeys []string
+	var missTexts []string
+	for _, k := range uniq {
+		if v, ok := got[k]; ok && len(v) == dim {
+			continue
+		}
+		missKeys = append(missKeys, k)
+		missTexts = append(missTexts, texts[first[k]])
+	}
+
+	if len(missTexts) > 0 {
+		vecs, err := ce.e.Embed(ctx, missTexts)
+		if err != nil {
+			return nil, err
+		}
+		if err := Check(name, dim, len(missTexts), vecs); err != nil {
+			return nil, err
+		}
+		ce.embedded.Add(int64(len(missTexts)))
+		entries := make(map[string][]float32, len(missKeys))
+		for j, k := range missKeys {
+			got[k] = vecs[j]
+			entries[k] = vecs[j]
+		}
+		if mp, ok := ce.c.(ModelPutter); ok {
+			err = mp.PutModel(ctx, name, entries)
+		} else {
+			err = ce.c.Put(ctx, entries)
+		}
+		if err != nil {
+			if err := ce.cacheErr(fmt.Errorf("embedding cache store of %d vectors: %w", len(entries), err)); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	missed := make(map[string]bool, len(missKeys))
+	for _, k := range missKeys {
+		missed[k] = true
+	}
+	out := make([][]float32, len(texts))
+	hits := 0
+	for i, k := range keys {
+		v := got[k]
+		if first[k] != i {
+			v = slices.Clone(v)
+		}
+		out[i] = v
+		if !missed[k] {
+			hits++
+		}
+	}
+	ce.hits.Add(int64(hits))
+	return out, nil
+}
+
+// cacheErr returns err, or reports it and returns nil when cache errors are
+// tolerated.
+func (ce *CachedEmbedder) cacheErr(err error) error {
+	if ce.onErr == nil {
+		return err
+	}
+	ce.errs.Add(1)
+	ce.onErr(err)
+	return nil
+}
+
+// Batched returns an embedder that sends e at most size texts per Embed
+// call and checks every batch's vectors (Check). Use it to bound the memory
+// and request size of one call; a size below 1 means no limit.
+func Batched(e kb.Embedder, size int) kb.Embedder { return &batched{e: e, size: size} }
+
+type batched struct {
+	e    kb.Embedder
+	size int
+}
+
+func (b *batched) Name() string { return b.e.Name() }
+func (b *batched) Dim() int     { return b.e.Dim() }
+
+func (b *batched) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start, end := range Batches(len(texts), b.size) {
+		vecs, err := b.e.Embed(ctx, texts[start:end])
+		if err != nil {
+			return nil, err
+		}
+		if err := Check(b.e.Name(), b.e.Dim(), end-start, vecs); err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}

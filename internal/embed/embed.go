@@ -1,0 +1,145 @@
+// Package embed holds what every embedder and embedding cache shares: the
+// cache key, vector normalisation and validation, the little-endian vector
+// encoding the caches store, batching, and the Cached wrapper that puts a
+// kb.EmbedCache in front of any kb.Embedder.
+//
+// The embedders themselves live in subpackages, one per backend:
+// embed/local (the deterministic local-hash-v1 embedder of the embedded
+// default) and embed/openai (any OpenAI-compatible /v1/embeddings server).
+// The caches live in embed/cache/sqlitecache and embed/cache/rediscache, and
+// embed/cache/cachetest is the one contract suite both run.
+//
+// Every vector an embedder returns is unit-normalised (Normalize) and has
+// exactly Dim entries (Check); a vector of another dimension is a
+// *DimensionError naming the model, the expected and the actual dimension,
+// never silently accepted.
+package embed
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"iter"
+	"math"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+)
+
+// CacheKey returns the cache key of the embedding of text by model at
+// dimension dim: the lowercase hex SHA-256 of the length-prefixed encoding
+//
+//	uint64be(len(model)) ‖ model ‖ uint64be(dim) ‖ uint64be(len(text)) ‖ text
+//
+// (lengths in bytes). The length prefixes make the encoding injective, so no
+// two different (model, dim, text) triples share an input to the hash, and
+// the key is the same on every machine. Changing this encoding invalidates
+// every cache; TestCacheKeyGolden pins it.
+func CacheKey(model string, dim int, text string) string {
+	var stack [1024]byte
+	b := stack[:0]
+	b = binary.BigEndian.AppendUint64(b, uint64(len(model)))
+	b = append(b, model...)
+	b = binary.BigEndian.AppendUint64(b, uint64(dim))
+	b = binary.BigEndian.AppendUint64(b, uint64(len(text)))
+	b = append(b, text...)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Normalize scales v in place to unit L2 norm. A zero vector stays zero (it
+// has no direction; its cosine with anything is 0). The norm is accumulated
+// in float64 in index order with every product explicitly rounded, so the
+// result is bit-for-bit the same on every platform (no fused multiply-add).
+func Normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		f := float64(x)
+		s += float64(f * f)
+	}
+	if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return
+	}
+	inv := 1 / math.Sqrt(s)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+}
+
+// DimensionError reports an embedding vector whose length is not the
+// embedder's dimension.
+type DimensionError struct {
+	Model string // the embedder's Name
+	Want  int    // the configured dimension
+	Got   int    // the length of the vector received
+	Index int    // position of the offending vector in its batch
+}
+
+func (e *DimensionError) Error() string {
+	return fmt.Sprintf("embedding model %s returned a vector of dimension %d (text %d), expected %d; set the embedding dimension (RAG_EMBED_DIM) to what the model produces, then rerun rag-seed with --recreate",
+		e.Model, e.Got, e.Index, e.Want)
+}
+
+// Check verifies what an embedder returned for n texts: exactly n vectors,
+// each with dim finite entries. model names the embedder in the error.
+func Check(model string, dim, n int, vecs [][]float32) error {
+	if len(vecs) != n {
+		return fmt.Errorf("embedding model %s returned %d vectors for %d texts", model, len(vecs), n)
+	}
+	for i, v := range vecs {
+		if len(v) != dim {
+			return &DimensionError{Model: model, Want: dim, Got: len(v), Index: i}
+		}
+		for j, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("embedding model %s returned a non-finite value %v at position %d of vector %d", model, x, j, i)
+			}
+		}
+	}
+	return nil
+}
+
+// EncodeVector returns v as little-endian IEEE-754 float32 bytes, the form
+// every cache stores. Decoding gives back the same bits.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector is the inverse of EncodeVector. A length that is not a
+// multiple of 4 is an error.
+func DecodeVector(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("embedding vector blob of %d bytes is not a whole number of float32 values", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// Batches yields the [start, end) bounds of consecutive batches of at most
+// size items covering n items: ceil(n/size) batches, none empty. A size
+// below 1 means one batch of everything.
+func Batches(n, size int) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		if size < 1 {
+			size = n
+		}
+		for start := 0; start < n; start += size {
+			if !yield(start, min(start+size, n)) {
+				return
+			}
+		}
+	}
+}
+
+// Static interface checks.
+var (
+	_ kb.Embedder = (*CachedEmbedder)(nil)
+	_ kb.Embedder = (*batched)(nil)
+)
