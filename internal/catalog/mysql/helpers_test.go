@@ -1,0 +1,236 @@
+package mysql_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	drv "github.com/go-sql-driver/mysql"
+)
+
+// serviceDSN returns RAG_MYSQL_DSN. Without it the test is skipped, or
+// fails when RAG_REQUIRE_SERVICES=1 (CI must not skip silently).
+func serviceDSN(t testing.TB) string {
+	t.Helper()
+	if dsn := os.Getenv("RAG_MYSQL_DSN"); dsn != "" {
+		return dsn
+	}
+	const how = "run `make services && . .ragbaseline/services.env` to start a local MariaDB"
+	if os.Getenv("RAG_REQUIRE_SERVICES") == "1" {
+		t.Fatal("RAG_MYSQL_DSN is not set and RAG_REQUIRE_SERVICES=1: " + how)
+	}
+	t.Skip("RAG_MYSQL_DSN is not set; " + how)
+	return ""
+}
+
+// freshDatabase creates the database ragbaseline_test_<random> on the
+// server of RAG_MYSQL_DSN, drops it when the test ends, and returns the
+// parsed DSN pointing at it.
+func freshDatabase(t testing.TB) *drv.Config {
+	t.Helper()
+	cfg, err := drv.ParseDSN(serviceDSN(t))
+	if err != nil {
+		t.Fatalf("RAG_MYSQL_DSN: %v", err)
+	}
+	admin := cfg.Clone()
+	admin.DBName = ""
+	db, err := sql.Open("mysql", admin.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	name := "ragbaseline_test_" + hex.EncodeToString(b[:])
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// The name is made here of hex digits; identifiers cannot be bound.
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
+		db.Close()
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+		db.Close()
+	})
+	cfg.DBName = name
+	return cfg
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// silentServer accepts connections and never answers.
+func silentServer(t testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
+}
+
+// proxy forwards TCP connections to a MySQL server and can cut them before
+// the Nth client command, freeze them, or die altogether: a server that
+// stops in the middle of an operation, without stopping the shared server.
+type proxy struct {
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+
+	frozen   atomic.Bool
+	dead     atomic.Bool
+	commands atomic.Int64 // client commands since the last arm
+	cutAt    atomic.Int64 // cut before this command; 0: never
+	cuts     atomic.Int64 // how many times a cut fired
+}
+
+func startProxy(t testing.TB, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	go p.serve()
+	t.Cleanup(p.kill)
+	return p
+}
+
+func (p *proxy) addr() string { return p.ln.Addr().String() }
+
+// arm cuts the connection that sends the nth client command from now.
+func (p *proxy) arm(n int64) {
+	p.commands.Store(0)
+	p.cutAt.Store(n)
+}
+
+// kill closes the listener and every connection: the server is gone.
+func (p *proxy) kill() {
+	p.dead.Store(true)
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+func (p *proxy) track(cs ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		p.conns[c] = true
+	}
+	return true
+}
+
+func (p *proxy) serve() {
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		server, err := net.Dial("tcp", p.target)
+		if err != nil {
+			client.Close()
+			continue
+		}
+		p.track(client, server)
+		go p.toClient(client, server)
+		go p.toServer(client, server)
+	}
+}
+
+func (p *proxy) waitThaw() {
+	for p.frozen.Load() && !p.dead.Load() {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (p *proxy) toClient(client, server net.Conn) {
+	defer client.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := server.Read(buf)
+		p.waitThaw()
+		if n > 0 {
+			if _, werr := client.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// toServer forwards the client's stream packet by packet (3-byte length,
+// 1-byte sequence number); a packet with sequence 0 starts a command.
+func (p *proxy) toServer(client, server net.Conn) {
+	defer server.Close()
+	defer client.Close()
+	var hdr [4]byte
+	for {
+		if _, err := io.ReadFull(client, hdr[:]); err != nil {
+			return
+		}
+		size := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+		body := make([]byte, size)
+		if _, err := io.ReadFull(client, body); err != nil {
+			return
+		}
+		p.waitThaw()
+		if hdr[3] == 0 {
+			n := p.commands.Add(1)
+			if at := p.cutAt.Load(); at > 0 && n >= at && p.cutAt.CompareAndSwap(at, 0) {
+				p.cuts.Add(1)
+				return // the command never reaches the server
+			}
+		}
+		if _, err := server.Write(append(hdr[:], body...)); err != nil {
+			return
+		}
+	}
+}
