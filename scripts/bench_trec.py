@@ -37,7 +37,7 @@ MEASURES = [
 TOLERANCE = 1e-12
 
 
-def run_pytrec(qrels_path, run_path):
+def run_pytrec(qrels_path, run_path, level=1):
     import pytrec_eval
 
     t0 = time.perf_counter()
@@ -46,14 +46,14 @@ def run_pytrec(qrels_path, run_path):
     with open(run_path) as f:
         run = pytrec_eval.parse_run(f)
     t1 = time.perf_counter()
-    evaluator = pytrec_eval.RelevanceEvaluator(qrel, set(MEASURES))
+    evaluator = pytrec_eval.RelevanceEvaluator(qrel, set(MEASURES), relevance_level=level)
     values = evaluator.evaluate(run)
     t2 = time.perf_counter()
     return values, t1 - t0, t2 - t1
 
 
-def rag_eval_args(binary, qrels_path, run_path, decimals=None):
-    args = [binary, "trec", "-q"]
+def rag_eval_args(binary, qrels_path, run_path, decimals=None, level=1):
+    args = [binary, "trec", "-q", "-l", str(level)]
     for m in MEASURES:
         args += ["-m", m]
     if decimals is not None:
@@ -61,9 +61,9 @@ def rag_eval_args(binary, qrels_path, run_path, decimals=None):
     return args + [qrels_path, run_path]
 
 
-def run_rag_eval(binary, qrels_path, run_path, decimals=None):
+def run_rag_eval(binary, qrels_path, run_path, decimals=None, level=1):
     t0 = time.perf_counter()
-    out = subprocess.run(rag_eval_args(binary, qrels_path, run_path, decimals),
+    out = subprocess.run(rag_eval_args(binary, qrels_path, run_path, decimals, level),
                          check=True, capture_output=True, text=True).stdout
     elapsed = time.perf_counter() - t0
     values, text = {}, {}
@@ -80,18 +80,20 @@ def main():
     ap.add_argument("qrels")
     ap.add_argument("run")
     ap.add_argument("--rag-eval", default="/tmp/rag-eval", help="rag-eval binary")
+    ap.add_argument("-l", "--level", type=int, default=1,
+                    help="relevance level (trec_eval -l) for both tools")
     ap.add_argument("--pytrec-only", action="store_true",
                     help="only parse and evaluate with pytrec_eval (for timing)")
     a = ap.parse_args()
 
-    ref, t_parse, t_eval = run_pytrec(a.qrels, a.run)
+    ref, t_parse, t_eval = run_pytrec(a.qrels, a.run, a.level)
     if a.pytrec_only:
         return 0
     print(f"pytrec_eval: parse {t_parse:.3f}s + evaluate {t_eval:.3f}s = {t_parse + t_eval:.3f}s "
           f"({len(ref)} queries)")
 
-    full, _, _ = run_rag_eval(a.rag_eval, a.qrels, a.run, decimals=17)
-    _, text, t_ours = run_rag_eval(a.rag_eval, a.qrels, a.run)
+    full, _, _ = run_rag_eval(a.rag_eval, a.qrels, a.run, decimals=17, level=a.level)
+    _, text, t_ours = run_rag_eval(a.rag_eval, a.qrels, a.run, level=a.level)
     print(f"rag-eval trec -q (process wall clock, parse + evaluate + print): {t_ours:.3f}s")
 
     ok = True

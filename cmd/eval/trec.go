@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -101,6 +103,13 @@ func trecRun(opts *trecOptions, stdout io.Writer) error {
 		return err
 	}
 
+	// Both files stay in memory until the end (as in trec_eval), so the heap
+	// is live data: a soft memory limit cannot be met and would only make
+	// the collector run continuously on large runs. Lift main's limit unless
+	// the user set one.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
 	// Read the two files at once: on two cores that hides the qrels.
 	var qrels *metrics.Qrels
 	qerr := make(chan error, 1)

@@ -201,10 +201,11 @@ func fill(v []float64, cols []column, q *query) {
 
 // scratch is one worker's reusable memory.
 type scratch struct {
-	idx, tmp []int32        // rank order, as indices into the query's results
-	judged   map[string]int // docno → index into the query's judgments
-	seen     map[string]int // docno → rank index, for duplicates
-	q        query
+	idx    []int32        // rank order, as indices into the query's results
+	rank   ranker         // sorts idx
+	judged map[string]int // docno → index into the query's judgments
+	seen   map[string]int // docno → rank index, for duplicates
+	q      query
 }
 
 // query builds the ranking of one query as form_res_rels.c does: sort by
@@ -219,13 +220,12 @@ func (s *scratch) query(opts *Options, run *Run, rs span, qrels *Qrels, qs span)
 	n := len(ents)
 	if cap(s.idx) < n {
 		s.idx = make([]int32, n)
-		s.tmp = make([]int32, n)
 	}
 	idx := s.idx[:n]
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	rankOrder(ents, idx, s.tmp[:n])
+	s.rank.order(ents, idx)
 	if opts.MaxRetrieved >= 0 && n > opts.MaxRetrieved {
 		idx = idx[:opts.MaxRetrieved]
 	}

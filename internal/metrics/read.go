@@ -114,7 +114,8 @@ func (r *Run) Ranking(qid string) []string {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	rankOrder(ents, idx, make([]int32, len(ents)))
+	var rk ranker
+	rk.order(ents, idx)
 	ranking := make([]string, len(ents))
 	for i, e := range idx {
 		ranking[i] = ents[e].docno
