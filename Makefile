@@ -5,12 +5,17 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 30s
 
-.PHONY: all build eval eval-check test test-short bench bench-judge bench-trec fuzz vet clean
+# Settings of the local services (make services), when they were started.
+SERVICES_ENV := .ragbaseline/services.env
+WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
+
+.PHONY: all build eval eval-check test test-short test-integration services services-stop bench bench-judge bench-trec fuzz vet clean
 
 all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/seed
 
 # Judge the shipped eval set offline and write eval/rag-retrieval/reports/baseline.json|md.
 eval: build
@@ -20,9 +25,24 @@ eval: build
 eval-check: eval
 	git diff --exit-code -- eval/rag-retrieval/reports
 
+# Unit tests always; integration tests too when `make services` has run
+# (they skip, saying so, when the services are not there).
 test:
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(WITH_SERVICES) $(GO) test ./...
+
+# Integration tests against the local MariaDB, Redis and Milvus Lite, required
+# to run: a missing service is a failure, not a skip.
+test-integration: services
+	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/catalog/... ./internal/embed/... ./internal/index/... ./internal/ingest/... ./cmd/seed/...
+
+# Install (Debian packages, PyPI) and start MariaDB, Redis and Milvus Lite on
+# loopback; idempotent; writes .ragbaseline/services.env.
+services:
+	scripts/services.sh
+
+services-stop:
+	scripts/services-stop.sh
 
 test-short:
 	$(GO) test -short ./...

@@ -1,0 +1,228 @@
+// Package config turns flags and environment variables into concrete
+// backends (SPEC §2). It is the only package that knows every backend; only
+// cmd/seed and cmd/snapshot import it.
+//
+// Every setting has a flag and an environment variable; a flag given on the
+// command line wins over the variable, which wins over the default:
+//
+//	--store              RAG_STORE              embedded | server (default embedded)
+//	--data-dir           RAG_DATA_DIR           default .ragbaseline
+//	--mysql-dsn          RAG_MYSQL_DSN          server store: MySQL/MariaDB DSN
+//	--milvus-addr        RAG_MILVUS_ADDR        server store: host:port
+//	--milvus-collection  RAG_MILVUS_COLLECTION  default rag_eval
+//	--redis-addr         RAG_REDIS_ADDR         server store: embedding cache (optional)
+//	--embedder           RAG_EMBEDDER           local | openai (default local)
+//	--embed-model        RAG_EMBED_MODEL        openai: model name
+//	--embed-dim          RAG_EMBED_DIM          vector dimension (local default 512)
+//	--openai-base-url    OPENAI_BASE_URL        openai: server base URL
+//	                     OPENAI_API_KEY         openai: API key (environment only)
+//
+// The embedded store keeps everything under the data dir: catalog.db (SQLite:
+// metadata, L0 index, chunk rows and the embedding cache), index/ (the
+// embedded vector and BM25 index) and knowledge/<kbScope>/<source>.md.
+// Secrets are never printed: Describe and every error redact them.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+)
+
+// Stores and embedders.
+const (
+	StoreEmbedded  = "embedded"
+	StoreServer    = "server"
+	EmbedderLocal  = "local"
+	EmbedderOpenAI = "openai"
+)
+
+// Config is the resolved configuration.
+type Config struct {
+	Store            string
+	DataDir          string
+	MySQLDSN         string
+	MilvusAddr       string
+	MilvusCollection string
+	RedisAddr        string
+	Embedder         string
+	EmbedModel       string
+	EmbedDim         int
+	OpenAIBaseURL    string
+	OpenAIKey        string // from OPENAI_API_KEY only
+	// Timeout bounds every call to a service.
+	Timeout time.Duration
+}
+
+// Defaults returns the configuration from the environment, with defaults
+// for what it does not set.
+func Defaults() Config {
+	c := Config{
+		Store:            env("RAG_STORE", StoreEmbedded),
+		DataDir:          env("RAG_DATA_DIR", ".ragbaseline"),
+		MySQLDSN:         os.Getenv("RAG_MYSQL_DSN"),
+		MilvusAddr:       os.Getenv("RAG_MILVUS_ADDR"),
+		MilvusCollection: env("RAG_MILVUS_COLLECTION", "rag_eval"),
+		RedisAddr:        os.Getenv("RAG_REDIS_ADDR"),
+		Embedder:         env("RAG_EMBEDDER", EmbedderLocal),
+		EmbedModel:       os.Getenv("RAG_EMBED_MODEL"),
+		OpenAIBaseURL:    os.Getenv("OPENAI_BASE_URL"),
+		OpenAIKey:        os.Getenv("OPENAI_API_KEY"),
+		Timeout:          30 * time.Second,
+	}
+	if d, err := strconv.Atoi(os.Getenv("RAG_EMBED_DIM")); err == nil {
+		c.EmbedDim = d
+	}
+	return c
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// BindFlags registers the flags on fs with c's values as defaults (call it
+// on Defaults()).
+func (c *Config) BindFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Store, "store", c.Store, "backend: embedded (SQLite + in-process index, no services) or server (MySQL + Milvus + Redis) [RAG_STORE]")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data directory of the embedded store and the knowledge copies [RAG_DATA_DIR]")
+	fs.StringVar(&c.MySQLDSN, "mysql-dsn", c.MySQLDSN, "MySQL/MariaDB DSN for --store server [RAG_MYSQL_DSN]")
+	fs.StringVar(&c.MilvusAddr, "milvus-addr", c.MilvusAddr, "Milvus host:port for --store server [RAG_MILVUS_ADDR]")
+	fs.StringVar(&c.MilvusCollection, "milvus-collection", c.MilvusCollection, "Milvus collection [RAG_MILVUS_COLLECTION]")
+	fs.StringVar(&c.RedisAddr, "redis-addr", c.RedisAddr, "Redis host:port for the embedding cache with --store server [RAG_REDIS_ADDR]")
+	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local (deterministic, offline) or openai (any OpenAI-compatible server) [RAG_EMBEDDER]")
+	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embedding model for --embedder openai [RAG_EMBED_MODEL]")
+	fs.IntVar(&c.EmbedDim, "embed-dim", c.EmbedDim, "embedding dimension (local default 512) [RAG_EMBED_DIM]")
+	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 [OPENAI_BASE_URL]; the key is read from OPENAI_API_KEY")
+	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "timeout of each call to a service")
+}
+
+var slug = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Validate checks the configuration before anything is opened.
+func (c *Config) Validate() error {
+	var errs []error
+	switch c.Store {
+	case StoreEmbedded:
+	case StoreServer:
+		if c.MySQLDSN == "" {
+			errs = append(errs, errors.New("--store server needs --mysql-dsn or RAG_MYSQL_DSN (make services writes one to .ragbaseline/services.env)"))
+		}
+		if c.MilvusAddr == "" {
+			errs = append(errs, errors.New("--store server needs --milvus-addr or RAG_MILVUS_ADDR"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--store must be %s or %s, got %q", StoreEmbedded, StoreServer, c.Store))
+	}
+	switch c.Embedder {
+	case EmbedderLocal:
+	case EmbedderOpenAI:
+		if c.EmbedModel == "" {
+			errs = append(errs, errors.New("--embedder openai needs --embed-model or RAG_EMBED_MODEL"))
+		}
+		if c.EmbedDim <= 0 {
+			errs = append(errs, errors.New("--embedder openai needs --embed-dim or RAG_EMBED_DIM (the collection is created for it)"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--embedder must be %s or %s, got %q", EmbedderLocal, EmbedderOpenAI, c.Embedder))
+	}
+	if c.EmbedDim < 0 {
+		errs = append(errs, fmt.Errorf("--embed-dim must be positive, got %d", c.EmbedDim))
+	}
+	if !slug.MatchString(c.MilvusCollection) {
+		errs = append(errs, fmt.Errorf("--milvus-collection %q must match %s", c.MilvusCollection, slug))
+	}
+	if c.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// ValidKBScope reports whether s is a usable kbScope: it names a directory
+// under the data dir, so it must be a plain slug.
+func ValidKBScope(s string) error {
+	if !slug.MatchString(s) {
+		return fmt.Errorf("--kb-scope %q must match %s", s, slug)
+	}
+	return nil
+}
+
+// Describe is a one-line, secret-free description of the stack.
+func (c *Config) Describe() string {
+	emb := "local-hash-v1"
+	if c.Embedder == EmbedderOpenAI {
+		emb = "openai:" + c.EmbedModel
+	}
+	if c.Store == StoreEmbedded {
+		return fmt.Sprintf("embedded store in %s, embedder %s", c.DataDir, emb)
+	}
+	return fmt.Sprintf("server store: mysql %s, milvus %s/%s, redis %s, embedder %s",
+		RedactDSN(c.MySQLDSN), c.MilvusAddr, c.MilvusCollection, orNone(c.RedisAddr), emb)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// RedactDSN hides the password of a MySQL DSN (user:pass@tcp(host)/db).
+func RedactDSN(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return dsn
+	}
+	cred := dsn[:at]
+	if i := strings.Index(cred, ":"); i >= 0 {
+		cred = cred[:i] + ":xxxxx"
+	}
+	return cred + dsn[at:]
+}
+
+// RedactURL hides user info in a URL.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = url.User("xxxxx")
+	return u.String()
+}
+
+// Stack is an opened set of backends.
+type Stack struct {
+	Catalog  kb.Catalog
+	Index    kb.Index
+	Embedder kb.Embedder // cached
+	closers  []func() error
+}
+
+// Close closes every backend, in reverse order of opening.
+func (s *Stack) Close() error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// dataPath returns a path under the data dir.
+func (c *Config) dataPath(parts ...string) string {
+	return filepath.Join(append([]string{c.DataDir}, parts...)...)
+}
+
+// KnowledgeDir is where seeded documents are copied.
+func (c *Config) KnowledgeDir() string { return c.dataPath("knowledge") }

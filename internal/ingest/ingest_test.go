@@ -1,0 +1,502 @@
+package ingest_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
+	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlite"
+	"github.com/ragbaseline/ragbaseline/internal/corpus"
+	"github.com/ragbaseline/ragbaseline/internal/embed/local"
+	"github.com/ragbaseline/ragbaseline/internal/index/embedded"
+	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
+	"github.com/ragbaseline/ragbaseline/internal/ingest"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
+)
+
+const scope = "rag-eval"
+
+// backend opens fresh, empty backends for one test. Addresses may be
+// rewritten (to go through a proxy) by the hooks.
+type backend struct {
+	name string
+	open func(t testing.TB, hooks hooks) ingest.Backends
+}
+
+type hooks struct {
+	mysqlAddr, milvusAddr func(string) string
+}
+
+func (h hooks) mysql(a string) string {
+	if h.mysqlAddr == nil {
+		return a
+	}
+	return h.mysqlAddr(a)
+}
+
+func (h hooks) milvus(a string) string {
+	if h.milvusAddr == nil {
+		return a
+	}
+	return h.milvusAddr(a)
+}
+
+func embedder(t testing.TB) kb.Embedder {
+	e, err := local.New(128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+var backends = []backend{
+	{"embedded", func(t testing.TB, _ hooks) ingest.Backends {
+		dir := t.TempDir()
+		cat, err := sqlite.Open(filepath.Join(dir, "catalog.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx, err := embedded.Open(filepath.Join(dir, "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cat.Close(); idx.Close() })
+		return ingest.Backends{Catalog: cat, Index: idx, Embedder: embedder(t)}
+	}},
+	{"server", func(t testing.TB, h hooks) ingest.Backends {
+		dsn := kbtest.FreshMySQL(t)
+		addr := kbtest.ServiceEnv(t, "RAG_MILVUS_ADDR")
+		if h.mysqlAddr != nil {
+			// user:pass@tcp(host:port)/db → through the hook's address
+			i, j := strings.Index(dsn, "tcp("), strings.Index(dsn, ")/")
+			dsn = dsn[:i+4] + h.mysql(dsn[i+4:j]) + dsn[j:]
+		}
+		cat, err := mysql.Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coll := kbtest.RandomName("t_")
+		idx, err := milvus.Open(context.Background(), milvus.Config{Addr: h.milvus(addr), Collection: coll, Timeout: 20 * time.Second, ConnectTimeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cat.Close()
+			idx.Close()
+			// Drop through the direct address: the proxy may be cut.
+			ix, err := milvus.Open(context.Background(), milvus.Config{Addr: addr, Collection: coll})
+			if err == nil {
+				ix.Drop(context.Background())
+				ix.Close()
+			}
+		})
+		return ingest.Backends{Catalog: cat, Index: idx, Embedder: embedder(t)}
+	}},
+}
+
+func forEachBackend(t *testing.T, fn func(t *testing.T, open func(testing.TB, hooks) ingest.Backends)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { fn(t, b.open) })
+	}
+}
+
+// copyDocs copies the corpus test documents into a temp dir the test may edit.
+func copyDocs(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := "../corpus/testdata/docs"
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func load(t *testing.T, dir string) []kb.Document {
+	t.Helper()
+	docs, err := corpus.LoadDir(dir, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+func seed(t *testing.T, b ingest.Backends, dir string, opts ingest.Options) *ingest.Summary {
+	t.Helper()
+	opts.KBScope = scope
+	sum, err := ingest.Seed(context.Background(), load(t, dir), b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// totalChunks is how many chunks the documents of dir make.
+func totalChunks(t *testing.T, dir string) int {
+	n := 0
+	for _, d := range load(t, dir) {
+		n += len(corpus.Chunk(&d, corpus.ChunkOptions{}))
+	}
+	return n
+}
+
+// checkOneCopy asserts both backends hold exactly the chunks of dir, once.
+func checkOneCopy(t *testing.T, b ingest.Backends, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	want := totalChunks(t, dir)
+	if n, err := b.Catalog.ChunkCount(ctx, scope); err != nil || n != want {
+		t.Errorf("catalog holds %d chunks (err %v), want %d", n, err, want)
+	}
+	if n, err := b.Index.Count(ctx, kb.Filter{KBScope: scope}); err != nil || n != want {
+		t.Errorf("index holds %d chunks (err %v), want %d", n, err, want)
+	}
+	docs, err := b.Catalog.Documents(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if d.Status != kb.StatusReady {
+			t.Errorf("%s is %s after a successful seed", d.DocID, d.Status)
+		}
+	}
+}
+
+func TestSeedTwiceLeavesOneCopy(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(testing.TB, hooks) ingest.Backends) {
+		b := open(t, hooks{})
+		dir := copyDocs(t)
+		first := seed(t, b, dir, ingest.Options{})
+		if len(first.Added) != 3 || first.ChunksWritten != totalChunks(t, dir) {
+			t.Fatalf("first seed: %+v", first)
+		}
+		checkOneCopy(t, b, dir)
+		second := seed(t, b, dir, ingest.Options{})
+		if len(second.Unchanged) != 3 || len(second.Added)+len(second.Updated) != 0 || second.ChunksWritten != 0 {
+			t.Fatalf("second seed: %+v", second)
+		}
+		checkOneCopy(t, b, dir)
+		// --recreate re-indexes everything and still leaves one copy.
+		third := seed(t, b, dir, ingest.Options{Recreate: true})
+		if len(third.Updated) != 3 {
+			t.Fatalf("recreate: %+v", third)
+		}
+		checkOneCopy(t, b, dir)
+	})
+}
+
+func TestFrontmatterOnlyWordIsNotSearchable(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(testing.TB, hooks) ingest.Backends) {
+		b := open(t, hooks{})
+		dir := copyDocs(t)
+		seed(t, b, dir, ingest.Options{})
+		ctx := context.Background()
+		search := func(mode kb.SearchMode, q string) []kb.Hit {
+			vecs, err := b.Embedder.Embed(ctx, []string{q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := b.Index.Search(ctx, kb.SearchRequest{Mode: mode, Vector: vecs[0], Text: q, Filter: kb.Filter{KBScope: scope}, K: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return hits
+		}
+		// Control: a word of the decoy's body is found by BM25 (hybrid top hit).
+		if hits := search(kb.Hybrid, "rsync"); len(hits) == 0 || !strings.Contains(hits[0].Text, "rsync") {
+			t.Fatalf("control word not found first: %v", sources(hits))
+		}
+		// 服务器磁盘 is only a frontmatter keyword of the decoy.
+		const word = "服务器磁盘"
+		for _, mode := range []kb.SearchMode{kb.Dense, kb.Hybrid} {
+			for _, h := range search(mode, word) {
+				if strings.Contains(h.Text, word) {
+					t.Errorf("%s: chunk %s contains the frontmatter-only word", mode, h.EvidenceKey)
+				}
+				if strings.Contains(h.Text, "kb_scope:") || strings.Contains(h.Text, "keywords:") {
+					t.Errorf("%s: chunk %s contains frontmatter", mode, h.EvidenceKey)
+				}
+			}
+		}
+		// BM25 matched nothing for it: hybrid ranks exactly as dense does.
+		// (A word-level BM25 would also match no Latin token here.)
+		d, h := keys(search(kb.Dense, "datadirzz")), keys(search(kb.Hybrid, "datadirzz"))
+		if strings.Join(d, ",") != strings.Join(h, ",") {
+			t.Errorf("a word in no chunk changed the hybrid ranking:\ndense  %v\nhybrid %v", d, h)
+		}
+		terms, err := b.Catalog.L0Terms(ctx, scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, term := range terms {
+			found = found || term.Term == word
+		}
+		if !found {
+			t.Errorf("the frontmatter keyword is not an L0 term: %v", terms)
+		}
+	})
+}
+
+func TestEditedDocumentIsReplaced(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(testing.TB, hooks) ingest.Backends) {
+		b := open(t, hooks{})
+		dir := copyDocs(t)
+		seed(t, b, dir, ingest.Options{})
+		path := filepath.Join(dir, "disk-full.md")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := string(data) + "\n## 新增章节\n\n补充说明：清理 journal 日志可以用 journalctl --vacuum-size=500M。\n"
+		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := seed(t, b, dir, ingest.Options{})
+		if len(sum.Updated) != 1 || len(sum.Unchanged) != 2 {
+			t.Fatalf("after edit: %+v", sum)
+		}
+		checkOneCopy(t, b, dir)
+	})
+}
+
+func TestPrune(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(testing.TB, hooks) ingest.Backends) {
+		b := open(t, hooks{})
+		dir := copyDocs(t)
+		seed(t, b, dir, ingest.Options{})
+		if err := os.Remove(filepath.Join(dir, "overfilter-decoy.md")); err != nil {
+			t.Fatal(err)
+		}
+		kept := seed(t, b, dir, ingest.Options{})
+		if len(kept.Stale) != 1 || len(kept.Pruned) != 0 {
+			t.Fatalf("without --prune: %+v", kept)
+		}
+		dry := seed(t, b, dir, ingest.Options{Prune: true, DryRun: true})
+		if len(dry.Pruned) != 1 {
+			t.Fatalf("dry run: %+v", dry)
+		}
+		pruned := seed(t, b, dir, ingest.Options{Prune: true})
+		if len(pruned.Pruned) != 1 || pruned.Pruned[0] != "rag-eval/overfilter-decoy" {
+			t.Fatalf("with --prune: %+v", pruned)
+		}
+		checkOneCopy(t, b, dir)
+	})
+}
+
+// proxy forwards TCP connections to a real server and can be cut, which
+// is what a client sees when the server stops.
+type proxy struct {
+	target string
+	ln     net.Listener
+	addr   string
+	mu     sync.Mutex
+	conns  []net.Conn
+	cut    bool
+}
+
+func newProxy(t testing.TB, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{target: target, ln: ln, addr: ln.Addr().String()}
+	go p.serve(ln)
+	t.Cleanup(p.Cut)
+	return p
+}
+
+func (p *proxy) serve(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		if p.cut {
+			p.mu.Unlock()
+			c.Close()
+			s.Close()
+			continue
+		}
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		go func() { io.Copy(s, c); s.Close() }()
+		go func() { io.Copy(c, s); c.Close() }()
+	}
+}
+
+// Cut closes the listener and every connection.
+func (p *proxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cut {
+		return
+	}
+	p.cut = true
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// Restore listens again on the same address.
+func (p *proxy) Restore(t *testing.T) {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.cut, p.ln = false, ln
+	p.mu.Unlock()
+	go p.serve(ln)
+}
+
+// TestServiceDiesMidSeed cuts the connection to MariaDB or Milvus while the
+// second document is being seeded: the run fails with a clear error, no
+// document is ready without its vectors, and a rerun converges.
+func TestServiceDiesMidSeed(t *testing.T) {
+	for _, which := range []string{"mariadb", "milvus"} {
+		t.Run(which, func(t *testing.T) {
+			var p *proxy
+			h := hooks{}
+			if which == "mariadb" {
+				h.mysqlAddr = func(a string) string { p = newProxy(t, a); return p.addr }
+			} else {
+				h.milvusAddr = func(a string) string { p = newProxy(t, a); return p.addr }
+			}
+			b := backends[1].open(t, h)
+			dir := copyDocs(t)
+			docs := load(t, dir)
+			ctx := context.Background()
+			// Seed once so the schema and collection exist, then edit every
+			// document so the next run rewrites them all.
+			if _, err := ingest.Seed(ctx, docs[:1], b, ingest.Options{KBScope: scope}); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range docs {
+				data, _ := os.ReadFile(d.Path)
+				os.WriteFile(d.Path, append(data, []byte("\n\n附录：修改于第二轮。\n")...), 0o644)
+			}
+			docs = load(t, dir)
+			_, err := ingest.Seed(ctx, docs, b, ingest.Options{KBScope: scope, Progress: func(done, _ int, _ *kb.Document) {
+				if done == 1 {
+					p.Cut()
+				}
+			}})
+			if err == nil {
+				t.Fatal("seed succeeded with the service gone")
+			}
+			t.Logf("error: %v", err)
+			if !strings.Contains(err.Error(), "seed ") {
+				t.Errorf("error does not name the document: %v", err)
+			}
+			p.Restore(t)
+			// Only the document finished before the cut is ready with its
+			// new content; the one cut in the middle is not (a document
+			// whose catalog write failed keeps its old hash and old vectors).
+			states, err := b.Catalog.Documents(ctx, scope)
+			if err != nil {
+				t.Fatal(err)
+			}
+			readyNew := 0
+			for _, s := range states {
+				if s.Status == kb.StatusReady && s.ContentHash == hashOf(docs, s.DocID) {
+					readyNew++
+				}
+			}
+			if readyNew != 1 {
+				t.Errorf("%d documents ready with their new content after the cut, want 1: %+v", readyNew, states)
+			}
+			sum, err := ingest.Seed(ctx, docs, b, ingest.Options{KBScope: scope})
+			if err != nil {
+				t.Fatalf("rerun: %v", err)
+			}
+			if len(sum.Added)+len(sum.Updated) == 0 {
+				t.Errorf("rerun re-indexed nothing: %+v", sum)
+			}
+			checkOneCopy(t, b, dir)
+		})
+	}
+}
+
+func hashOf(docs []kb.Document, docID string) string {
+	for _, d := range docs {
+		if d.DocID == docID {
+			return d.ContentHash
+		}
+	}
+	return ""
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	b := backends[0].open(t, hooks{})
+	dir := copyDocs(t)
+	sum := seed(t, b, dir, ingest.Options{DryRun: true})
+	if len(sum.Added) != 3 || sum.ChunksWritten != 0 {
+		t.Fatalf("dry run: %+v", sum)
+	}
+	if n, _ := b.Catalog.ChunkCount(context.Background(), scope); n != 0 {
+		t.Errorf("dry run wrote %d chunk rows", n)
+	}
+	if docs, _ := b.Catalog.Documents(context.Background(), scope); len(docs) != 0 {
+		t.Errorf("dry run wrote documents %v", docs)
+	}
+}
+
+func TestKnowledgeCopy(t *testing.T) {
+	b := backends[0].open(t, hooks{})
+	dir := copyDocs(t)
+	kdir := t.TempDir()
+	seed(t, b, dir, ingest.Options{KnowledgeDir: kdir})
+	want, _ := os.ReadFile(filepath.Join(dir, "disk-full.md"))
+	got, err := os.ReadFile(filepath.Join(kdir, scope, "disk-full.md"))
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("knowledge copy: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "disk-full.md"))
+	seed(t, b, dir, ingest.Options{KnowledgeDir: kdir, Prune: true})
+	if _, err := os.Stat(filepath.Join(kdir, scope, "disk-full.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("pruned document's copy still there: %v", err)
+	}
+}
+
+func sources(hits []kb.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Source
+	}
+	return out
+}
+
+func keys(hits []kb.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.EvidenceKey
+	}
+	return out
+}

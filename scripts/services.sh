@@ -1,0 +1,371 @@
+#!/usr/bin/env bash
+# Installs and starts the local test services on loopback, without systemd:
+#   MariaDB  (Debian package)      127.0.0.1:3306
+#   Redis    (Debian package)      127.0.0.1:6379
+#   Milvus Lite (PyPI, in a venv)  127.0.0.1:19530
+# and writes their settings to .ragbaseline/services.env as `export RAG_…=…` lines.
+#
+# Safe to run twice: what is installed is not reinstalled, what is running and
+# answering is left alone. Stop everything with scripts/services-stop.sh.
+#
+# All state lives under <repo>/.ragbaseline/ (git-ignored):
+#   venv/                 Python virtualenv holding milvus-lite
+#   services/mysql/       datadir, my.cnf, socket, pid, mariadb.log, rag password
+#   services/redis/       redis.pid, redis.log
+#   services/milvus/      milvus.db, milvus.pid, milvus.log
+#   services.env          settings for the tools and the integration tests
+#
+# Environment overrides:
+#   RAG_SERVICES_MYSQL_PORT (3306)  RAG_SERVICES_REDIS_PORT (6379)
+#   RAG_SERVICES_MILVUS_PORT (19530)  RAG_SERVICES_TIMEOUT (seconds per service, 90)
+#   MILVUS_LITE_VERSION (2.5.1)  RAG_SERVICES_PYTHON (python3)
+#   RAG_MILVUS_LOG_LEVEL (ERROR; INFO logs every request)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+STATE="$ROOT/.ragbaseline"
+SVC="$STATE/services"
+VENV="$STATE/venv"
+ENV_FILE="$STATE/services.env"
+
+MYSQL_PORT="${RAG_SERVICES_MYSQL_PORT:-3306}"
+REDIS_PORT="${RAG_SERVICES_REDIS_PORT:-6379}"
+MILVUS_PORT="${RAG_SERVICES_MILVUS_PORT:-19530}"
+TIMEOUT="${RAG_SERVICES_TIMEOUT:-90}"
+# 2.5.x embeds the real Milvus core (C++ binary in the wheel); see README.
+MILVUS_LITE_VERSION="${MILVUS_LITE_VERSION:-2.5.1}"
+PYTHON="${RAG_SERVICES_PYTHON:-python3}"
+MILVUS_LOG_LEVEL="${RAG_MILVUS_LOG_LEVEL:-ERROR}"
+HOST=127.0.0.1
+DB_NAME=ragbaseline
+DB_USER=rag
+
+log() { printf 'services: [%3ds] %s\n' "$SECONDS" "$*"; }
+die() { printf 'services: error: %s\n' "$*" >&2; exit 1; }
+
+RUN_USER="$(id -un)"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 && SUDO="sudo"
+fi
+
+# ---------------------------------------------------------------- helpers
+
+# alive PID: the process exists and is not a zombie (nothing reaps our
+# daemons' zombies in some sandboxes, so kill -0 alone is not enough).
+alive() {
+	kill -0 "$1" 2>/dev/null || return 1
+	! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# pid_alive PIDFILE NAME: the pid in PIDFILE is a live process whose command
+# line mentions NAME (guards against a recycled pid).
+pid_alive() {
+	local pidfile=$1 name=$2 pid
+	[ -s "$pidfile" ] || return 1
+	pid="$(tr -dc '0-9' <"$pidfile")"
+	[ -n "$pid" ] || return 1
+	alive "$pid" || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$name"
+}
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+# port_owner PORT: best-effort description of who listens on PORT.
+port_owner() {
+	if command -v ss >/dev/null 2>&1; then
+		ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\(.*\)))/\1/p' | head -n1
+	fi
+}
+
+# require_free_port SERVICE PORT ENVVAR
+require_free_port() {
+	if port_open "$2"; then
+		die "$1: port $HOST:$2 is already in use by another process ($(port_owner "$2" || true)); stop it, or run with $3=<free port>"
+	fi
+}
+
+# wait_for SERVICE LOGFILE PIDFILE CHECK...: poll CHECK until it succeeds, the
+# process in PIDFILE (if given) dies, or TIMEOUT passes.
+wait_for() {
+	local name=$1 logfile=$2 pidfile=$3 pid=""
+	shift 3
+	[ -z "$pidfile" ] || pid="$(tr -dc '0-9' <"$pidfile" 2>/dev/null || true)"
+	local deadline=$((SECONDS + TIMEOUT))
+	until "$@" >/dev/null 2>&1; do
+		if [ -n "$pid" ] && ! alive "$pid"; then
+			tail -n 30 "$logfile" >&2 2>/dev/null || true
+			die "$name exited during startup; see its log: $logfile"
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			tail -n 30 "$logfile" >&2 2>/dev/null || true
+			die "$name did not answer on $HOST within ${TIMEOUT}s; see its log: $logfile"
+		fi
+		sleep 0.3
+	done
+}
+
+# ---------------------------------------------------------------- packages
+
+apt_install() {
+	[ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ] || die "need root (or sudo) to install Debian packages: $*"
+	command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install $* with your OS package manager"
+	# Keep the packages' maintainer scripts from starting system-wide daemons on
+	# the default ports (no systemd here; ours run from the repo's data dir).
+	local made_policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+		$SUDO chmod 755 /usr/sbin/policy-rc.d
+		made_policy=1
+	fi
+	local rc=0
+	log "installing Debian packages: $*"
+	{
+		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "$@" ||
+			{ $SUDO apt-get -o DPkg::Lock::Timeout=300 update -q && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "$@"; }
+	} >"$SVC/apt.log" 2>&1 || rc=$?
+	[ -z "$made_policy" ] || $SUDO rm -f /usr/sbin/policy-rc.d
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$SVC/apt.log" >&2 || true
+		die "apt-get install $* failed; see $SVC/apt.log"
+	fi
+}
+
+ensure_packages() {
+	local need=()
+	command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
+	{ command -v mariadb >/dev/null 2>&1 && command -v mariadb-admin >/dev/null 2>&1; } || need+=(mariadb-client)
+	{ command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1; } || need+=(redis-server redis-tools)
+	if [ "${#need[@]}" -gt 0 ]; then
+		apt_install "${need[@]}"
+	fi
+}
+
+# ---------------------------------------------------------------- MariaDB
+
+MY_DIR="$SVC/mysql"
+MY_DATA="$MY_DIR/data"
+MY_CNF="$MY_DIR/my.cnf"
+MY_PID="$MY_DIR/mariadb.pid"
+MY_LOG="$MY_DIR/mariadb.log"
+MY_PWFILE="$MY_DIR/rag-password"
+MY_SOCK="$MY_DIR/mysqld.sock"
+# A unix socket path must fit in 108 bytes; fall back to a short path.
+if [ "${#MY_SOCK}" -gt 100 ]; then
+	MY_SOCK="/tmp/ragbaseline-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)-mysqld.sock"
+fi
+
+mysqld_bin() { command -v mariadbd 2>/dev/null || echo /usr/sbin/mariadbd; }
+my_root() { mariadb --no-defaults --protocol=socket --socket="$MY_SOCK" -uroot; }
+my_ping() { mariadb-admin --no-defaults --protocol=socket --socket="$MY_SOCK" -uroot ping; }
+
+start_mariadb() {
+	mkdir -p "$MY_DIR"
+	cat >"$MY_CNF.tmp" <<EOF
+# written by scripts/services.sh
+[mysqld]
+datadir = $MY_DATA
+socket = $MY_SOCK
+pid-file = $MY_PID
+log-error = $MY_LOG
+port = $MYSQL_PORT
+bind-address = $HOST
+skip-name-resolve
+character-set-server = utf8mb4
+collation-server = utf8mb4_unicode_ci
+max_connections = 300
+innodb_buffer_pool_size = 128M
+innodb_flush_log_at_trx_commit = 2
+sync_binlog = 0
+EOF
+	mv -f "$MY_CNF.tmp" "$MY_CNF"
+
+	if pid_alive "$MY_PID" mariadbd && my_ping >/dev/null 2>&1; then
+		log "mariadb already running on $HOST:$MYSQL_PORT (pid $(cat "$MY_PID"))"
+		return
+	fi
+	if pid_alive "$MY_PID" mariadbd; then
+		log "mariadb (pid $(cat "$MY_PID")) is starting; waiting"
+		wait_for mariadb "$MY_LOG" "$MY_PID" my_ping
+		return
+	fi
+	rm -f "$MY_PID"
+	require_free_port mariadb "$MYSQL_PORT" RAG_SERVICES_MYSQL_PORT
+
+	if [ ! -e "$MY_DATA/.ragbaseline-initialized" ]; then
+		log "initialising mariadb datadir $MY_DATA"
+		rm -rf "$MY_DATA"
+		mkdir -p "$MY_DATA"
+		local userarg=()
+		# --user is only allowed (and only needed) when running as root.
+		[ "$(id -u)" -ne 0 ] || userarg=(--user="$RUN_USER")
+		mariadb-install-db --defaults-file="$MY_CNF" "${userarg[@]}" \
+			--auth-root-authentication-method=socket --auth-root-socket-user="$RUN_USER" \
+			--skip-test-db >"$MY_DIR/install-db.log" 2>&1 ||
+			{ tail -n 30 "$MY_DIR/install-db.log" >&2; die "mariadb: mariadb-install-db failed; see $MY_DIR/install-db.log"; }
+		touch "$MY_DATA/.ragbaseline-initialized"
+	fi
+
+	log "starting mariadb on $HOST:$MYSQL_PORT"
+	: >>"$MY_LOG"
+	(
+		cd "$MY_DIR"
+		setsid nohup "$(mysqld_bin)" --defaults-file="$MY_CNF" --user="$RUN_USER" </dev/null >>"$MY_LOG" 2>&1 &
+		echo $! >"$MY_PID"
+	)
+	wait_for mariadb "$MY_LOG" "$MY_PID" my_ping
+}
+
+setup_mariadb_user() {
+	local pw
+	if [ -s "$MY_PWFILE" ]; then
+		pw="$(cat "$MY_PWFILE")"
+	else
+		pw="rag$(od -An -tx1 -N12 /dev/urandom | tr -d ' \n')"
+		(umask 077 && printf '%s\n' "$pw" >"$MY_PWFILE.tmp") && mv -f "$MY_PWFILE.tmp" "$MY_PWFILE"
+	fi
+	MYSQL_PASSWORD="$pw"
+	# Hex-only password: safe inside SQL quotes and inside the DSN.
+	my_root <<SQL || die "mariadb: creating database/user failed; see $MY_LOG"
+CREATE DATABASE IF NOT EXISTS \`$DB_NAME\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+CREATE USER IF NOT EXISTS '$DB_USER'@'127.0.0.1' IDENTIFIED BY '$pw';
+CREATE USER IF NOT EXISTS '$DB_USER'@'localhost' IDENTIFIED BY '$pw';
+ALTER USER '$DB_USER'@'127.0.0.1' IDENTIFIED BY '$pw';
+ALTER USER '$DB_USER'@'localhost' IDENTIFIED BY '$pw';
+GRANT ALL PRIVILEGES ON \`$DB_NAME\`.* TO '$DB_USER'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON \`$DB_NAME\`.* TO '$DB_USER'@'localhost';
+GRANT ALL PRIVILEGES ON \`${DB_NAME}\\_%\`.* TO '$DB_USER'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON \`${DB_NAME}\\_%\`.* TO '$DB_USER'@'localhost';
+FLUSH PRIVILEGES;
+SQL
+	# Prove the DSN's credentials work over TCP.
+	MYSQL_PWD="$pw" mariadb --no-defaults --protocol=tcp -h "$HOST" -P "$MYSQL_PORT" -u "$DB_USER" \
+		-e "SELECT 1" "$DB_NAME" >/dev/null ||
+		die "mariadb: user $DB_USER cannot log in over TCP at $HOST:$MYSQL_PORT; see $MY_LOG"
+}
+
+# ---------------------------------------------------------------- Redis
+
+RD_DIR="$SVC/redis"
+RD_PID="$RD_DIR/redis.pid"
+RD_LOG="$RD_DIR/redis.log"
+rd_ping() { [ "$(redis-cli -h "$HOST" -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]; }
+
+start_redis() {
+	mkdir -p "$RD_DIR"
+	if pid_alive "$RD_PID" redis-server && rd_ping; then
+		log "redis already running on $HOST:$REDIS_PORT (pid $(cat "$RD_PID"))"
+		return
+	fi
+	if ! pid_alive "$RD_PID" redis-server; then
+		rm -f "$RD_PID"
+		require_free_port redis "$REDIS_PORT" RAG_SERVICES_REDIS_PORT
+		log "starting redis on $HOST:$REDIS_PORT"
+		# Embedding cache only: no persistence needed.
+		redis-server --daemonize yes --bind "$HOST" --port "$REDIS_PORT" --dir "$RD_DIR" \
+			--pidfile "$RD_PID" --logfile "$RD_LOG" --save "" --appendonly no \
+			--protected-mode yes >"$RD_DIR/redis-start.log" 2>&1 ||
+			{ tail -n 30 "$RD_DIR/redis-start.log" "$RD_LOG" >&2 2>/dev/null || true; die "redis: redis-server failed to start; see its log: $RD_LOG"; }
+	fi
+	wait_for redis "$RD_LOG" "" rd_ping
+}
+
+# ---------------------------------------------------------------- Milvus Lite
+
+MV_DIR="$SVC/milvus"
+MV_PID="$MV_DIR/milvus.pid"
+MV_LOG="$MV_DIR/milvus.log"
+mv_ping() { port_open "$MILVUS_PORT"; }
+
+venv_ok() { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; }
+
+installed_milvus_lite() {
+	"$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("milvus-lite"))' 2>/dev/null || true
+}
+
+milvus_lib_dir() {
+	local d
+	for d in "$VENV"/lib/python3*/site-packages/milvus_lite/lib; do
+		[ -x "$d/milvus" ] && { echo "$d"; return; }
+	done
+	return 1
+}
+
+ensure_milvus_lite() {
+	if ! venv_ok; then
+		log "creating virtualenv $VENV"
+		rm -rf "$VENV"
+		if ! "$PYTHON" -m venv "$VENV" >"$SVC/venv.log" 2>&1; then
+			# Debian's python3 needs python3-venv for ensurepip.
+			apt_install python3-venv
+			rm -rf "$VENV"
+			PYTHON=/usr/bin/python3
+			"$PYTHON" -m venv "$VENV" >"$SVC/venv.log" 2>&1 || { cat "$SVC/venv.log" >&2; die "cannot create virtualenv $VENV"; }
+		fi
+	fi
+	if [ "$(installed_milvus_lite)" != "$MILVUS_LITE_VERSION" ]; then
+		log "installing milvus-lite==$MILVUS_LITE_VERSION from PyPI into $VENV"
+		"$VENV/bin/python" -m pip install -q --disable-pip-version-check "milvus-lite==$MILVUS_LITE_VERSION" >"$SVC/pip.log" 2>&1 ||
+			{ tail -n 30 "$SVC/pip.log" >&2; die "pip install milvus-lite==$MILVUS_LITE_VERSION failed; see $SVC/pip.log"; }
+	fi
+	milvus_lib_dir >/dev/null ||
+		die "milvus-lite $MILVUS_LITE_VERSION has no milvus binary under $VENV/lib/python3*/site-packages/milvus_lite/lib (only the 2.4/2.5 wheels embed one; this script does not drive the 3.x line)"
+}
+
+start_milvus() {
+	mkdir -p "$MV_DIR"
+	if pid_alive "$MV_PID" milvus_lite/lib/milvus && mv_ping; then
+		log "milvus lite already running on $HOST:$MILVUS_PORT (pid $(cat "$MV_PID"))"
+		return
+	fi
+	if ! pid_alive "$MV_PID" milvus_lite/lib/milvus; then
+		rm -f "$MV_PID"
+		require_free_port "milvus lite" "$MILVUS_PORT" RAG_SERVICES_MILVUS_PORT
+		local lib
+		lib="$(milvus_lib_dir)"
+		log "starting milvus lite $MILVUS_LITE_VERSION on $HOST:$MILVUS_PORT"
+		printf '=== %s start milvus-lite %s\n' "$(date -u +%FT%TZ)" "$MILVUS_LITE_VERSION" >>"$MV_LOG"
+		(
+			cd "$MV_DIR"
+			# MY_LOG_LEVEL: the embedded tantivy (BM25/text index) logs every commit at info.
+			LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MY_LOG_LEVEL="${MY_LOG_LEVEL:-warn}" \
+				setsid nohup "$lib/milvus" "$MV_DIR/milvus.db" "$HOST:$MILVUS_PORT" "$MILVUS_LOG_LEVEL" \
+				</dev/null >>"$MV_LOG" 2>&1 &
+			echo $! >"$MV_PID"
+		)
+	fi
+	wait_for "milvus lite" "$MV_LOG" "$MV_PID" mv_ping
+}
+
+# ---------------------------------------------------------------- main
+
+main() {
+	local start=$SECONDS
+	mkdir -p "$SVC"
+	# Keep the data dir out of git even before the repo's .gitignore says so.
+	[ -e "$STATE/.gitignore" ] || printf '*\n' >"$STATE/.gitignore"
+
+	ensure_packages
+	ensure_milvus_lite
+
+	start_mariadb
+	setup_mariadb_user
+	start_redis
+	start_milvus
+
+	local tmp
+	tmp="$(mktemp "$STATE/.services.env.XXXXXX")"
+	cat >"$tmp" <<EOF
+# written by scripts/services.sh; load with: . .ragbaseline/services.env
+export RAG_MYSQL_DSN='$DB_USER:$MYSQL_PASSWORD@tcp($HOST:$MYSQL_PORT)/$DB_NAME?parseTime=true&charset=utf8mb4'
+export RAG_REDIS_ADDR=$HOST:$REDIS_PORT
+export RAG_MILVUS_ADDR=$HOST:$MILVUS_PORT
+export RAG_SERVICES=1
+EOF
+	chmod 600 "$tmp"
+	mv -f "$tmp" "$ENV_FILE"
+	log "ready in $((SECONDS - start))s: mariadb $HOST:$MYSQL_PORT, redis $HOST:$REDIS_PORT, milvus lite $MILVUS_LITE_VERSION $HOST:$MILVUS_PORT"
+	log "settings written to $ENV_FILE (load with: . $ENV_FILE)"
+}
+
+main "$@"
