@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -134,10 +136,8 @@ func judgeRun(o *judgeOptions) error {
 			}
 		}
 	}
-	for _, out := range outs {
-		if err := atomicfile.Render(out.path, out.render); err != nil {
-			return err
-		}
+	if err := writeOutputs(outs); err != nil {
+		return err
 	}
 
 	for _, w := range res.Warnings {
@@ -196,4 +196,29 @@ func samePath(p string) string {
 		}
 	}
 	return abs
+}
+
+// writeOutputs renders every output concurrently into memory, then writes
+// each atomically. A rendering error writes nothing.
+func writeOutputs(outs []output) error {
+	bufs := make([]bytes.Buffer, len(outs))
+	errs := make([]error, len(outs))
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() {
+			if err := outs[i].render(&bufs[i]); err != nil {
+				errs[i] = fmt.Errorf("render %s: %w", outs[i].path, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, out := range outs {
+		if err := atomicfile.WriteFile(out.path, bufs[i].Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", out.path, err)
+		}
+	}
+	return nil
 }

@@ -13,7 +13,7 @@ func main() {
 	// live heap stays small; collect less often unless GOGC says otherwise,
 	// with a soft memory limit well under the 500 MB budget.
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(800)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(384 << 20)

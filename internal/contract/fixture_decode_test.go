@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -616,5 +617,28 @@ func TestEncodeFixtureErrors(t *testing.T) {
 	}
 	if _, err := EncodeFixture(nil); err == nil {
 		t.Error("nil fixture: no error")
+	}
+}
+
+// TestParseFixtureBorrowed checks the borrowing decoder gives what the
+// copying one gives, on every testdata fixture.
+func TestParseFixtureBorrowed(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/fixtures/*.json")
+	if len(paths) == 0 {
+		t.Fatal("no testdata fixtures")
+	}
+	for _, p := range append(paths, "") {
+		var data []byte
+		if p != "" {
+			var err error
+			if data, err = os.ReadFile(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, werr := ParseFixture(p, data)
+		got, gerr := ParseFixtureBorrowed(p, bytes.Clone(data))
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: borrowed decode differs: %v / %v", p, werr, gerr)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte // reused: ParseFixture keeps no reference to it
+			var buf []byte // reused for every fixture this worker reads
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(g.Cases) {
@@ -106,7 +106,9 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte) (CaseR
 	if err != nil {
 		return broken(c, k, fmt.Sprintf("read fixture: %v", err)), data
 	}
-	f, err := contract.ParseFixture(path, data)
+	// data is this worker's reused buffer: JudgeFixture copies every
+	// string it keeps, so the fixture may borrow it.
+	f, err := contract.ParseFixtureBorrowed(path, data)
 	if err != nil {
 		return broken(c, k, fmt.Sprintf("invalid fixture %v", err)), data
 	}

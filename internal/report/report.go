@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -225,8 +224,9 @@ func fl(v *float64) Float {
 // WriteJSON writes r as indented JSON (two spaces, no HTML escaping, a
 // trailing newline). The same report always gives the same bytes.
 //
-// The cases, which are most of a large report, are encoded concurrently;
-// the output is byte for byte what encoding/json gives for the whole report.
+// The cases, which are most of a large report, are encoded concurrently by
+// appendCase; the output is byte for byte what encoding/json gives for the
+// whole report (TestWriteJSONMatchesEncodingJSON).
 func (r *Report) WriteJSON(w io.Writer) error {
 	head := *r
 	head.Cases = []Case{}
@@ -245,32 +245,24 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	out = out[:len(out)-len(emptyTail)]
 	parts := make([][]byte, len(r.Cases))
-	errs := make([]error, len(r.Cases))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(r.Cases)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("    ", "  ")
+			var b []byte
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(r.Cases) {
 					return
 				}
-				b.Reset()
-				errs[i] = enc.Encode(&r.Cases[i])
-				parts[i] = bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+				b = appendCase(b[:0], &r.Cases[i], "    ")
+				parts[i] = bytes.Clone(b)
 			}
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.Write(out)
 	bw.WriteString("\"cases\": [\n")

@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -194,6 +196,61 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 		want := render(t, func(b *bytes.Buffer) error { return writeJSON(b, rep) })
 		if !bytes.Equal(got, want) {
 			t.Errorf("WriteJSON differs from encoding/json:\n%s", lineDiff(string(want), string(got)))
+		}
+	}
+}
+
+// TestAppendCaseMatchesEncodingJSON compares the hand-written case encoder
+// with encoding/json on cases full of strings that need escaping.
+func TestAppendCaseMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"a", "Z", " ", "\"", "\\", "\n", "\t", "\x01", "\x7f", "<", ">", "&", "连", "é", "\u2028", "\u2029",
+		"\xff", "\xe2\x80", "😀", "\\u003c", "/"}
+	str := func() string {
+		var b strings.Builder
+		for range rng.IntN(8) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	opt := func() *string {
+		if rng.IntN(3) == 0 {
+			return nil
+		}
+		s := str()
+		return &s
+	}
+	for range 2000 {
+		c := Case{CaseID: str(), Scenario: str(), Query: str(), Status: str(), Reason: opt(), K: rng.IntN(10),
+			HitLevel: opt(), SelectedAttempt: opt(), FallbackReason: opt(), EvidenceStatus: opt(), RerankTopSource: opt(), SearchMode: opt()}
+		if rng.IntN(2) == 0 {
+			c.FirstExpectedRank = ptr(rng.IntN(30))
+		}
+		for range rng.IntN(3) {
+			c.Tags = append(c.Tags, str())
+			c.FailedChecks = append(c.FailedChecks, str())
+		}
+		if rng.IntN(4) == 0 {
+			c.Tags, c.FailedChecks = []string{}, []string{}
+		}
+		for j := range rng.IntN(3) {
+			c.TopCandidates = append(c.TopCandidates, Candidate{Rank: j + 1, Source: str(), DocID: str(), Breadcrumb: str(),
+				Category: str(), RelevanceLevel: str(), QualityScore: f6(rng.Float64())})
+			c.Checks = append(c.Checks, Check{Name: str(), Passed: rng.IntN(2) == 0, Message: opt()})
+		}
+		if rng.IntN(2) == 0 {
+			c.Metrics = &Metrics{ReciprocalRank: contract.Float6(rng.Float64()), NDCGAtK: 1, DocRecallAtK: 0, PrecisionAtK: 0.2}
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("    ", "  ")
+		if err := enc.Encode(&c); err != nil {
+			t.Fatal(err)
+		}
+		got := appendCase(nil, &c, "    ")
+		if string(got) != strings.TrimSuffix(want.String(), "\n") {
+			t.Fatalf("appendCase differs from encoding/json:\n%s", lineDiff(want.String(), string(got)+"\n"))
 		}
 	}
 }
