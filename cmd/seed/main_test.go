@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -48,4 +49,36 @@ func TestScriptServer(t *testing.T) {
 		})
 		return nil
 	}})
+}
+
+// TestShippedCorpus seeds eval/rag-retrieval/seed-docs, the corpus rag-seed
+// loads by default, twice on the embedded store and, with the services, on
+// the server stack.
+func TestShippedCorpus(t *testing.T) {
+	stacks := map[string][]string{"embedded": {"--store", "embedded"}}
+	if os.Getenv("RAG_MILVUS_ADDR") != "" || os.Getenv("RAG_REQUIRE_SERVICES") == "1" {
+		coll := kbtest.RandomName("t_")
+		stacks["server"] = []string{"--store", "server", "--mysql-dsn", kbtest.FreshMySQL(t),
+			"--milvus-addr", kbtest.ServiceEnv(t, "RAG_MILVUS_ADDR"), "--milvus-collection", coll}
+		t.Cleanup(func() {
+			if ix, err := milvus.Open(context.Background(), milvus.Config{Addr: os.Getenv("RAG_MILVUS_ADDR"), Collection: coll}); err == nil {
+				ix.Drop(context.Background())
+				ix.Close()
+			}
+		})
+	}
+	for name, flags := range stacks {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"--docs", "../../eval/rag-retrieval/seed-docs", "--data-dir", t.TempDir()}, flags...)
+			for i, want := range []string{" 0 updated, 0 unchanged, 0 pruned", " 0 added, 0 updated, "} {
+				var out, errb strings.Builder
+				if code := run(context.Background(), args, &out, &errb); code != 0 {
+					t.Fatalf("run %d: exit %d: %s", i+1, code, errb.String())
+				}
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("run %d: %q lacks %q", i+1, out.String(), want)
+				}
+			}
+		})
+	}
 }
