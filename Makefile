@@ -18,7 +18,8 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/seed
 
 # Judge the shipped eval set offline and write eval/rag-retrieval/reports/baseline.json|md.
-eval: build
+eval:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
 	$(BIN)/rag-eval
 
 # Like eval, and fail if the regenerated reports differ from the committed ones.
@@ -52,15 +53,16 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Judge 10,000 cases x 30 blocks (~200 MB) and compare with cat of the same files.
-bench-judge: build
+bench-judge:
 	scripts/bench_judge.sh
 
 # rag-eval trec against pytrec_eval on 20,000 queries x 100 documents.
-bench-trec: build
+bench-trec:
 	scripts/bench_trec.sh
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGolden$$' -fuzztime $(FUZZTIME) ./internal/contract
+	$(GO) test -run '^$$' -fuzz '^FuzzParseGoldenScanner$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFixture$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzReadQrels$$' -fuzztime $(FUZZTIME) ./internal/metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRun$$' -fuzztime $(FUZZTIME) ./internal/metrics

@@ -36,7 +36,12 @@ percent-encoded.`,
 		Example: `  rag-eval export-trec --qrels qrels.txt --run run.txt
   rag-eval trec -c -q -m recip_rank -m ndcg_cut.5 -m recall.5 -m P.5 qrels.txt run.txt`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return exportTrecRun(o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("k") && o.K < 1 {
+				return fmt.Errorf("--k must be at least 1, got %d", o.K)
+			}
+			return exportTrecRun(o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of --cases and --fixtures is inside it")

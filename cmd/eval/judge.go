@@ -31,6 +31,7 @@ type judgeOptions struct {
 	MarkdownReport string
 	JUnit          string
 	Quiet          bool
+	KSet           bool // --k was given
 	CompareTo      string
 	DiffJSON       string
 	DiffMarkdown   string
@@ -80,7 +81,7 @@ type output struct {
 
 func judgeRun(o *judgeOptions) error {
 	o.defaults()
-	if o.K < 0 {
+	if o.KSet && o.K < 1 {
 		return fmt.Errorf("--k must be at least 1, got %d", o.K)
 	}
 	outs := []output{{flag: "--json-report", path: o.JSONReport}, {flag: "--markdown-report", path: o.MarkdownReport}}
@@ -90,7 +91,7 @@ func judgeRun(o *judgeOptions) error {
 	if o.CompareTo != "" {
 		outs = append(outs, output{flag: "--diff-json-report", path: o.DiffJSON}, output{flag: "--diff-markdown-report", path: o.DiffMarkdown})
 	}
-	if err := checkOutputs(outs, o.CompareTo); err != nil {
+	if err := checkOutputs(outs, o.CompareTo, o.Cases); err != nil {
 		return err
 	}
 
@@ -164,11 +165,11 @@ func judgeRun(o *judgeOptions) error {
 	return nil
 }
 
-// checkOutputs rejects output paths that collide with each other or with
-// the baseline: a baseline is never overwritten by the run that compares
-// against it.
-func checkOutputs(outs []output, baseline string) error {
-	seen := map[string]string{}
+// checkOutputs rejects output paths that collide with each other, with the
+// cases file or with the baseline: a baseline is never overwritten by the
+// run that compares against it.
+func checkOutputs(outs []output, baseline, cases string) error {
+	seen := map[string]string{samePath(cases): "--cases"}
 	if baseline != "" {
 		seen[samePath(baseline)] = "--compare-to"
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
 func main() {
@@ -29,7 +30,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	if ee := (*exitError)(nil); err != nil && !(errors.As(err, &ee) && ee.err == nil) {
-		fmt.Fprintf(stderr, "rag-eval: %v\n", err)
+		for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+			fmt.Fprintf(stderr, "rag-eval: %s\n", line)
+		}
 	}
 	return exitCode(err)
 }

@@ -33,7 +33,10 @@ against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 		Args:          cobra.NoArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		RunE:          func(*cobra.Command, []string) error { return judgeRun(o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.KSet = cmd.Flags().Changed("k")
+			return judgeRun(o)
+		},
 	}
 	newJudgeFlags(root, o)
 	root.SetOut(stdout)

@@ -5,8 +5,6 @@
 package atomicfile
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -60,19 +58,6 @@ func Write(path string, perm os.FileMode, fn func(io.Writer) error) (err error) 
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync()
 		d.Close()
-	}
-	return nil
-}
-
-// Render runs render into memory first, so a rendering error leaves no file
-// behind; it then writes the bytes atomically to path.
-func Render(path string, render func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := render(&buf); err != nil {
-		return fmt.Errorf("render %s: %w", path, err)
-	}
-	if err := WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

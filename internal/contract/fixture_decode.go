@@ -199,7 +199,7 @@ func (p *fxProblem) error(name string, data []byte) error {
 	}
 	if p.version != "" {
 		return &UnsupportedVersionError{File: name, Line: line, Field: "fixtureVersion",
-			Version: p.version, Supported: slices.Clone(SupportedFixtureVersions)}
+			Version: strings.Clone(p.version), Supported: slices.Clone(SupportedFixtureVersions)}
 	}
 	return &Error{File: name, Line: line, Field: p.field, Msg: p.msg}
 }

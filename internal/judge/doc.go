@@ -16,6 +16,7 @@
 // case's document ranking; other cases are n/a.
 //
 // Run judges cases concurrently, one worker per CPU, and decodes from each
-// fixture only the fields the checks read (contract.DecodeFixture), so
+// fixture only the fields the checks read (contract.ParseFixtureBorrowed,
+// straight from a reused read buffer), so
 // judging costs little more than reading the files.
 package judge

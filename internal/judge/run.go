@@ -44,16 +44,16 @@ func FixturePath(dir, caseID string) string {
 
 // Run judges every case of g against the fixtures in dir. A missing fixture
 // makes its case not_run and a broken one makes it error; neither stops the
-// run. Run fails only when dir itself cannot be read.
+// run. Run fails only when dir itself cannot be read (including when it does
+// not exist or is not a directory).
 func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
 	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read fixtures %s: %w", dir, err)
+	if err != nil {
+		// A missing or unreadable directory is an input error, not a set of
+		// not_run cases: a mistyped --fixtures must not replace a report.
+		return nil, fmt.Errorf("read fixtures: %w", err)
 	}
 	res := &Result{Golden: g, Fixtures: dir, FlagK: opts.FlagK, Cases: make([]CaseResult, len(g.Cases))}
-	if errors.Is(err, fs.ErrNotExist) {
-		res.Warnings = append(res.Warnings, fmt.Errorf("fixture directory %s does not exist", dir))
-	}
 
 	workers := opts.Workers
 	if workers <= 0 {
@@ -110,7 +110,7 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte) (CaseR
 	// string it keeps, so the fixture may borrow it.
 	f, err := contract.ParseFixtureBorrowed(path, data)
 	if err != nil {
-		return broken(c, k, fmt.Sprintf("invalid fixture %v", err)), data
+		return broken(c, k, fmt.Sprintf("invalid fixture: %v", err)), data
 	}
 	return JudgeFixture(c, k, f, kbScope), data
 }

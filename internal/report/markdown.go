@@ -39,7 +39,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	row(b, "evidence status", histogram(s.EvidenceStatus))
 	row(b, "selected attempt", histogram(s.SelectedAttempt))
 	row(b, "relevance levels (top K)", histogram(s.RelevanceLevels))
-	row(b, "search modes", strings.Join(s.SearchModes, ", "))
+	row(b, "search modes", escape(strings.Join(s.SearchModes, ", ")))
 	b.WriteString("\n")
 
 	groupTable(b, "By scenario", "scenario", r.ByScenario)

@@ -31,10 +31,7 @@ func Normalize(s string) string {
 // normalizeFull is Normalize without the fast paths.
 func normalizeFull(s string) string {
 	// A cases.Caser is stateful and must not be shared between goroutines.
-	s = cases.Fold().String(norm.NFKC.String(s))
-	// Folding can produce sequences that are not in NFKC (SPEC: NFKC then
-	// fold; normalising again keeps equal strings equal).
-	return strings.TrimSpace(norm.NFKC.String(s))
+	return strings.TrimSpace(cases.Fold().String(norm.NFKC.String(s)))
 }
 
 // BreadcrumbSeparators are the characters a breadcrumb is split on.
