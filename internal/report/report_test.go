@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
