@@ -64,6 +64,8 @@ func LoadGolden(path string) (*GoldenFile, error) {
 //     that is its likely cause;
 //   - both expectedFallbackReason and expectedFallbackReasons;
 //   - minKeywordCoverage without expectedKeywords, or outside [0, 1];
+//   - expectedFirstRankMax without expectedSources or expectedDocIds (the
+//     first expected rank needs expected documents);
 //   - k (case or file) or expectedFirstRankMax not an integer, below 1 or †
 //     above 2147483647; a number written with a fraction or exponent counts
 //     as an integer when its value is one (1.0, 1e1);
@@ -469,6 +471,9 @@ func (p *goldenParser) decodeCase(obj []byte, off int) (c Case, idOff int) {
 	}
 	if c.MinKeywordCoverage != nil && len(c.ExpectedKeywords) == 0 && !badList[gkExpectedKeywords] {
 		p.add(seen[gkMinKeywordCoverage]-1, "", "minKeywordCoverage", "set without expectedKeywords")
+	}
+	if c.ExpectedFirstRankMax != nil && !c.UsesExpectedDocs() && !badList[gkExpectedSources] && !badList[gkExpectedDocIDs] {
+		p.add(seen[gkExpectedFirstRankMax]-1, "", "expectedFirstRankMax", "set without expectedSources or expectedDocIds")
 	}
 	if len(zeroes) > 0 && !badList[gkExpectedSources] && !badList[gkExpectedDocIDs] {
 		list := c.ExpectedSources

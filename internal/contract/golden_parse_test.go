@@ -131,7 +131,7 @@ func TestParseGoldenNullsDeclareNothing(t *testing.T) {
 		Version: 1,
 		Cases: []Case{
 			{CaseID: "all-null", Scenario: "chat", Query: "q", ExpectedFound: gPtr(false)},
-			{CaseID: "all-empty", Scenario: "chat", Query: "q", ExpectedFirstRankMax: gPtr(2)},
+			{CaseID: "all-empty", Scenario: "chat", Query: "q", ExpectedFound: gPtr(true)},
 		},
 	}
 	if !reflect.DeepEqual(g, want) {
@@ -145,8 +145,8 @@ func TestParseGoldenAccepts(t *testing.T) {
 		in   string
 		want Case
 	}{
-		{"integral float k", `[{"caseId":"a","scenario":"chat","query":"q","expectedFound":true,"k":1.0,"expectedFirstRankMax":1e1}]`,
-			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedFound: gPtr(true), K: gPtr(1), ExpectedFirstRankMax: gPtr(10)}},
+		{"integral float k", `[{"caseId":"a","scenario":"chat","query":"q","expectedSources":["x"],"k":1.0,"expectedFirstRankMax":1e1}]`,
+			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedSources: []string{"x"}, K: gPtr(1), ExpectedFirstRankMax: gPtr(10)}},
 		{"coverage bounds", `[{"caseId":"a","scenario":"chat","query":"q","expectedKeywords":["x"],"minKeywordCoverage":0}]`,
 			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedKeywords: []string{"x"}, MinKeywordCoverage: gPtr(0.0)}},
 		{"zero grade on non-expected doc", `[{"caseId":"a","scenario":"chat","query":"q","expectedSources":["x"],"relevance":{"y":0}}]`,
@@ -269,6 +269,7 @@ func TestParseGoldenErrors(t *testing.T) {
 			[]string{`golden.json:4: case "c1": declares no check other than query`}},
 		{"both fallback fields", "[{" + okCase + ", \"expectedFallbackReasons\": [\"a\"],\n\"expectedFallbackReason\": \"b\"}]",
 			[]string{`golden.json:2: case "c1": field "expectedFallbackReason": both expectedFallbackReason and expectedFallbackReasons are set; use one`}},
+		{"first rank max without expected documents", goldenText(`{"caseId": "c1", "scenario": "chat", "query": "q", "expectedFound": true, "expectedFirstRankMax": 3}`), []string{`golden.json:4: case "c1": field "expectedFirstRankMax": set without expectedSources or expectedDocIds`}},
 		{"coverage without keywords", goldenText(`{` + okCase + `, "minKeywordCoverage": 0.5}`), []string{`golden.json:4: case "c1": field "minKeywordCoverage": set without expectedKeywords`}},
 		{"coverage with empty keywords", goldenText(`{` + okCase + `, "expectedKeywords": [], "minKeywordCoverage": 0.5}`), []string{`golden.json:4: case "c1": field "minKeywordCoverage": set without expectedKeywords`}},
 		{"coverage above 1", goldenText(`{` + okCase + `, "expectedKeywords": ["x"], "minKeywordCoverage": 1.01}`), []string{`golden.json:4: case "c1": field "minKeywordCoverage": must be between 0 and 1, got 1.01`}},
