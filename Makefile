@@ -30,7 +30,7 @@ eval-check: eval
 # (they skip, saying so, when the services are not there).
 test:
 	$(GO) vet ./...
-	$(WITH_SERVICES) $(GO) test ./...
+	$(WITH_SERVICES) $(GO) test $(if $(RAG_REQUIRE_SERVICES),-count=1) ./...
 
 # Integration tests against the local MariaDB, Redis and Milvus Lite, required
 # to run: a missing service is a failure, not a skip.
@@ -64,6 +64,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGolden$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGoldenScanner$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFixture$$' -fuzztime $(FUZZTIME) ./internal/contract
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/corpus
+	$(GO) test -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME) ./internal/corpus
+	$(GO) test -run '^$$' -fuzz '^FuzzTokens$$' -fuzztime $(FUZZTIME) ./internal/textnorm
+	$(GO) test -run '^$$' -fuzz '^FuzzNormalizeCommon$$' -fuzztime $(FUZZTIME) ./internal/textnorm
+	$(GO) test -run '^$$' -fuzz '^FuzzFeatures$$' -fuzztime $(FUZZTIME) ./internal/embed/local
+	$(GO) test -run '^$$' -fuzz '^FuzzQuote$$' -fuzztime $(FUZZTIME) ./internal/index/milvus
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeOp$$' -fuzztime $(FUZZTIME) ./internal/index/embedded
+	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) ./internal/index/embedded
 	$(GO) test -run '^$$' -fuzz '^FuzzReadQrels$$' -fuzztime $(FUZZTIME) ./internal/metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRun$$' -fuzztime $(FUZZTIME) ./internal/metrics
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"os"
 	"strings"
 	"testing"
@@ -35,7 +37,11 @@ func TestScriptServer(t *testing.T) {
 	redis := kbtest.ServiceEnv(t, "RAG_REDIS_ADDR")
 	testscript.Run(t, testscript.Params{Dir: "testdata/server", Setup: func(env *testscript.Env) error {
 		env.Setenv("RAG_STORE", "server")
-		env.Setenv("RAG_MYSQL_DSN", kbtest.FreshMySQL(env.T().(testing.TB)))
+		dsn := kbtest.FreshMySQL(env.T().(testing.TB))
+		env.Setenv("RAG_MYSQL_DSN", dsn)
+		if cfg, err := mysqldrv.ParseDSN(dsn); err == nil {
+			env.Setenv("MYSQL_PASSWORD", cfg.Passwd)
+		}
 		env.Setenv("RAG_MILVUS_ADDR", addr)
 		env.Setenv("RAG_REDIS_ADDR", redis)
 		coll := kbtest.RandomName("t_")

@@ -62,6 +62,8 @@ type Config struct {
 	OpenAIKey        string // from OPENAI_API_KEY only
 	// Timeout bounds every call to a service.
 	Timeout time.Duration
+
+	envErr error // a malformed environment variable, reported by Validate
 }
 
 // Defaults returns the configuration from the environment, with defaults
@@ -80,7 +82,11 @@ func Defaults() Config {
 		OpenAIKey:        os.Getenv("OPENAI_API_KEY"),
 		Timeout:          30 * time.Second,
 	}
-	if d, err := strconv.Atoi(os.Getenv("RAG_EMBED_DIM")); err == nil {
+	if v := os.Getenv("RAG_EMBED_DIM"); v != "" {
+		d, err := strconv.Atoi(v)
+		if err != nil {
+			c.envErr = fmt.Errorf("RAG_EMBED_DIM=%q is not an integer", v)
+		}
 		c.EmbedDim = d
 	}
 	return c
@@ -107,6 +113,17 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.EmbedDim, "embed-dim", c.EmbedDim, "embedding dimension (local default 512) [RAG_EMBED_DIM]")
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 [OPENAI_BASE_URL]; the key is read from OPENAI_API_KEY")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "timeout of each call to a service")
+	// Defaults that come from the environment may carry passwords: --help
+	// shows them redacted.
+	if f := fs.Lookup("mysql-dsn"); f != nil && f.DefValue != "" {
+		f.DefValue = RedactDSN(f.DefValue)
+	}
+	if f := fs.Lookup("redis-addr"); f != nil && f.DefValue != "" {
+		f.DefValue = RedactURL(f.DefValue)
+	}
+	if f := fs.Lookup("openai-base-url"); f != nil && f.DefValue != "" {
+		f.DefValue = RedactURL(f.DefValue)
+	}
 }
 
 var slug = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -114,6 +131,9 @@ var slug = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // Validate checks the configuration before anything is opened.
 func (c *Config) Validate() error {
 	var errs []error
+	if c.envErr != nil {
+		errs = append(errs, c.envErr)
+	}
 	switch c.Store {
 	case StoreEmbedded:
 	case StoreServer:
@@ -169,7 +189,7 @@ func (c *Config) Describe() string {
 		return fmt.Sprintf("embedded store in %s, embedder %s", c.DataDir, emb)
 	}
 	return fmt.Sprintf("server store: mysql %s, milvus %s/%s, redis %s, embedder %s",
-		RedactDSN(c.MySQLDSN), c.MilvusAddr, c.MilvusCollection, orNone(c.RedisAddr), emb)
+		RedactDSN(c.MySQLDSN), RedactURL(c.MilvusAddr), c.MilvusCollection, orNone(RedactURL(c.RedisAddr)), emb)
 }
 
 func orNone(s string) string {

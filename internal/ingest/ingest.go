@@ -5,8 +5,11 @@
 //
 // Seeding is idempotent and crash-safe:
 //
-//   - a document whose content hash is unchanged and that is ready is
-//     skipped and reported unchanged;
+//   - a document that is ready with the same index hash (its file, the
+//     embedder and dimension, the chunk options) is skipped and reported
+//     unchanged, provided the index holds as many chunks as the catalog
+//     records (otherwise everything is re-indexed: the index was recreated,
+//     lost or only partly rebuilt);
 //   - a new or changed document is marked indexing in the catalog (its L0
 //     terms and chunk rows replaced in one transaction) before its old
 //     vectors are deleted and the new ones written, and marked ready with its
@@ -43,7 +46,8 @@ type Options struct {
 	Recreate bool
 	// Prune removes documents of KBScope that are not in the input.
 	Prune bool
-	// DryRun computes and reports the plan without writing anything.
+	// DryRun computes and reports the plan without writing documents,
+	// chunks or vectors (opening the store may create it, empty).
 	DryRun bool
 	Chunk  corpus.ChunkOptions
 	// BatchSize is the number of chunks embedded per call (default 64).
@@ -64,6 +68,9 @@ type Summary struct {
 	ChunksWritten int
 	Elapsed       time.Duration
 	DryRun        bool
+	// Resynced reports that the index and the catalog disagreed on the
+	// number of chunks, so every document was re-indexed.
+	Resynced bool
 }
 
 // Backends are what a seed writes to.
@@ -105,20 +112,59 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	for _, d := range existing {
 		have[d.DocID] = d
 	}
+	// The catalog and the index must agree before "unchanged" can be
+	// trusted: an index that was recreated, lost or only partly rebuilt
+	// (a --recreate that died, another kbScope's --recreate, a new
+	// collection name) holds fewer chunks than the catalog records, and
+	// orphan vectors make it hold more. Then every document is re-indexed.
+	force := opts.Recreate
+	if !force && !opts.DryRun && len(existing) > 0 {
+		inCatalog, err := b.Catalog.ChunkCount(ctx, opts.KBScope)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		inIndex, err := b.Index.Count(ctx, kb.Filter{KBScope: opts.KBScope})
+		if err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		force = inCatalog != inIndex
+		sum.Resynced = force
+	}
+
+	// Prune first: a document that moved to another docId keeps its source,
+	// and the old row must be gone before the new one takes the source.
+	inInput := make(map[string]bool, len(docs))
+	for i := range docs {
+		inInput[docs[i].DocID] = true
+	}
+	for _, old := range existing {
+		if inInput[old.DocID] {
+			continue
+		}
+		if !opts.Prune {
+			sum.Stale = append(sum.Stale, old.DocID)
+			continue
+		}
+		if !opts.DryRun {
+			if err := pruneDocument(ctx, old, b, opts); err != nil {
+				return sum, fmt.Errorf("prune %s: %w", old.DocID, err)
+			}
+		}
+		sum.Pruned = append(sum.Pruned, old.DocID)
+	}
 
 	docs = append([]kb.Document(nil), docs...)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].DocID < docs[j].DocID })
-	inInput := make(map[string]bool, len(docs))
 	for i := range docs {
 		d := &docs[i]
-		inInput[d.DocID] = true
 		old, existed := have[d.DocID]
+		hash := indexHash(d, b.Embedder, opts.Chunk)
 		switch {
-		case existed && !opts.Recreate && old.Status == kb.StatusReady && old.ContentHash == d.ContentHash:
+		case existed && !force && old.Status == kb.StatusReady && old.ContentHash == hash:
 			sum.Unchanged = append(sum.Unchanged, d.DocID)
 		default:
 			if !opts.DryRun {
-				n, err := indexDocument(ctx, d, b, opts)
+				n, err := indexDocument(ctx, d, hash, b, opts)
 				if err != nil {
 					return sum, fmt.Errorf("seed %s: %w", d.Path, err)
 				}
@@ -135,27 +181,12 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 		}
 	}
 
-	for _, old := range existing {
-		if inInput[old.DocID] {
-			continue
-		}
-		if !opts.Prune {
-			sum.Stale = append(sum.Stale, old.DocID)
-			continue
-		}
-		if !opts.DryRun {
-			if err := pruneDocument(ctx, old, b, opts); err != nil {
-				return sum, fmt.Errorf("prune %s: %w", old.DocID, err)
-			}
-		}
-		sum.Pruned = append(sum.Pruned, old.DocID)
-	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
 }
 
 // indexDocument writes one document: indexing → vectors → ready.
-func indexDocument(ctx context.Context, d *kb.Document, b Backends, opts Options) (int, error) {
+func indexDocument(ctx context.Context, d *kb.Document, hash string, b Backends, opts Options) (int, error) {
 	chunks := corpus.Chunk(d, opts.Chunk)
 	texts := make([]string, len(chunks))
 	for i := range chunks {
@@ -190,33 +221,55 @@ func indexDocument(ctx context.Context, d *kb.Document, b Backends, opts Options
 			return 0, err
 		}
 	}
-	if err := b.Catalog.MarkReady(ctx, d.KBScope, d.DocID, d.ContentHash); err != nil {
+	if err := b.Catalog.MarkReady(ctx, d.KBScope, d.DocID, hash); err != nil {
 		return 0, fmt.Errorf("catalog: %w", err)
 	}
 	return len(chunks), nil
 }
 
 func pruneDocument(ctx context.Context, old kb.DocumentState, b Backends, opts Options) error {
-	// Catalog first: once the row is gone no lookup can trust the vectors,
-	// and a crash before the index delete only leaves orphan vectors that
-	// the next seed of that docId replaces.
-	if err := b.Catalog.DeleteDocument(ctx, old.KBScope, old.DocID); err != nil {
+	// Mark it indexing (no L0 terms, no chunk rows) before touching the
+	// vectors, and drop the row last: a run that dies in between leaves a
+	// row that the next --prune removes, never vectors nobody knows of.
+	doc := kb.Document{DocID: old.DocID, Source: old.Source, Title: old.Title, Breadcrumb: old.Breadcrumb,
+		Category: old.Category, KBScope: old.KBScope}
+	if err := b.Catalog.BeginIndexing(ctx, doc, nil); err != nil {
 		return fmt.Errorf("catalog: %w", err)
 	}
 	if err := b.Index.DeleteDocument(ctx, old.KBScope, old.DocID); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	if opts.KnowledgeDir != "" && old.Source != "" {
-		err := os.Remove(knowledgePath(opts.KnowledgeDir, old.KBScope, old.Source))
-		if err != nil && !os.IsNotExist(err) {
-			return err
+	if err := b.Catalog.DeleteDocument(ctx, old.KBScope, old.DocID); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	if opts.KnowledgeDir != "" {
+		if p, ok := knowledgePath(opts.KnowledgeDir, old.KBScope, old.Source); ok {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-func knowledgePath(dir, kbScope, source string) string {
-	return filepath.Join(dir, kbScope, source+".md")
+// indexHash identifies what a document's vectors were made from: the file,
+// the embedder and its dimension, and the chunking. It is the hash stored
+// as ready, so a model or chunk-size change re-indexes every document.
+func indexHash(d *kb.Document, e kb.Embedder, c corpus.ChunkOptions) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%d", d.ContentHash, e.Name(), e.Dim(), c.MaxChars, c.Overlap)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// knowledgePath is where a document's copy lives; ok is false for a
+// kbScope or source that would leave the knowledge directory (values read
+// back from a shared catalog are not trusted as paths).
+func knowledgePath(dir, kbScope, source string) (string, bool) {
+	rel := filepath.Join(kbScope, source+".md")
+	if kbScope == "" || source == "" || !filepath.IsLocal(rel) || filepath.Dir(rel) != filepath.Clean(kbScope) {
+		return "", false
+	}
+	return filepath.Join(dir, rel), true
 }
 
 func writeKnowledgeCopy(dir string, d *kb.Document) error {
@@ -227,5 +280,9 @@ func writeKnowledgeCopy(dir string, d *kb.Document) error {
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != d.ContentHash {
 		return fmt.Errorf("%s changed while it was being seeded; run rag-seed again", d.Path)
 	}
-	return atomicfile.WriteFile(knowledgePath(dir, d.KBScope, d.Source), data, 0o644)
+	p, ok := knowledgePath(dir, d.KBScope, d.Source)
+	if !ok {
+		return fmt.Errorf("kbScope %q and source %q do not make a file name", d.KBScope, d.Source)
+	}
+	return atomicfile.WriteFile(p, data, 0o644)
 }

@@ -398,6 +398,12 @@ func TestServiceDiesMidSeed(t *testing.T) {
 			if _, err := ingest.Seed(ctx, docs[:1], b, ingest.Options{KBScope: scope}); err != nil {
 				t.Fatal(err)
 			}
+			before := map[string]string{}
+			if states, err := b.Catalog.Documents(ctx, scope); err == nil {
+				for _, s := range states {
+					before[s.DocID] = s.ContentHash
+				}
+			}
 			for _, d := range docs {
 				data, _ := os.ReadFile(d.Path)
 				os.WriteFile(d.Path, append(data, []byte("\n\n附录：修改于第二轮。\n")...), 0o644)
@@ -425,7 +431,7 @@ func TestServiceDiesMidSeed(t *testing.T) {
 			}
 			readyNew := 0
 			for _, s := range states {
-				if s.Status == kb.StatusReady && s.ContentHash == hashOf(docs, s.DocID) {
+				if s.Status == kb.StatusReady && s.ContentHash != before[s.DocID] {
 					readyNew++
 				}
 			}
@@ -442,15 +448,6 @@ func TestServiceDiesMidSeed(t *testing.T) {
 			checkOneCopy(t, b, dir)
 		})
 	}
-}
-
-func hashOf(docs []kb.Document, docID string) string {
-	for _, d := range docs {
-		if d.DocID == docID {
-			return d.ContentHash
-		}
-	}
-	return ""
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
@@ -500,3 +497,65 @@ func keys(hits []kb.Hit) []string {
 	}
 	return out
 }
+
+// TestLostIndexIsRebuilt: an index that no longer holds what the catalog
+// records (deleted, recreated by another run, a new collection) makes the
+// next seed re-index every document instead of trusting "unchanged".
+func TestLostIndexIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	cat, err := sqlite.Open(filepath.Join(dir, "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	openIndex := func() *embedded.Index {
+		idx, err := embedded.Open(filepath.Join(dir, "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx
+	}
+	idx := openIndex()
+	docs := copyDocs(t)
+	b := ingest.Backends{Catalog: cat, Index: idx, Embedder: embedder(t)}
+	seed(t, b, docs, ingest.Options{})
+	idx.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	b.Index = openIndex()
+	defer b.Index.Close()
+	sum := seed(t, b, docs, ingest.Options{})
+	if !sum.Resynced || len(sum.Updated) != 3 {
+		t.Fatalf("after losing the index: %+v", sum)
+	}
+	checkOneCopy(t, b, docs)
+	if again := seed(t, b, docs, ingest.Options{}); again.Resynced || len(again.Unchanged) != 3 {
+		t.Fatalf("third seed: %+v", again)
+	}
+}
+
+// TestChunkOptionsOrModelChangeReindex: the stored hash covers the chunking
+// and the embedder, not only the file.
+func TestChunkOptionsOrModelChangeReindex(t *testing.T) {
+	b := backends[0].open(t, hooks{})
+	dir := copyDocs(t)
+	seed(t, b, dir, ingest.Options{})
+	if sum := seed(t, b, dir, ingest.Options{Chunk: corpus.ChunkOptions{MaxChars: 200, Overlap: -1}}); len(sum.Updated) != 3 {
+		t.Fatalf("after a chunk size change: %+v", sum)
+	}
+	e, err := local.New(128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Embedder = renamed{e}
+	if sum := seed(t, b, dir, ingest.Options{Chunk: corpus.ChunkOptions{MaxChars: 200, Overlap: -1}}); len(sum.Updated) != 3 {
+		t.Fatalf("after an embedder change: %+v", sum)
+	}
+}
+
+// renamed is the local embedder under another model name, as a stand-in
+// for switching models at the same dimension.
+type renamed struct{ kb.Embedder }
+
+func (renamed) Name() string { return "other-model" }

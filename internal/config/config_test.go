@@ -1,0 +1,69 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestPrecedenceFlagEnvDefault(t *testing.T) {
+	t.Setenv("RAG_STORE", "server")
+	t.Setenv("RAG_MILVUS_COLLECTION", "from_env")
+	t.Setenv("RAG_DATA_DIR", "")
+	c := Defaults()
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	c.BindFlags(fs)
+	if err := fs.Parse([]string{"--store", "embedded"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Store != "embedded" || c.MilvusCollection != "from_env" || c.DataDir != ".ragbaseline" {
+		t.Fatalf("store %q collection %q dataDir %q", c.Store, c.MilvusCollection, c.DataDir)
+	}
+}
+
+func TestSecretsNeverShown(t *testing.T) {
+	const pw = "s3cr3t-pass"
+	t.Setenv("RAG_MYSQL_DSN", "rag:"+pw+"@tcp(127.0.0.1:3306)/db")
+	t.Setenv("RAG_REDIS_ADDR", "redis://user:"+pw+"@127.0.0.1:6379")
+	t.Setenv("OPENAI_API_KEY", pw)
+	t.Setenv("RAG_STORE", "server")
+	t.Setenv("RAG_MILVUS_ADDR", "127.0.0.1:19530")
+	c := Defaults()
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	c.BindFlags(fs)
+	if help := fs.FlagUsages(); strings.Contains(help, pw) {
+		t.Errorf("--help shows the password:\n%s", help)
+	}
+	if d := c.Describe(); strings.Contains(d, pw) || !strings.Contains(d, "127.0.0.1:3306") {
+		t.Errorf("Describe = %q", d)
+	}
+	if c.MySQLDSN != "rag:"+pw+"@tcp(127.0.0.1:3306)/db" {
+		t.Errorf("the real DSN was changed: %q", c.MySQLDSN)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Setenv("RAG_EMBED_DIM", "abc")
+	c := Defaults()
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `RAG_EMBED_DIM="abc"`) {
+		t.Errorf("bad RAG_EMBED_DIM: %v", err)
+	}
+	for _, k := range []string{"RAG_EMBED_DIM", "RAG_MYSQL_DSN", "RAG_MILVUS_ADDR", "RAG_STORE", "RAG_EMBEDDER"} {
+		t.Setenv(k, "")
+	}
+	c = Defaults()
+	c.Store = "server"
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "needs --mysql-dsn") || !strings.Contains(err.Error(), "needs --milvus-addr") {
+		t.Errorf("server without addresses: %v", err)
+	}
+	c = Defaults()
+	c.Embedder = "openai"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--embed-model") {
+		t.Errorf("openai without model: %v", err)
+	}
+	if err := ValidKBScope("../x"); err == nil {
+		t.Error("kb scope ../x accepted")
+	}
+}
