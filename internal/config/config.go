@@ -31,11 +31,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
@@ -200,17 +200,7 @@ func orNone(s string) string {
 }
 
 // RedactDSN hides the password of a MySQL DSN (user:pass@tcp(host)/db).
-func RedactDSN(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	if at < 0 {
-		return dsn
-	}
-	cred := dsn[:at]
-	if i := strings.Index(cred, ":"); i >= 0 {
-		cred = cred[:i] + ":xxxxx"
-	}
-	return cred + dsn[at:]
-}
+func RedactDSN(dsn string) string { return mysql.RedactDSN(dsn) }
 
 // RedactURL hides user info in a URL.
 func RedactURL(s string) string {
