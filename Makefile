@@ -16,6 +16,7 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/seed
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/snapshot
 
 # Judge the shipped eval set offline and write eval/rag-retrieval/reports/baseline.json|md.
 eval:
