@@ -1,0 +1,129 @@
+package lookup_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/lookup"
+)
+
+var benchWords = strings.Fields(`连接池 max_connections 慢查询 索引 主从延迟 binlog 磁盘 inode 内存 OOM JVM GC
+heap Redis maxmemory Kafka lag consumer 证书 TLS 网关 timeout upstream Kubernetes pod 探针 节点 告警 值班
+回滚 nginx 排查 步骤 确认 检查 日志 监控 指标 latency check restart verify config threshold rotate`)
+
+// benchCorpus writes docs documents of sections sections each, every
+// section one chunk of about 500 characters (as ingest's BenchmarkSeed10k),
+// each document with one keyword of the vocabulary, so queries get L0 hints.
+func benchCorpus(b *testing.B, docs, sections int) string {
+	dir := b.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for d := range docs {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "---\nsource: doc-%04d\ntitle: Doc %d\nbreadcrumb: Ops > Doc %d\ncategory: c%d\nkb_scope: %s\nkeywords: [%s]\n---\n",
+			d, d, d, d%8, scope, benchWords[d%len(benchWords)])
+		for s := range sections {
+			fmt.Fprintf(&sb, "\n## Section %d\n\n", s)
+			for n := 0; n < 250; {
+				w := benchWords[rng.IntN(len(benchWords))]
+				sb.WriteString(w)
+				sb.WriteByte(' ')
+				n += len([]rune(w)) + 1
+			}
+			sb.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("doc-%04d.md", d)), []byte(sb.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// benchQueries are 64 queries of 3 to 6 vocabulary words.
+func benchQueries() []string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	qs := make([]string, 64)
+	for i := range qs {
+		var ws []string
+		for range 3 + rng.IntN(4) {
+			ws = append(ws, benchWords[rng.IntN(len(benchWords))])
+		}
+		qs[i] = strings.Join(ws, " ")
+	}
+	return qs
+}
+
+// BenchmarkLookup measures whole lookups (embed, L0 hints, search with the
+// retry when it happens, post-processing, context pack) on 10,000 chunks
+// (500 documents × 20 sections), with the local embedder and the default
+// configuration, sequentially and with 8 goroutines.
+//
+//	go test -run '^$' -bench Lookup -benchtime 2000x ./internal/lookup
+//	. .ragbaseline/services.env && go test -run '^$' -bench Lookup/server -benchtime 500x ./internal/lookup
+func BenchmarkLookup(b *testing.B) {
+	dir := benchCorpus(b, 500, 20)
+	queries := benchQueries()
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			s := be.open(b)
+			seedDir(b, s, dir)
+			p := newPipeline(s, nil)
+			ctx := context.Background()
+			for _, mode := range []kb.SearchMode{kb.Hybrid, kb.Dense} {
+				var attempts atomic.Int64
+				lookupOne := func(i int) error {
+					q := queries[i%len(queries)]
+					res, err := p.Lookup(ctx, lookup.Request{Query: q, KBScope: scope, SearchMode: mode})
+					if err == nil && len(res.EvidenceBlocks) == 0 {
+						err = fmt.Errorf("no blocks for %q", q)
+					}
+					if err == nil {
+						attempts.Add(int64(len(res.RetrievalTrace.Attempts)))
+					}
+					return err
+				}
+				b.Run(string(mode), func(b *testing.B) {
+					attempts.Store(0)
+					i := 0
+					for b.Loop() {
+						if err := lookupOne(i); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+					b.ReportMetric(float64(attempts.Load())/float64(b.N), "searches/lookup")
+				})
+				// 8 concurrent callers, as rag-snapshot --concurrency 8.
+				b.Run(string(mode)+"-conc8", func(b *testing.B) {
+					var next atomic.Int64
+					var wg sync.WaitGroup
+					b.ResetTimer()
+					for range 8 {
+						wg.Go(func() {
+							for {
+								i := int(next.Add(1)) - 1
+								if i >= b.N {
+									return
+								}
+								if err := lookupOne(i); err != nil {
+									b.Error(err)
+									return
+								}
+							}
+						})
+					}
+					wg.Wait()
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,215 @@
+package lookup
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Rerankers (Config.Rerank).
+const (
+	RerankNone  = "none"
+	RerankLocal = "local"
+	RerankHTTP  = "http"
+)
+
+// LocalHashEmbedder is the name of the deterministic local embedder
+// (embed/local.Name), whose lexical similarities need their own thresholds.
+// lookup does not import the backend for it; a test pins the two equal.
+const LocalHashEmbedder = "local-hash-v1"
+
+// LocalRerankModel is the model name the local cross-scorer writes into
+// rerankTrace.model.
+const LocalRerankModel = "local-overlap-v1"
+
+// Limits of a request.
+const (
+	// MaxTopK is the largest topK a request may ask for.
+	MaxTopK = 1000
+	// MaxQueryChars is the longest query accepted, in Unicode characters.
+	MaxQueryChars = 4096
+)
+
+// Levels are the qualityScore thresholds of the relevance levels: high when
+// qualityScore ≥ High, medium when ≥ Medium, else low.
+type Levels struct {
+	High, Medium float64
+}
+
+// Config are the parameters of the pipeline. Start from DefaultConfig: New
+// fills zero integer fields and an empty Rerank with their defaults, but
+// takes the thresholds as given (0 is a valid threshold).
+type Config struct {
+	// TopK is the number of evidence blocks when a request does not say
+	// (default 5).
+	TopK int
+	// CandidateK is the number of candidates each retriever returns
+	// (default 20; a request's topK above it raises it for that request).
+	CandidateK int
+	// LowQuality: an attempt whose best qualityScore among its first topK
+	// candidates is below it is low quality (a filtered one is retried);
+	// a result whose best block is below it is "weak" evidence.
+	LowQuality float64
+	// MinQuality: candidates whose qualityScore is below it are not
+	// evidence and are dropped in post-processing, so a question the store
+	// knows nothing about comes back found: false (0 keeps every candidate).
+	// It never affects the attempts (candidates, bestQuality, lowQuality),
+	// and a value above LowQuality would make "weak" unreachable.
+	MinQuality float64
+	// Levels are the relevance level thresholds.
+	Levels Levels
+	// MinVotes is the number of L0 votes a category needs to become a hint
+	// (default 1).
+	MinVotes int
+	// Rerank selects the reranker: RerankNone (default), RerankLocal or
+	// RerankHTTP.
+	Rerank string
+	// RerankURL is the HTTP reranker's endpoint: a URL whose path ends in
+	// "/rerank" is used as it is, any other gets "/rerank" appended
+	// ("http://host:8080/v1" → "http://host:8080/v1/rerank").
+	RerankURL string
+	// RerankModel is sent as "model" and written to rerankTrace.model.
+	RerankModel string
+	// RerankAPIKey, when set, is sent as a bearer token. It is never
+	// written anywhere.
+	RerankAPIKey string
+	// RerankTimeout bounds one rerank call (default 5s).
+	RerankTimeout time.Duration
+	// ContextBudget is the context pack budget in Unicode characters
+	// (default 3000).
+	ContextBudget int
+	// RRFK is the RRF constant of hybrid search (default 60).
+	RRFK int
+	// L0TTL is how long the L0 terms of a kbScope are cached; 0 or less
+	// reloads them on every lookup. Pipeline.InvalidateL0 drops the cache.
+	// (default 10s)
+	L0TTL time.Duration
+	// HTTPClient is used by the HTTP reranker (default: a client with no
+	// timeout of its own; RerankTimeout bounds each call).
+	HTTPClient *http.Client
+}
+
+// Defaults of the integer parameters.
+const (
+	DefaultTopK          = 5
+	DefaultCandidateK    = 20
+	DefaultContextBudget = 3000
+	DefaultMinVotes      = 1
+	DefaultRerankTimeout = 5 * time.Second
+	DefaultL0TTL         = 10 * time.Second
+)
+
+// DefaultConfig returns the defaults for an embedder (kb.Embedder.Name).
+// LocalHashEmbedder gets thresholds calibrated on eval/rag-retrieval (see the
+// package documentation); every other embedder is taken to be a neural one
+// and gets the thresholds of the design notes (lowQuality 0.5, high 0.75,
+// medium 0.5, no MinQuality floor).
+func DefaultConfig(embedderName string) Config {
+	c := Config{
+		TopK:          DefaultTopK,
+		CandidateK:    DefaultCandidateK,
+		MinVotes:      DefaultMinVotes,
+		Rerank:        RerankNone,
+		RerankTimeout: DefaultRerankTimeout,
+		ContextBudget: DefaultContextBudget,
+		RRFK:          60,
+		L0TTL:         DefaultL0TTL,
+	}
+	if embedderName == LocalHashEmbedder {
+		c.LowQuality = 0.15
+		c.MinQuality = 0.13
+		c.Levels = Levels{High: 0.3, Medium: 0.15}
+	} else {
+		c.LowQuality = 0.5
+		c.MinQuality = 0
+		c.Levels = Levels{High: 0.75, Medium: 0.5}
+	}
+	return c
+}
+
+// withDefaults fills the zero integer fields and an empty Rerank.
+func (c Config) withDefaults() Config {
+	if c.TopK == 0 {
+		c.TopK = DefaultTopK
+	}
+	if c.CandidateK == 0 {
+		c.CandidateK = DefaultCandidateK
+	}
+	if c.MinVotes == 0 {
+		c.MinVotes = DefaultMinVotes
+	}
+	if c.Rerank == "" {
+		c.Rerank = RerankNone
+	}
+	if c.RerankTimeout == 0 {
+		c.RerankTimeout = DefaultRerankTimeout
+	}
+	if c.ContextBudget == 0 {
+		c.ContextBudget = DefaultContextBudget
+	}
+	if c.RRFK == 0 {
+		c.RRFK = 60
+	}
+	return c
+}
+
+// Validate reports a configuration the pipeline cannot run with.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("lookup: invalid config: "+format, args...)
+	}
+	switch {
+	case c.TopK < 1 || c.TopK > MaxTopK:
+		return bad("topK %d, want 1..%d", c.TopK, MaxTopK)
+	case c.CandidateK < 1:
+		return bad("candidateK %d, want ≥ 1", c.CandidateK)
+	case c.MinVotes < 1:
+		return bad("minVotes %d, want ≥ 1", c.MinVotes)
+	case c.ContextBudget < 1:
+		return bad("contextBudget %d, want ≥ 1", c.ContextBudget)
+	case c.RRFK < 1:
+		return bad("rrfK %d, want ≥ 1", c.RRFK)
+	case c.RerankTimeout < 0:
+		return bad("rerank timeout %v is negative", c.RerankTimeout)
+	}
+	for _, t := range []struct {
+		name string
+		v    float64
+	}{{"lowQuality", c.LowQuality}, {"minQuality", c.MinQuality}, {"levels.high", c.Levels.High}, {"levels.medium", c.Levels.Medium}} {
+		if math.IsNaN(t.v) || t.v < 0 || t.v > 1 {
+			return bad("%s %v, want 0..1", t.name, t.v)
+		}
+	}
+	if c.Levels.Medium > c.Levels.High {
+		return bad("levels.medium %v is above levels.high %v", c.Levels.Medium, c.Levels.High)
+	}
+	switch c.Rerank {
+	case RerankNone, RerankLocal:
+	case RerankHTTP:
+		if c.RerankURL == "" {
+			return bad("rerank http needs a rerank URL")
+		}
+		u, err := url.Parse(c.RerankURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return bad("rerank URL %q is not an http(s) URL", redactURL(c.RerankURL))
+		}
+	default:
+		return bad("rerank %q, want %q, %q or %q", c.Rerank, RerankNone, RerankLocal, RerankHTTP)
+	}
+	return nil
+}
+
+// redactURL drops user info and query from a URL for messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
