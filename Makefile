@@ -36,7 +36,7 @@ test:
 # Integration tests against the local MariaDB, Redis and Milvus Lite, required
 # to run: a missing service is a failure, not a skip.
 test-integration: services
-	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/catalog/... ./internal/embed/... ./internal/index/... ./internal/ingest/... ./cmd/seed/...
+	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/catalog/... ./internal/embed/... ./internal/index/... ./internal/ingest/... ./internal/lookup/... ./internal/snapshot/... ./cmd/seed/... ./cmd/snapshot/...
 
 # Install (Debian packages, PyPI) and start MariaDB, Redis and Milvus Lite on
 # loopback; idempotent; writes .ragbaseline/services.env.

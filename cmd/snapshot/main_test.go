@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ragbaseline/ragbaseline/internal/config"
+	"github.com/ragbaseline/ragbaseline/internal/corpus"
+	"github.com/ragbaseline/ragbaseline/internal/ingest"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"rag-snapshot": main,
+	})
+}
+
+// ragEnv are the variables of config.Defaults; the tests clear them so a
+// sourced services.env does not switch them to the server stack.
+var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_EMBED_MODEL",
+	"RAG_MYSQL_DSN", "RAG_MILVUS_ADDR", "RAG_MILVUS_COLLECTION", "RAG_REDIS_ADDR", "OPENAI_BASE_URL", "OPENAI_API_KEY"}
+
+// TestScript runs testdata/script/*.txtar on the embedded store. Scripts
+// get two commands of their own: "seed DOCS [DATADIR]" loads DOCS into the
+// embedded store through internal/ingest (rag-seed is not in this test
+// binary), and "waitfor URL" waits until URL answers 200. $SIDECAR_ADDR is
+// a free loopback address for rag-snapshot serve.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			for _, k := range ragEnv {
+				env.Setenv(k, "")
+			}
+			env.Setenv("NO_COLOR", "1")
+			addr, err := freeAddr()
+			if err != nil {
+				return err
+			}
+			env.Setenv("SIDECAR_ADDR", addr)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"seed":    cmdSeed,
+			"waitfor": cmdWaitFor,
+		},
+	})
+}
+
+func cmdSeed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: seed DOCS [DATADIR]")
+	}
+	dataDir := ".ragbaseline"
+	if len(args) == 2 {
+		dataDir = args[1]
+	}
+	n, err := seed(ts.MkAbs(args[0]), ts.MkAbs(dataDir))
+	ts.Check(err)
+	ts.Logf("seeded %d documents into %s", n, dataDir)
+}
+
+// seed loads docs into the embedded store in dataDir, as rag-seed does.
+func seed(docs, dataDir string) (int, error) {
+	ctx := context.Background()
+	cfg := config.Config{Store: config.StoreEmbedded, DataDir: dataDir, Embedder: config.EmbedderLocal,
+		MilvusCollection: "rag_eval", Timeout: 30 * time.Second}
+	stack, err := config.Open(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer stack.Close()
+	ds, err := corpus.LoadDir(docs, "rag-eval")
+	if err != nil {
+		return 0, err
+	}
+	_, err = ingest.Seed(ctx, ds, ingest.Backends{Catalog: stack.Catalog, Index: stack.Index, Embedder: stack.Embedder}, ingest.Options{
+		KBScope: "rag-eval", KnowledgeDir: cfg.KnowledgeDir(),
+		Chunk: corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap},
+	})
+	return len(ds), err
+}
+
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor URL")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(args[0])
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not answer 200 within 20s: %v", args[0], err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// TestShippedCorpus snapshots the shipped golden cases on the shipped
+// corpus, hybrid and dense, twice each: the second run changes nothing.
+func TestShippedCorpus(t *testing.T) {
+	for _, k := range ragEnv {
+		t.Setenv(k, "")
+	}
+	dataDir := t.TempDir()
+	if _, err := seed("../../eval/rag-retrieval/seed-docs", dataDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"hybrid", "dense"} {
+		t.Run(mode, func(t *testing.T) {
+			fixtures := filepath.Join(t.TempDir(), "fixtures")
+			args := []string{"--cases", "../../eval/rag-retrieval/cases/golden-cases.json", "--fixtures", fixtures,
+				"--data-dir", dataDir, "--search-mode", mode}
+			for i, want := range []string{" written (6 changed, 0 unchanged), 0 failed, 0 removed", " written (0 changed, 6 unchanged), 0 failed, 0 removed"} {
+				var out, errb strings.Builder
+				if code := run(context.Background(), args, &out, &errb); code != 0 {
+					t.Fatalf("run %d: exit %d: %s", i+1, code, errb.String())
+				}
+				if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "judge of "+fixtures+":\n") {
+					t.Errorf("run %d: %q lacks %q or the judge", i+1, out.String(), want)
+				}
+			}
+			data, err := os.ReadFile(filepath.Join(fixtures, "chat-mysql-pool.json"))
+			if err != nil || !strings.Contains(string(data), fmt.Sprintf("\"searchMode\": %q", mode)) {
+				t.Errorf("fixture %s (%v)", data, err)
+			}
+		})
+	}
+}
+
+// TestExitCodes pins the exit status of each kind of error.
+func TestExitCodes(t *testing.T) {
+	for _, k := range ragEnv {
+		t.Setenv(k, "")
+	}
+	dir := t.TempDir()
+	badCases := filepath.Join(dir, "bad.json")
+	os.WriteFile(badCases, []byte(`{"cases": [{"caseId": "x", "scenario": "s", "query": "q", "expectedSorces": ["a"]}]}`), 0o644)
+	cases := "--cases=../../eval/rag-retrieval/cases/golden-cases.json"
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--version"}, 0, ""},
+		{[]string{"--bogus"}, 2, "unknown flag: --bogus"},
+		{[]string{"--search-mode", "sparse"}, 2, `--search-mode must be hybrid or dense, got "sparse"`},
+		{[]string{"--pipeline", "http"}, 2, "--pipeline http needs --lookup-url"},
+		{[]string{"--pipeline", "builtin", "--lookup-url", "http://x"}, 2, "--lookup-url is for --pipeline http"},
+		{[]string{"--lookup-url", "ftp://x"}, 2, "must start with http:// or https://"},
+		{[]string{"--sidecar-fixtures", "x"}, 2, "--sidecar-fixtures needs --sidecar-url"},
+		{[]string{"--concurrency", "0"}, 2, "--concurrency must be at least 1"},
+		{[]string{"--kb-scope", "../x"}, 2, `--kb-scope "../x" must match`},
+		{[]string{"--cases", badCases}, 2, `field "expectedSorces": unknown field`},
+		{[]string{"--cases", filepath.Join(dir, "missing.json")}, 2, "load golden cases"},
+		{[]string{cases, "--store", "nosql"}, 2, "--store must be embedded or server"},
+		{[]string{cases, "--data-dir", filepath.Join(dir, "empty"), "--fixtures", filepath.Join(dir, "f")}, 1, "has no chunks in kbScope rag-eval; run rag-seed first"},
+		{[]string{cases, "--lookup-url", "http://127.0.0.1:1", "--retries", "0", "--fixtures", filepath.Join(dir, "f")}, 1, "pipeline health check failed; nothing was written: GET http://127.0.0.1:1/healthz unreachable"},
+		{[]string{"serve", "--kb-scope", ""}, 2, "--kb-scope"},
+		{[]string{"serve", "--addr", "256.0.0.1:http", "--data-dir", filepath.Join(dir, "empty")}, 1, "run rag-seed first"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errb strings.Builder
+			code := run(context.Background(), tt.args, &out, &errb)
+			if code != tt.code || !strings.Contains(errb.String(), tt.msg) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tt.code, tt.msg)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "f")); err == nil {
+				t.Error("a failed run created the fixture dir")
+			}
+		})
+	}
+}

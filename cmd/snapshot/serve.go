@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ragbaseline/ragbaseline/internal/config"
+	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+)
+
+// shutdownGrace is how long in-flight requests get to finish after SIGINT
+// or SIGTERM.
+const shutdownGrace = 10 * time.Second
+
+type serveOptions struct {
+	Addr         string
+	KBScope      string
+	MaxBodyBytes int64
+	Config       config.Config
+}
+
+func newServeCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	o := &serveOptions{Config: config.Defaults()}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the builtin lookup pipeline over HTTP",
+		Long: `serve runs the builtin lookup pipeline on the store of --store and answers
+  POST /v1/lookup  {"query": "…", "kbScope": "rag-eval", "searchMode": "hybrid", "topK": 5}
+                   → {"lookupResult": {…}}  (the lookupResult of a fixture)
+  GET  /healthz    → {"status": "ok", "pipeline": {…}}
+Errors are {"error": "…"} with status 400 (bad request), 404, 405, 413 (body
+over --max-body-bytes), 500 (lookup failed) or 504 (over --timeout).
+
+SIGINT or SIGTERM stops accepting connections and lets the requests in flight
+finish (up to 10s). An embedded data dir is opened by one process at a time:
+a sidecar served from the embedded store needs its own --data-dir.`,
+		Example: `  rag-snapshot serve --addr 127.0.0.1:8080
+  curl -s -d '{"query":"连接池满了","kbScope":"rag-eval"}' http://127.0.0.1:8080/v1/lookup
+
+  # a second store as the sidecar of a snapshot
+  rag-snapshot serve --addr 127.0.0.1:8081 --data-dir /tmp/sidecar-store &
+  rag-snapshot --sidecar-url http://127.0.0.1:8081`,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(*cobra.Command, []string) error {
+			return serveRun(ctx, o, stderr)
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	f := cmd.Flags()
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
+	f.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kbScope of requests that do not give one; the store must hold it")
+	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", lookuphttp.DefaultMaxBodyBytes, "largest request body accepted (larger: 413)")
+	o.Config.BindFlags(f)
+	f.Lookup("timeout").Usage = "timeout of each lookup (then 504), and of each call to a service"
+	return cmd
+}
+
+func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
+	if err := config.ValidKBScope(o.KBScope); err != nil {
+		return &usageError{err}
+	}
+	if o.MaxBodyBytes < 1 {
+		return usagef("--max-body-bytes must be positive")
+	}
+	if o.Config.Timeout <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	p, stack, err := openBuiltin(ctx, o.Config, o.KBScope)
+	if err != nil {
+		return err
+	}
+	defer stack.Close()
+
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return usagef("listen on %s: %w", o.Addr, err)
+	}
+	errLog := log.New(stderr, "rag-snapshot serve: ", log.LstdFlags)
+	srv := &http.Server{
+		Handler: lookuphttp.NewHandler(p, lookuphttp.HandlerOptions{
+			Timeout: o.Config.Timeout, MaxBodyBytes: o.MaxBodyBytes, DefaultKBScope: o.KBScope, ErrorLog: errLog,
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      o.Config.Timeout + 10*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          errLog,
+	}
+	fmt.Fprintf(stderr, "rag-snapshot: serving the builtin pipeline (%s) on http://%s: POST %s, GET %s\n",
+		o.Config.Describe(), ln.Addr(), lookuphttp.LookupPath, lookuphttp.HealthPath)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stderr, "rag-snapshot: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,366 @@
+package lookuphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/lookup"
+)
+
+// fakePipeline answers every lookup with a result built from the request,
+// records the requests, and can fail or stall.
+type fakePipeline struct {
+	mu    sync.Mutex
+	reqs  []lookup.Request
+	err   error
+	delay time.Duration
+}
+
+func (f *fakePipeline) Lookup(ctx context.Context, req lookup.Request) (*contract.LookupResult, error) {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	if f.delay > 0 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(f.delay):
+		}
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	return sampleResult(req.Query), nil
+}
+
+func (f *fakePipeline) Describe() contract.Pipeline {
+	return contract.Pipeline{Name: "builtin", Version: "test", Store: "embedded", Embedder: "local-hash-v1", Dim: 512,
+		Params: &contract.PipelineParams{TopK: 5, CandidateK: 20, LowQuality: 0.2, Rerank: "none", ContextBudget: 3000}}
+}
+
+func sampleResult(query string) *contract.LookupResult {
+	reason := contract.FallbackLowQuality
+	return &contract.LookupResult{
+		Found:          true,
+		EvidenceStatus: contract.EvidenceSufficient,
+		EvidenceBlocks: []contract.EvidenceBlock{{
+			Rank: 1, EvidenceKey: "rag-eval/pool#2", DocID: "rag-eval/pool", Source: "pool", Title: "连接池 <&>",
+			Breadcrumb: "Database > Pool", Category: "database", ChunkIndex: 2, Excerpt: "excerpt of " + query,
+			QualityScore: 0.8123456789, RelevanceLevel: contract.LevelHigh, DenseDistance: 0.61, FusedScore: 0.0325, ScoreLabel: "RRF",
+		}},
+		ContextPack: contract.ContextPack{Sources: []string{"pool"}, BlockCount: 1, UsedChars: 10, BudgetChars: 3000, PackedText: "x"},
+		RetrievalTrace: contract.RetrievalTrace{
+			SearchMode: "hybrid", KBScope: "rag-eval",
+			L0Hints: contract.L0Hints{Categories: []string{"database"}, MatchedTerms: []string{"连接池"}, MatchedSources: []string{"pool"}},
+			Attempts: []contract.Attempt{
+				{Name: contract.AttemptFiltered, Filter: contract.Filter{KBScope: "rag-eval", Categories: []string{"database"}}, Candidates: 3, BestQuality: 0.1, LowQuality: true, LatencyMs: 4},
+				{Name: contract.AttemptUnfilteredRetry, Filter: contract.Filter{KBScope: "rag-eval"}, Candidates: 7, BestQuality: 0.81, LatencyMs: 3},
+			},
+			SelectedAttempt: contract.AttemptUnfilteredRetry,
+			FallbackReason:  &reason,
+		},
+		RerankTrace: contract.RerankTrace{Model: "none", InputOrder: []string{"rag-eval/pool#2"}, OutputOrder: []string{"rag-eval/pool#2"}, TopSource: "pool"},
+	}
+}
+
+// encodeResult renders a result the way a fixture holds it.
+func encodeResult(t *testing.T, lr *contract.LookupResult) string {
+	t.Helper()
+	b, err := contract.EncodeFixture(&contract.Fixture{CaseID: "c", Query: "q", LookupResult: lr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRoundTrip(t *testing.T) {
+	fp := &fakePipeline{}
+	srv := httptest.NewServer(NewHandler(fp, HandlerOptions{}))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, Timeout: 5 * time.Second}
+
+	req := lookup.Request{Query: "连接池满了 <too many> & connections", KBScope: "rag-eval", SearchMode: kb.Dense, TopK: 3}
+	got, err := c.Lookup(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fp.reqs) != 1 || fp.reqs[0] != req {
+		t.Errorf("pipeline got %+v, want [%+v]", fp.reqs, req)
+	}
+	if g, w := encodeResult(t, got), encodeResult(t, sampleResult(req.Query)); g != w {
+		t.Errorf("round trip changed the result:\n got %s\nwant %s", g, w)
+	}
+
+	// Describe before and after the health check.
+	if d := c.Describe(); d.Name != "http" || d.Store != srv.URL || d.Embedder != "" {
+		t.Errorf("Describe before Health = %+v", d)
+	}
+	if err := c.Health(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Describe(); d.Name != "http" || d.Store != srv.URL || d.Version != "builtin test" || d.Embedder != "local-hash-v1" || d.Dim != 512 || d.Params == nil || d.Params.TopK != 5 {
+		t.Errorf("Describe after Health = %+v", d)
+	}
+
+	// A base URL given with the endpoint path works too; an empty
+	// searchMode means hybrid.
+	c2 := &Client{BaseURL: srv.URL + "/v1/lookup"}
+	if _, err := c2.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := fp.reqs[len(fp.reqs)-1].SearchMode; m != kb.Hybrid {
+		t.Errorf("default searchMode = %q, want hybrid", m)
+	}
+}
+
+// TestResponseShape pins the wire format: lists are [] not null, and the
+// body is {"lookupResult": …}.
+func TestResponseShape(t *testing.T) {
+	empty := lookupFunc(func(context.Context, lookup.Request) (*contract.LookupResult, error) {
+		return &contract.LookupResult{EvidenceStatus: contract.EvidenceNone}, nil
+	})
+	srv := httptest.NewServer(NewHandler(empty, HandlerOptions{}))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+LookupPath, "application/json", strings.NewReader(`{"query":"q","kbScope":"s"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, want := range []string{`{"lookupResult":{"found":false,"evidenceStatus":"none","evidenceBlocks":[]`, `"sources":[]`, `"attempts":[]`, `"fallbackReason":null`, `"inputOrder":[]`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("body lacks %s:\n%s", want, body)
+		}
+	}
+}
+
+type lookupFunc func(context.Context, lookup.Request) (*contract.LookupResult, error)
+
+func (f lookupFunc) Lookup(ctx context.Context, r lookup.Request) (*contract.LookupResult, error) {
+	return f(ctx, r)
+}
+func (f lookupFunc) Describe() contract.Pipeline { return contract.Pipeline{Name: "func"} }
+
+func TestHandlerErrors(t *testing.T) {
+	fp := &fakePipeline{}
+	srv := httptest.NewServer(NewHandler(fp, HandlerOptions{MaxTopK: 50}))
+	defer srv.Close()
+	big := `{"query":"` + strings.Repeat("x", DefaultMaxBodyBytes) + `","kbScope":"s"}`
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		msg                      string
+	}{
+		{"unknown field", "POST", LookupPath, `{"query":"q","kbScope":"s","topk":3}`, 400, `unknown field "topk"`},
+		{"empty query", "POST", LookupPath, `{"query":"  ","kbScope":"s"}`, 400, "query must not be empty"},
+		{"no query", "POST", LookupPath, `{"kbScope":"s"}`, 400, "query must not be empty"},
+		{"bad search mode", "POST", LookupPath, `{"query":"q","kbScope":"s","searchMode":"sparse"}`, 400, `searchMode must be "hybrid" or "dense", got "sparse"`},
+		{"negative topK", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":-1}`, 400, "topK must be between 1 and 50"},
+		{"huge topK", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":51}`, 400, "topK must be between 1 and 50"},
+		{"wrong type", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":"5"}`, 400, "cannot unmarshal string"},
+		{"no kbScope", "POST", LookupPath, `{"query":"q"}`, 400, "kbScope must not be empty"},
+		{"trailing data", "POST", LookupPath, `{"query":"q","kbScope":"s"} {}`, 400, "data after the JSON object"},
+		{"not JSON", "POST", LookupPath, `query=q`, 400, "invalid request"},
+		{"empty body", "POST", LookupPath, ``, 400, "empty request body"},
+		{"bad UTF-8", "POST", LookupPath, "{\"query\":\"\xff\",\"kbScope\":\"s\"}", 400, "not valid UTF-8"},
+		{"too large", "POST", LookupPath, big, 413, "request body larger than 1048576 bytes"},
+		{"GET lookup", "GET", LookupPath, ``, 405, "method GET not allowed"},
+		{"POST health", "POST", HealthPath, `{}`, 405, "method POST not allowed"},
+		{"unknown path", "GET", "/v2/lookup", ``, 404, "no such endpoint /v2/lookup"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var e errorResponse
+			if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+				t.Fatalf("error body is not JSON: %v", err)
+			}
+			if resp.StatusCode != tt.status || !strings.Contains(e.Error, tt.msg) {
+				t.Errorf("got %d %q, want %d containing %q", resp.StatusCode, e.Error, tt.status, tt.msg)
+			}
+			if tt.status == 405 && resp.Header.Get("Allow") == "" {
+				t.Error("405 without Allow")
+			}
+		})
+	}
+	if len(fp.reqs) != 0 {
+		t.Errorf("invalid requests reached the pipeline: %+v", fp.reqs)
+	}
+}
+
+func TestDefaultKBScope(t *testing.T) {
+	fp := &fakePipeline{}
+	srv := httptest.NewServer(NewHandler(fp, HandlerOptions{DefaultKBScope: "rag-eval"}))
+	defer srv.Close()
+	if _, err := (&Client{BaseURL: srv.URL}).Lookup(context.Background(), lookup.Request{Query: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	if fp.reqs[0].KBScope != "rag-eval" {
+		t.Errorf("kbScope = %q, want the default rag-eval", fp.reqs[0].KBScope)
+	}
+}
+
+func TestClientErrors(t *testing.T) {
+	ctx := context.Background()
+	req := lookup.Request{Query: "q", KBScope: "s"}
+
+	t.Run("pipeline error is a transient 500", func(t *testing.T) {
+		srv := httptest.NewServer(NewHandler(&fakePipeline{err: errors.New("milvus: connection lost")}, HandlerOptions{}))
+		defer srv.Close()
+		_, err := (&Client{BaseURL: srv.URL}).Lookup(ctx, req)
+		var se *StatusError
+		if !errors.As(err, &se) || se.StatusCode != 500 || !se.Transient() {
+			t.Fatalf("got %T %v, want a transient 500 StatusError", err, err)
+		}
+		if want := "POST " + srv.URL + "/v1/lookup: 500 Internal Server Error: lookup failed: milvus: connection lost"; err.Error() != want {
+			t.Errorf("error %q, want %q", err, want)
+		}
+	})
+
+	t.Run("bad request is not transient", func(t *testing.T) {
+		srv := httptest.NewServer(NewHandler(&fakePipeline{}, HandlerOptions{}))
+		defer srv.Close()
+		_, err := (&Client{BaseURL: srv.URL}).Lookup(ctx, lookup.Request{Query: "", KBScope: "s"})
+		var se *StatusError
+		if !errors.As(err, &se) || se.StatusCode != 400 || se.Transient() || !strings.Contains(err.Error(), "query must not be empty") {
+			t.Fatalf("got %v, want a 400 naming the problem", err)
+		}
+	})
+
+	t.Run("a request the pipeline refuses is a 400", func(t *testing.T) {
+		srv := httptest.NewServer(NewHandler(&fakePipeline{err: fmt.Errorf("lookup: %w: query longer than 4096 characters", lookup.ErrInvalidRequest)}, HandlerOptions{}))
+		defer srv.Close()
+		_, err := (&Client{BaseURL: srv.URL}).Lookup(ctx, req)
+		var se *StatusError
+		if !errors.As(err, &se) || se.StatusCode != 400 || se.Transient() || !strings.HasSuffix(err.Error(), "400 Bad Request: lookup: invalid lookup request: query longer than 4096 characters") {
+			t.Fatalf("got %v, want a 400", err)
+		}
+	})
+
+	t.Run("slow pipeline is a 504 from the server", func(t *testing.T) {
+		srv := httptest.NewServer(NewHandler(&fakePipeline{delay: time.Second}, HandlerOptions{Timeout: 50 * time.Millisecond}))
+		defer srv.Close()
+		_, err := (&Client{BaseURL: srv.URL}).Lookup(ctx, req)
+		var se *StatusError
+		if !errors.As(err, &se) || se.StatusCode != 504 || !se.Transient() || !strings.Contains(err.Error(), "did not finish within 50ms") {
+			t.Fatalf("got %v, want a transient 504", err)
+		}
+	})
+
+	t.Run("client timeout", func(t *testing.T) {
+		srv := httptest.NewServer(NewHandler(&fakePipeline{delay: 2 * time.Second}, HandlerOptions{}))
+		defer srv.Close()
+		_, err := (&Client{BaseURL: srv.URL, Timeout: 50 * time.Millisecond}).Lookup(ctx, req)
+		var te *TimeoutError
+		if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no response within 50ms") {
+			t.Fatalf("got %T %v, want a TimeoutError", err, err)
+		}
+	})
+
+	t.Run("unreachable names the URL without credentials", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		url := srv.URL
+		srv.Close()
+		withCreds := strings.Replace(url, "http://", "http://alice:s3cret@", 1) + "/?token=t0ps3cret"
+		c := &Client{BaseURL: withCreds}
+		_, err := c.Lookup(ctx, req)
+		var ue *UnreachableError
+		if !errors.As(err, &ue) || !ue.Transient() {
+			t.Fatalf("got %T %v, want an UnreachableError", err, err)
+		}
+		if !strings.Contains(err.Error(), url+"/v1/lookup unreachable") || strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "alice") {
+			t.Errorf("error %q should name %s and hide the credentials", err, url)
+		}
+		if err := c.Health(ctx); !errors.As(err, &ue) {
+			t.Errorf("Health: %v, want unreachable", err)
+		}
+		if d := c.Describe(); d.Store != url+"/" || strings.Contains(d.Store, "s3cret") {
+			t.Errorf("Describe().Store = %q", d.Store)
+		}
+	})
+
+	t.Run("credentials are sent as basic auth", func(t *testing.T) {
+		var user, pass string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			user, pass, _ = r.BasicAuth()
+			NewHandler(&fakePipeline{}, HandlerOptions{}).ServeHTTP(w, r)
+		}))
+		defer srv.Close()
+		c := &Client{BaseURL: strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1)}
+		if _, err := c.Lookup(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if user != "alice" || pass != "s3cret" {
+			t.Errorf("basic auth %q:%q", user, pass)
+		}
+	})
+
+	protocol := []struct {
+		name, body string
+		status     int
+		msg        string
+	}{
+		{"HTML error page", "<html><body>\n  502 Bad   Gateway</body></html>", 502, "502 Bad Gateway: <html><body> 502 Bad Gateway</body></html>"},
+		{"not JSON", "hello", 200, "response is not JSON"},
+		{"no lookupResult", `{"result":{}}`, 200, `response has no lookupResult: {"result":{}}`},
+		{"lookupResult not an object", `{"lookupResult":[1]}`, 200, "lookupResult is not an object"},
+		{"lookupResult without found", `{"lookupResult":{"evidenceStatus":"none","evidenceBlocks":[]}}`, 200, "lookupResult has no found"},
+		{"mistyped field", `{"lookupResult":{"found":true,"evidenceStatus":"none","evidenceBlocks":[{"rank":"1"}]}}`, 200, "invalid lookupResult"},
+	}
+	for _, tt := range protocol {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			_, err := (&Client{BaseURL: srv.URL}).Lookup(ctx, req)
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.msg)
+			}
+		})
+	}
+
+	t.Run("invalid base URL", func(t *testing.T) {
+		for _, u := range []string{"", "ftp://h/", "localhost:8080", "http://"} {
+			if err := (&Client{BaseURL: u}).Validate(); err == nil {
+				t.Errorf("Validate(%q) = nil", u)
+			}
+		}
+	})
+}
+
+// TestHealth checks /healthz on the server side.
+func TestHealth(t *testing.T) {
+	srv := httptest.NewServer(NewHandler(&fakePipeline{}, HandlerOptions{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + HealthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.HasPrefix(body, []byte(`{"status":"ok","pipeline":{"name":"builtin"`)) {
+		t.Errorf("healthz: %d %s", resp.StatusCode, body)
+	}
+}

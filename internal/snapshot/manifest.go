@@ -1,0 +1,136 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+// Manifest statuses.
+const (
+	StatusAvailable   = "available"
+	StatusUnavailable = "unavailable"
+)
+
+// ManifestVersion is the version of the manifest format this package
+// writes.
+const ManifestVersion = 1
+
+// Manifest is _snapshot.json, the record of the run that wrote a fixture
+// directory (SPEC §7). Field order is the JSON key order.
+type Manifest struct {
+	ManifestVersion int    `json:"manifestVersion"`
+	Tool            string `json:"tool"`
+	// Status is StatusAvailable, or StatusUnavailable when the pipeline
+	// could not be reached (Reason says why; there are no fixtures).
+	Status     string             `json:"status"`
+	Reason     string             `json:"reason"`
+	SearchMode string             `json:"searchMode"`
+	KBScope    string             `json:"kbScope"`
+	Pipeline   *contract.Pipeline `json:"pipeline"`
+	Store      string             `json:"store"`
+	Embedder   string             `json:"embedder"`
+	// Started and Finished are RFC 3339 UTC with second precision.
+	Started  string `json:"started"`
+	Finished string `json:"finished"`
+	// Cases is the number of golden cases; Written = Changed + Unchanged
+	// the number with a fixture from this run.
+	Cases     int         `json:"cases"`
+	Written   int         `json:"written"`
+	Changed   int         `json:"changed"`
+	Unchanged int         `json:"unchanged"`
+	Removed   int         `json:"removed"`
+	Failed    []CaseError `json:"failed"`
+}
+
+// volatileManifestKeys differ from one run to the next without anything
+// having changed; they are ignored when deciding whether to rewrite the
+// manifest.
+var volatileManifestKeys = []string{"started", "finished", "written", "changed", "unchanged", "removed"}
+
+// ReadManifest reads dir/_snapshot.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
+
+func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+// manifest builds t's manifest.
+func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *Manifest {
+	p := t.desc
+	failed := ds.Failures
+	if failed == nil {
+		failed = []CaseError{}
+	}
+	return &Manifest{
+		ManifestVersion: ManifestVersion,
+		Tool:            "rag-snapshot",
+		Status:          ds.Status,
+		Reason:          ds.Reason,
+		SearchMode:      string(o.SearchMode),
+		KBScope:         o.KBScope,
+		Pipeline:        &p,
+		Store:           p.Store,
+		Embedder:        p.Embedder,
+		Started:         stamp(start),
+		Finished:        stamp(o.Now()),
+		Cases:           len(o.Cases.Cases),
+		Written:         ds.Written,
+		Changed:         ds.Changed,
+		Unchanged:       ds.Unchanged,
+		Removed:         ds.Removed,
+		Failed:          failed,
+	}
+}
+
+func encodeManifest(m *Manifest) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeManifest writes m to dir/_snapshot.json atomically, unless nothing
+// changed (fixturesChanged is false) and the existing manifest equals m
+// apart from its volatile keys. It reports whether it wrote.
+func writeManifest(dir string, m *Manifest, fixturesChanged bool) (bool, error) {
+	data, err := encodeManifest(m)
+	if err != nil {
+		return false, fmt.Errorf("encode manifest: %w", err)
+	}
+	path := filepath.Join(dir, ManifestName)
+	if !fixturesChanged {
+		old, err := os.ReadFile(path)
+		if err == nil && sameJSON(old, data, volatileManifestKeys, nil) {
+			return false, nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("read manifest: %w", err)
+		}
+	}
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return false, fmt.Errorf("write manifest: %w", err)
+	}
+	return true, nil
+}

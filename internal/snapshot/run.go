@@ -1,0 +1,505 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/lookup"
+	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+)
+
+// fill checks the options and sets the defaults.
+func (o *Options) fill() error {
+	switch {
+	case o.Cases == nil:
+		return usagef("no golden cases")
+	case o.Lookuper == nil:
+		return usagef("no pipeline to run the lookups")
+	case strings.TrimSpace(o.FixturesDir) == "":
+		return usagef("no fixture directory")
+	case o.Sidecar != nil && strings.TrimSpace(o.SidecarDir) == "":
+		return usagef("a sidecar needs a sidecar fixture directory")
+	case o.Sidecar == nil && o.SidecarDir != "":
+		return usagef("a sidecar fixture directory needs a sidecar pipeline")
+	case o.TopK < 0:
+		return usagef("topK must be positive, got %d", o.TopK)
+	case o.Concurrency < 0:
+		return usagef("concurrency must be positive, got %d", o.Concurrency)
+	case o.Timeout < 0:
+		return usagef("timeout must be positive, got %s", o.Timeout)
+	}
+	if o.Sidecar != nil && sameDir(o.FixturesDir, o.SidecarDir) {
+		return usagef("the sidecar fixture directory %s is the fixture directory", o.SidecarDir)
+	}
+	if o.KBScope == "" {
+		o.KBScope = o.Cases.KBScope
+	}
+	if strings.TrimSpace(o.KBScope) == "" {
+		return usagef("no kbScope: the golden cases set none and none was given")
+	}
+	switch o.SearchMode {
+	case "":
+		o.SearchMode = kb.Hybrid
+	case kb.Hybrid, kb.Dense:
+	default:
+		return usagef("search mode must be %s or %s, got %q", kb.Hybrid, kb.Dense, o.SearchMode)
+	}
+	seen := make(map[string]string, len(o.Cases.Cases))
+	for i := range o.Cases.Cases {
+		id := o.Cases.Cases[i].CaseID
+		if !validCaseID(id) {
+			return usagef("caseId %q cannot name a fixture file", id)
+		}
+		if prev, ok := seen[strings.ToLower(id)]; ok {
+			return usagef("caseIds %q and %q would name the same fixture file", prev, id)
+		}
+		seen[strings.ToLower(id)] = id
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.MaxConsecutiveFailures <= 0 {
+		o.MaxConsecutiveFailures = DefaultMaxConsecutiveFailures
+	}
+	switch {
+	case o.Retries == 0:
+		o.Retries = DefaultRetries
+	case o.Retries < 0:
+		o.Retries = 0
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = DefaultBackoff
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
+// validCaseID reports whether id is a safe file name stem: the golden
+// parser's rule, [A-Za-z0-9][A-Za-z0-9._-]*, at most MaxCaseIDLen bytes.
+func validCaseID(id string) bool {
+	if id == "" || len(id) > contract.MaxCaseIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func sameDir(a, b string) bool {
+	abs := func(p string) string {
+		if q, err := filepath.Abs(p); err == nil {
+			return q
+		}
+		return filepath.Clean(p)
+	}
+	return abs(a) == abs(b)
+}
+
+// prepare checks that t.dir can be written and creates the staging
+// directory beside it.
+func (t *target) prepare(n int) error {
+	t.results = make([]caseOutcome, n)
+	if fi, err := os.Stat(t.dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("fixture directory %s is not a directory", t.dir)
+		}
+		// Fail now, not after every lookup, when the directory is read-only.
+		f, err := os.CreateTemp(t.dir, ".rag-snapshot-probe-*")
+		if err != nil {
+			return fmt.Errorf("fixture directory %s is not writable: %w", t.dir, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("fixture directory: %w", err)
+	}
+	parent := filepath.Dir(filepath.Clean(t.dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("fixture directory %s: %w", t.dir, err)
+	}
+	staging, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(t.dir))+".staging-*")
+	if err != nil {
+		return fmt.Errorf("create staging directory beside %s: %w", t.dir, err)
+	}
+	t.staging = staging
+	return nil
+}
+
+func (t *target) cleanup() {
+	if t.staging != "" {
+		os.RemoveAll(t.staging)
+	}
+}
+
+// unavailable returns why the sidecar is unavailable, or "" when it is not:
+// found unreachable, and not one of its lookups succeeded.
+func (t *target) unavailable() string {
+	if r := t.unreachable.Load(); r != nil && t.successes.Load() == 0 {
+		return *r
+	}
+	return ""
+}
+
+// checkHealth runs l's health check, if it has one, with retries. A
+// pipeline answering 404 or 405 has no health endpoint (it only speaks
+// POST /v1/lookup): its lookups will tell.
+func (o *Options) checkHealth(ctx context.Context, l lookup.Lookuper) error {
+	hc, ok := l.(HealthChecker)
+	if !ok {
+		return nil
+	}
+	err := o.retry(ctx, hc.Health)
+	var se *lookuphttp.StatusError
+	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusMethodNotAllowed) {
+		return nil
+	}
+	return err
+}
+
+// describe returns l's description with the topK of the lookups.
+func describe(l lookup.Lookuper, topK int) contract.Pipeline {
+	p := l.Describe()
+	if topK > 0 && p.Params != nil && p.Params.TopK != topK {
+		params := *p.Params
+		params.TopK = topK
+		p.Params = &params
+	}
+	return p
+}
+
+// effectiveTopK is the number of blocks a lookup returns.
+func effectiveTopK(o *Options, p contract.Pipeline) int {
+	switch {
+	case o.TopK > 0:
+		return o.TopK
+	case p.Params != nil && p.Params.TopK > 0:
+		return p.Params.TopK
+	}
+	return DefaultTopK
+}
+
+// kWarnings warns about golden cases whose K exceeds topK: ranks past topK
+// can never be hit.
+func kWarnings(o *Options, p contract.Pipeline) []error {
+	topK := effectiveTopK(o, p)
+	byK := map[int][]string{}
+	for i := range o.Cases.Cases {
+		c := &o.Cases.Cases[i]
+		if k := o.Cases.ResolveK(c, 0); k > topK {
+			byK[k] = append(byK[k], c.CaseID)
+		}
+	}
+	ks := make([]int, 0, len(byK))
+	for k := range byK {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	var ws []error
+	for _, k := range ks {
+		ids := byK[k]
+		list := strings.Join(ids, ", ")
+		if len(ids) > 10 {
+			list = strings.Join(ids[:10], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-10)
+		}
+		ws = append(ws, fmt.Errorf("golden K %d is larger than topK %d for %d case(s), so ranks %d..%d cannot count: %s",
+			k, topK, len(ids), topK+1, k, list))
+	}
+	return ws
+}
+
+// runAll runs every case on every available target, each target with
+// o.Concurrency lookups in flight.
+func (o *Options) runAll(ctx context.Context, targets []*target) {
+	var run []*target
+	for _, t := range targets {
+		if t.unavailable() == "" {
+			run = append(run, t)
+		}
+	}
+	n := len(o.Cases.Cases)
+	total := n * len(run)
+	var progressMu sync.Mutex
+	done := 0
+	tick := func() {
+		if o.Progress == nil {
+			return
+		}
+		progressMu.Lock()
+		defer progressMu.Unlock()
+		done++
+		o.Progress(done, total)
+	}
+	if o.Progress != nil {
+		o.Progress(0, total)
+	}
+	var wg sync.WaitGroup
+	for _, t := range run {
+		var next atomic.Int64
+		for range min(o.Concurrency, max(n, 1)) {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= n || ctx.Err() != nil {
+						return
+					}
+					t.results[i] = o.runCase(ctx, t, &o.Cases.Cases[i])
+					tick()
+				}
+			})
+		}
+	}
+	wg.Wait()
+}
+
+// runCase looks one case up on t and stages its fixture.
+func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) caseOutcome {
+	if t.unreachable.Load() != nil && t.successes.Load() == 0 {
+		return caseOutcome{kind: skipped, err: errors.New("not run: " + *t.unreachable.Load())}
+	}
+	if r := t.aborted.Load(); r != nil {
+		return caseOutcome{kind: skipped, err: errors.New("not run: " + *r)}
+	}
+	req := lookup.Request{Query: c.Query, KBScope: o.KBScope, SearchMode: o.SearchMode, TopK: o.TopK}
+	res, err := o.lookup(ctx, t.l, req)
+	if err != nil {
+		if t.name != "" && t.successes.Load() == 0 && unreachable(err) {
+			reason := "unreachable: " + err.Error()
+			t.unreachable.CompareAndSwap(nil, &reason)
+		}
+		if Transient(err) {
+			if n := t.consecutive.Add(1); n >= int64(o.MaxConsecutiveFailures) {
+				reason := fmt.Sprintf("gave up after %d lookups in a row failed with transient errors (the last: %v)", n, err)
+				t.aborted.CompareAndSwap(nil, &reason)
+			}
+		}
+		return caseOutcome{kind: failed, err: err}
+	}
+	t.consecutive.Store(0)
+	t.successes.Add(1)
+	f := contract.Fixture{
+		FixtureVersion: contract.FixtureVersion,
+		CaseID:         c.CaseID,
+		Query:          c.Query,
+		RetrievedAt:    o.Now().UTC().Truncate(time.Second).Format(time.RFC3339),
+		SearchMode:     string(o.SearchMode),
+		KBScope:        o.KBScope,
+		Pipeline:       &t.desc,
+		LookupResult:   res,
+	}
+	data, err := contract.EncodeFixture(&f)
+	if err != nil {
+		return caseOutcome{kind: failed, err: err}
+	}
+	name := c.CaseID + ".json"
+	old, err := os.ReadFile(filepath.Join(t.dir, name))
+	kind := changed
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		kind = added
+	case err != nil:
+		return caseOutcome{kind: failed, err: fmt.Errorf("read old fixture: %w", err)}
+	case Same(old, data):
+		return caseOutcome{kind: unchanged}
+	}
+	if err := writeSynced(filepath.Join(t.staging, name), data); err != nil {
+		return caseOutcome{kind: failed, err: fmt.Errorf("stage fixture: %w", err)}
+	}
+	return caseOutcome{kind: kind}
+}
+
+// lookup runs one lookup with retries (see retry).
+func (o *Options) lookup(ctx context.Context, l lookup.Lookuper, req lookup.Request) (*contract.LookupResult, error) {
+	var res *contract.LookupResult
+	err := o.retry(ctx, func(ctx context.Context) error {
+		r, err := l.Lookup(ctx, req)
+		if err == nil && r == nil {
+			err = errors.New("the pipeline returned no result")
+		}
+		res = r
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// retry calls fn with a timeout per attempt, retrying transient failures
+// with exponential backoff and jitter.
+func (o *Options) retry(ctx context.Context, fn func(context.Context) error) error {
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, o.Timeout)
+		err := fn(actx)
+		timedOut := actx.Err() != nil
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if timedOut && !errors.Is(err, context.DeadlineExceeded) {
+			err = &timeoutError{err: err, d: o.Timeout}
+		}
+		if attempt >= o.Retries || !Transient(err) {
+			if attempt > 0 {
+				err = fmt.Errorf("%w (after %d attempts)", err, attempt+1)
+			}
+			return err
+		}
+		d := o.Backoff << attempt
+		d = d/2 + rand.N(d) // ±50%
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
+}
+
+// count turns t's outcomes into ds.
+func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
+	for i, r := range t.results {
+		switch r.kind {
+		case unchanged:
+			ds.Unchanged++
+		case added:
+			ds.Added++
+			ds.Changed++
+		case changed:
+			ds.Changed++
+		case failed, skipped, pending:
+			err := r.err
+			if err == nil {
+				err = errors.New("not run")
+			}
+			ds.Failures = append(ds.Failures, CaseError{CaseID: g.Cases[i].CaseID, Error: err.Error()})
+		}
+	}
+	ds.Written = ds.Changed + ds.Unchanged
+	ds.Failed = len(ds.Failures)
+}
+
+// moveIn renames the staged fixtures into t.dir, removes the fixtures of
+// cases no longer in the golden file, and writes the manifest when
+// something changed.
+func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
+	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+		return fmt.Errorf("create fixture directory: %w", err)
+	}
+	orphans, warnings := t.orphans(o.Cases)
+	t.warnings = append(t.warnings, warnings...)
+	for i, r := range t.results {
+		if r.kind != changed && r.kind != added {
+			continue
+		}
+		name := o.Cases.Cases[i].CaseID + ".json"
+		if err := os.Rename(filepath.Join(t.staging, name), filepath.Join(t.dir, name)); err != nil {
+			return fmt.Errorf("move fixture into %s: %w", t.dir, err)
+		}
+	}
+	for _, name := range orphans {
+		if err := os.Remove(filepath.Join(t.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove fixture of a removed case: %w", err)
+		}
+		ds.Removed++
+	}
+	syncDir(t.dir)
+	ds.Moved = true
+	written, err := writeManifest(t.dir, o.manifest(t, ds, start), ds.Changed+ds.Removed > 0)
+	ds.ManifestWritten = written
+	return err
+}
+
+// orphans lists the fixtures in t.dir that match no golden case. Files that
+// are not fixtures are left alone, with a warning.
+func (t *target) orphans(g *contract.GoldenFile) (names []string, warnings []error) {
+	entries, err := os.ReadDir(t.dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("list %s for fixtures of removed cases: %w", t.dir, err)}
+	}
+	known := make(map[string]bool, len(g.Cases))
+	for i := range g.Cases {
+		known[strings.ToLower(g.Cases[i].CaseID+".json")] = true
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") ||
+			!strings.HasSuffix(name, ".json") || known[strings.ToLower(name)] {
+			continue
+		}
+		path := filepath.Join(t.dir, name)
+		data, err := os.ReadFile(path)
+		if err == nil {
+			_, err = contract.ParseFixture(path, data)
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Errorf("%s matches no golden case but is not a fixture, left in place: %v", path, err))
+			continue
+		}
+		names = append(names, name)
+	}
+	return names, warnings
+}
+
+// writeSynced writes a new file in the private staging directory and syncs
+// it, so that once renamed into the fixture directory it is whole even
+// after a crash. (No temporary name is needed: nobody reads the staging
+// directory.)
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// timeoutError is a lookup that failed because its attempt's timeout ran
+// out; it is a context.DeadlineExceeded, so it is transient.
+type timeoutError struct {
+	err error
+	d   time.Duration
+}
+
+func (e *timeoutError) Error() string   { return fmt.Sprintf("no result within %s: %v", e.d, e.err) }
+func (e *timeoutError) Unwrap() []error { return []error{e.err, context.DeadlineExceeded} }
+func (e *timeoutError) Transient() bool { return true }

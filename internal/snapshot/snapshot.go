@@ -1,0 +1,295 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/lookup"
+)
+
+// Defaults of Options.
+const (
+	DefaultConcurrency = 4
+	DefaultRetries     = 2
+	DefaultTimeout     = 30 * time.Second
+	DefaultBackoff     = 200 * time.Millisecond
+	// DefaultMaxConsecutiveFailures is Options.MaxConsecutiveFailures'
+	// default.
+	DefaultMaxConsecutiveFailures = 5
+	// DefaultTopK is the pipeline's topK when neither Options.TopK nor the
+	// pipeline's description says (SPEC §6).
+	DefaultTopK = 5
+)
+
+// ManifestName is the manifest's file name in a fixture directory.
+const ManifestName = "_snapshot.json"
+
+// Options configure Run.
+type Options struct {
+	// Cases are the parsed golden cases; CasesPath names their file in
+	// messages.
+	Cases     *contract.GoldenFile
+	CasesPath string
+	// FixturesDir receives <caseId>.json and _snapshot.json. It is created
+	// if needed.
+	FixturesDir string
+	// KBScope of every lookup; "" means Cases.KBScope.
+	KBScope string
+	// SearchMode of every lookup; "" means hybrid.
+	SearchMode kb.SearchMode
+	// TopK of every lookup; 0 means the pipeline's default.
+	TopK int
+	// Lookuper runs the lookups.
+	Lookuper lookup.Lookuper
+	// Concurrency is the number of lookups in flight per pipeline; 0 means
+	// DefaultConcurrency.
+	Concurrency int
+	// Retries is the number of retries of a transient failure; 0 means
+	// DefaultRetries, negative means none.
+	Retries int
+	// Backoff is the delay before the first retry, doubled for each next
+	// one, with ±50% jitter; 0 means DefaultBackoff.
+	Backoff time.Duration
+	// Timeout bounds each lookup attempt; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MaxConsecutiveFailures: after this many lookups in a row failed
+	// with transient errors (after their retries), the service is taken to
+	// be down and the remaining cases are not run (they fail with "not
+	// run"); 0 means DefaultMaxConsecutiveFailures.
+	MaxConsecutiveFailures int
+	// Partial moves the successes in even when some cases failed.
+	Partial bool
+	// Progress, when set, is called after each lookup (with its retries)
+	// with the number done and the total, one call at a time.
+	Progress func(done, total int)
+	// Now gives retrievedAt, started and finished; nil means time.Now.
+	Now func() time.Time
+
+	// Sidecar, when set, also runs every case, into SidecarDir.
+	Sidecar    lookup.Lookuper
+	SidecarDir string
+}
+
+// HealthChecker is implemented by pipelines that can say whether they are
+// reachable before any lookup (lookuphttp.Client).
+type HealthChecker interface {
+	Health(ctx context.Context) error
+}
+
+// CaseError is a case that failed, as listed in the manifest.
+type CaseError struct {
+	CaseID string `json:"caseId"`
+	Error  string `json:"error"`
+}
+
+// DirSummary is what a run did to one fixture directory.
+type DirSummary struct {
+	Dir string
+	// Status is StatusAvailable, or StatusUnavailable for an unreachable
+	// sidecar, with Reason.
+	Status, Reason string
+	// Written = Changed + Unchanged: the cases with a fixture from this
+	// run. Changed counts the files written, Added the new ones among them.
+	Written, Changed, Added, Unchanged int
+	// Removed counts fixtures of cases no longer in the golden file.
+	Removed int
+	// Failed counts the failed cases, listed in Failures in golden order.
+	Failed   int
+	Failures []CaseError
+	// Moved reports whether the fixtures were moved in (false when a case
+	// failed without Partial); ManifestWritten whether _snapshot.json was
+	// (re)written.
+	Moved, ManifestWritten bool
+}
+
+// Summary is the outcome of Run. The embedded DirSummary is the current
+// path's.
+type Summary struct {
+	DirSummary
+	// Sidecar is the sidecar directory's, when Options.Sidecar was set.
+	Sidecar *DirSummary
+	// Cases is the number of golden cases.
+	Cases int
+	// Pipeline describes the current path.
+	Pipeline contract.Pipeline
+	// Warnings did not stop the run (a golden K above topK, a file in the
+	// fixture directory that is not a fixture).
+	Warnings []error
+	Elapsed  time.Duration
+}
+
+// ErrUsage marks errors in Options (exit 2 in rag-snapshot).
+var ErrUsage = errors.New("invalid snapshot options")
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == ErrUsage }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// FailedError is returned when some case failed. Failures lists them.
+type FailedError struct {
+	// Failures are the failed cases of the current path and of the sidecar
+	// (whose case ids are prefixed "sidecar:").
+	Failures []CaseError
+	// Lookups is the number of lookups run.
+	Lookups int
+	// Dir is the first directory with failures; Moved whether its
+	// successes were moved in (Partial).
+	Dir   string
+	Moved bool
+}
+
+func (e *FailedError) Error() string {
+	what := fmt.Sprintf("%d of %d lookups failed", len(e.Failures), e.Lookups)
+	if e.Moved {
+		return what + "; the successes were moved into " + e.Dir + " (--partial)"
+	}
+	return what + "; " + e.Dir + " was left untouched (--partial keeps the successes)"
+}
+
+// target is one fixture directory and the pipeline that fills it.
+type target struct {
+	name    string // "" for the current path, "sidecar"
+	l       lookup.Lookuper
+	dir     string
+	staging string
+	desc    contract.Pipeline
+
+	// unreachable is the reason the sidecar is unavailable, once known.
+	unreachable atomic.Pointer[string]
+	successes   atomic.Int64
+	// consecutive counts transient failures since the last success;
+	// aborted is set when it reaches MaxConsecutiveFailures.
+	consecutive atomic.Int64
+	aborted     atomic.Pointer[string]
+
+	results  []caseOutcome // by case index
+	warnings []error
+}
+
+type outcomeKind int
+
+const (
+	pending outcomeKind = iota
+	unchanged
+	changed
+	added
+	failed
+	skipped // not run: the sidecar is unreachable, or the target gave up
+)
+
+type caseOutcome struct {
+	kind outcomeKind
+	err  error
+}
+
+// Run snapshots every case of opts.Cases. See the package documentation for
+// what it writes. The error is ErrUsage-marked for bad options, a
+// *FailedError when cases failed (the Summary is returned too), and
+// otherwise an I/O or context error.
+func Run(ctx context.Context, opts Options) (*Summary, error) {
+	if err := opts.fill(); err != nil {
+		return nil, err
+	}
+	start := opts.Now()
+	sum := &Summary{Cases: len(opts.Cases.Cases)}
+
+	cur := &target{l: opts.Lookuper, dir: opts.FixturesDir}
+	targets := []*target{cur}
+	var side *target
+	if opts.Sidecar != nil {
+		side = &target{name: "sidecar", l: opts.Sidecar, dir: opts.SidecarDir}
+		targets = append(targets, side)
+	}
+	for _, t := range targets {
+		if err := t.prepare(len(opts.Cases.Cases)); err != nil {
+			for _, t := range targets {
+				t.cleanup()
+			}
+			return nil, err
+		}
+		defer t.cleanup()
+	}
+
+	// The current path must be up; a sidecar that is down gets an
+	// "unavailable" manifest, nothing more.
+	if err := opts.checkHealth(ctx, cur.l); err != nil {
+		return nil, fmt.Errorf("pipeline health check failed; nothing was written: %w", err)
+	}
+	if side != nil {
+		if err := opts.checkHealth(ctx, side.l); err != nil && ctx.Err() == nil {
+			reason := "health check failed: " + err.Error()
+			side.unreachable.Store(&reason)
+		}
+	}
+	for _, t := range targets {
+		t.desc = describe(t.l, opts.TopK)
+	}
+	sum.Pipeline = cur.desc
+	sum.Warnings = append(sum.Warnings, kWarnings(&opts, cur.desc)...)
+
+	opts.runAll(ctx, targets)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted; nothing was moved into %s: %w", opts.FixturesDir, err)
+	}
+
+	summaries := make([]*DirSummary, len(targets))
+	finish := func() *Summary {
+		sum.DirSummary = *summaries[0]
+		if side != nil && summaries[1] != nil {
+			sum.Sidecar = summaries[1]
+		}
+		for _, t := range targets {
+			sum.Warnings = append(sum.Warnings, t.warnings...)
+		}
+		sum.Elapsed = opts.Now().Sub(start)
+		return sum
+	}
+	var failures []CaseError
+	var firstFailed *DirSummary
+	lookups := 0
+	for i, t := range targets {
+		ds := &DirSummary{Dir: t.dir, Status: StatusAvailable}
+		summaries[i] = ds
+		if reason := t.unavailable(); reason != "" {
+			ds.Status, ds.Reason = StatusUnavailable, reason
+			written, err := writeManifest(t.dir, opts.manifest(t, ds, start), false)
+			ds.ManifestWritten = written
+			if err != nil {
+				return finish(), err
+			}
+			continue
+		}
+		lookups += len(t.results)
+		t.count(opts.Cases, ds)
+		for _, f := range ds.Failures {
+			if t.name != "" {
+				f.CaseID = t.name + ":" + f.CaseID
+			}
+			failures = append(failures, f)
+		}
+		if ds.Failed > 0 {
+			if firstFailed == nil {
+				firstFailed = ds
+			}
+			if !opts.Partial {
+				continue
+			}
+		}
+		if err := t.moveIn(&opts, ds, start); err != nil {
+			return finish(), err
+		}
+	}
+	finish()
+	if len(failures) > 0 {
+		return sum, &FailedError{Failures: failures, Lookups: lookups, Dir: firstFailed.Dir, Moved: firstFailed.Moved}
+	}
+	return sum, nil
+}
