@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 SERVICES_ENV := .ragbaseline/services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 
-.PHONY: all build eval eval-check test test-short test-integration services services-stop bench bench-judge bench-trec fuzz vet clean
+.PHONY: all build eval eval-check snapshot-check test test-short test-integration services services-stop bench bench-judge bench-trec fuzz vet clean
 
 all: build
 
@@ -29,6 +29,17 @@ eval-check: eval
 
 # Unit tests always; integration tests too when `make services` has run
 # (they skip, saying so, when the services are not there).
+# Seed a fresh embedded store, snapshot hybrid and dense, and fail if the
+# committed fixtures or baseline would change: they are reproducible.
+snapshot-check: build
+	rm -rf .ragbaseline/snapshot-check
+	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-seed
+	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --skip-eval
+	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --search-mode dense --skip-eval
+	$(BIN)/rag-eval -q
+	git diff --exit-code -- eval/rag-retrieval
+	git status --porcelain -- eval/rag-retrieval | (! grep .)
+
 test:
 	$(GO) vet ./...
 	$(WITH_SERVICES) $(GO) test $(if $(RAG_REQUIRE_SERVICES),-count=1) ./...
