@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -102,8 +99,8 @@ func TestServerStack(t *testing.T) {
 func TestMilvusDiesMidSnapshot(t *testing.T) {
 	cfg := serverConfig(t)
 	seedConfig(t, cfg, "../../eval/rag-retrieval/seed-docs")
-	proxy := newProxy(t, cfg.MilvusAddr)
-	cfg.MilvusAddr = proxy.addr()
+	proxy := kbtest.NewProxy(t, cfg.MilvusAddr)
+	cfg.MilvusAddr = proxy.Addr()
 
 	g := &contract.GoldenFile{Version: 1, KBScope: "rag-eval"}
 	shipped, err := contract.LoadGolden("../../eval/rag-retrieval/cases/golden-cases.json")
@@ -132,7 +129,7 @@ func TestMilvusDiesMidSnapshot(t *testing.T) {
 	opts.TopK = 3
 	opts.Progress = func(done, total int) {
 		if done == 10 {
-			proxy.cut()
+			proxy.Cut()
 		}
 	}
 	opts.Timeout, opts.Retries = time.Second, 1
@@ -168,70 +165,4 @@ func readDir(t *testing.T, dir string) map[string]string {
 		m[e.Name()] = string(data) + fi.ModTime().String()
 	}
 	return m
-}
-
-// proxy forwards TCP connections to a target until cut.
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-	closed bool
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target}
-	t.Cleanup(p.cut)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			if !p.track(c, up) {
-				return
-			}
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) track(cs ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		for _, c := range cs {
-			c.Close()
-		}
-		return false
-	}
-	p.conns = append(p.conns, cs...)
-	return true
-}
-
-// cut closes the listener and every connection.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return
-	}
-	p.closed = true
-	p.ln.Close()
-	for _, c := range p.conns {
-		c.Close()
-	}
 }

@@ -3,12 +3,9 @@ package ingest_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -302,92 +299,18 @@ func TestPrune(t *testing.T) {
 	})
 }
 
-// proxy forwards TCP connections to a real server and can be cut, which
-// is what a client sees when the server stops.
-type proxy struct {
-	target string
-	ln     net.Listener
-	addr   string
-	mu     sync.Mutex
-	conns  []net.Conn
-	cut    bool
-}
-
-func newProxy(t testing.TB, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{target: target, ln: ln, addr: ln.Addr().String()}
-	go p.serve(ln)
-	t.Cleanup(p.Cut)
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		if p.cut {
-			p.mu.Unlock()
-			c.Close()
-			s.Close()
-			continue
-		}
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		go func() { io.Copy(s, c); s.Close() }()
-		go func() { io.Copy(c, s); c.Close() }()
-	}
-}
-
-// Cut closes the listener and every connection.
-func (p *proxy) Cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cut {
-		return
-	}
-	p.cut = true
-	p.ln.Close()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// Restore listens again on the same address.
-func (p *proxy) Restore(t *testing.T) {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.cut, p.ln = false, ln
-	p.mu.Unlock()
-	go p.serve(ln)
-}
-
 // TestServiceDiesMidSeed cuts the connection to MariaDB or Milvus while the
 // second document is being seeded: the run fails with a clear error, no
 // document is ready without its vectors, and a rerun converges.
 func TestServiceDiesMidSeed(t *testing.T) {
 	for _, which := range []string{"mariadb", "milvus"} {
 		t.Run(which, func(t *testing.T) {
-			var p *proxy
+			var p *kbtest.Proxy
 			h := hooks{}
 			if which == "mariadb" {
-				h.mysqlAddr = func(a string) string { p = newProxy(t, a); return p.addr }
+				h.mysqlAddr = func(a string) string { p = kbtest.NewProxy(t, a); return p.Addr() }
 			} else {
-				h.milvusAddr = func(a string) string { p = newProxy(t, a); return p.addr }
+				h.milvusAddr = func(a string) string { p = kbtest.NewProxy(t, a); return p.Addr() }
 			}
 			b := backends[1].open(t, h)
 			dir := copyDocs(t)
@@ -421,7 +344,7 @@ func TestServiceDiesMidSeed(t *testing.T) {
 			if !strings.Contains(err.Error(), "seed ") {
 				t.Errorf("error does not name the document: %v", err)
 			}
-			p.Restore(t)
+			p.Restore()
 			// Only the document finished before the cut is ready with its
 			// new content; the one cut in the middle is not (a document
 			// whose catalog write failed keeps its old hash and old vectors).

@@ -1,70 +1,33 @@
 package mysql_test
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"io"
 	"net"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	drv "github.com/go-sql-driver/mysql"
+
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
-// serviceDSN returns RAG_MYSQL_DSN. Without it the test is skipped, or
-// fails when RAG_REQUIRE_SERVICES=1 (CI must not skip silently).
+// serviceDSN returns RAG_MYSQL_DSN, skipping the test without it (failing
+// when RAG_REQUIRE_SERVICES=1).
 func serviceDSN(t testing.TB) string {
 	t.Helper()
-	if dsn := os.Getenv("RAG_MYSQL_DSN"); dsn != "" {
-		return dsn
-	}
-	const how = "run `make services && . .ragbaseline/services.env` to start a local MariaDB"
-	if os.Getenv("RAG_REQUIRE_SERVICES") == "1" {
-		t.Fatal("RAG_MYSQL_DSN is not set and RAG_REQUIRE_SERVICES=1: " + how)
-	}
-	t.Skip("RAG_MYSQL_DSN is not set; " + how)
-	return ""
+	return kbtest.ServiceEnv(t, "RAG_MYSQL_DSN")
 }
 
-// freshDatabase creates the database ragbaseline_test_<random> on the
-// server of RAG_MYSQL_DSN, drops it when the test ends, and returns the
-// parsed DSN pointing at it.
+// freshDatabase creates an empty database ragbaseline_test_<random>, drops
+// it when the test ends, and returns the parsed DSN pointing at it.
 func freshDatabase(t testing.TB) *drv.Config {
 	t.Helper()
-	cfg, err := drv.ParseDSN(serviceDSN(t))
-	if err != nil {
-		t.Fatalf("RAG_MYSQL_DSN: %v", err)
-	}
-	admin := cfg.Clone()
-	admin.DBName = ""
-	db, err := sql.Open("mysql", admin.FormatDSN())
+	cfg, err := drv.ParseDSN(kbtest.FreshMySQL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b [6]byte
-	rand.Read(b[:])
-	name := "ragbaseline_test_" + hex.EncodeToString(b[:])
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	// The name is made here of hex digits; identifiers cannot be bound.
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
-		db.Close()
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-		db.Close()
-	})
-	cfg.DBName = name
 	return cfg
 }
 
