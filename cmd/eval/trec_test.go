@@ -9,7 +9,7 @@ import (
 )
 
 // trecDir holds trec_eval's own test vectors, beside the repository.
-const trecDir = "../../../shared/testdata/trec/"
+const trecDir = "../../internal/metrics/testdata/trec/"
 
 func TestTrecReferenceVectors(t *testing.T) {
 	want, err := os.ReadFile(filepath.Join(trecDir, "expected.q.txt"))

@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// trecDir holds trec_eval's own test vectors (shared/testdata/trec), beside
-// the repository in CI and in development.
-const trecDir = "../../../shared/testdata/trec/"
+// trecDir holds trec_eval's own test vectors, a copy of the team's
+// shared/testdata/trec kept in the repository so a lone clone can test.
+const trecDir = "testdata/trec/"
 
 // TestTrecEvalVectors reproduces, byte for byte, trec_eval 9.0.8's output
 // for the command in trecDir/README.md.
