@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -88,9 +89,21 @@ func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 		return usagef("listen on %s: %w", o.Addr, err)
 	}
 	errLog := log.New(stderr, "rag-snapshot serve: ", log.LstdFlags)
+	// Requests run under baseCtx, cancelled when the grace period ends, and
+	// are counted, so the store is closed only after the last one returned.
+	baseCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
+	var inflight sync.WaitGroup
+	defer inflight.Wait() // runs before the deferred stack.Close
+	handler := lookuphttp.NewHandler(p, lookuphttp.HandlerOptions{
+		Timeout: o.Config.Timeout, MaxBodyBytes: o.MaxBodyBytes, DefaultKBScope: o.KBScope, ErrorLog: errLog,
+	})
 	srv := &http.Server{
-		Handler: lookuphttp.NewHandler(p, lookuphttp.HandlerOptions{
-			Timeout: o.Config.Timeout, MaxBodyBytes: o.MaxBodyBytes, DefaultKBScope: o.KBScope, ErrorLog: errLog,
+		BaseContext: func(net.Listener) context.Context { return baseCtx },
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inflight.Add(1)
+			defer inflight.Done()
+			handler.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -113,7 +126,11 @@ func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		// Grace period over: abort the lookups still running.
+		cancelRequests()
+		srv.Close()
+		<-served
+		return fmt.Errorf("shutdown: %w (in-flight lookups were cancelled)", err)
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)

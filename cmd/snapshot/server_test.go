@@ -34,7 +34,7 @@ func serverConfig(t *testing.T) config.Config {
 	})
 	return config.Config{
 		Store: config.StoreServer, DataDir: t.TempDir(), MySQLDSN: kbtest.FreshMySQL(t), MilvusAddr: addr,
-		MilvusCollection: coll, RedisAddr: os.Getenv("RAG_REDIS_ADDR"), Embedder: config.EmbedderLocal,
+		MilvusCollection: coll, RedisAddr: kbtest.ServiceEnv(t, "RAG_REDIS_ADDR"), Embedder: config.EmbedderLocal,
 		Timeout: 30 * time.Second,
 	}
 }

@@ -178,7 +178,7 @@ func (r *httpReranker) rerank(ctx context.Context, query string, blocks []contra
 	if err := json.Unmarshal(data, &rr); err != nil {
 		return nil, fmt.Errorf("answer: %w", err)
 	}
-	if rr.Results == nil && len(blocks) > 0 {
+	if len(rr.Results) == 0 && len(blocks) > 0 {
 		return nil, errors.New("answer has no results")
 	}
 	type scored struct {

@@ -26,8 +26,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -148,6 +150,8 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) {
 			status, msg = http.StatusBadRequest, err.Error()
 		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 			status, msg = http.StatusGatewayTimeout, fmt.Sprintf("lookup did not finish within %s: %v", h.opts.Timeout, err)
+		case unavailable(err):
+			status = http.StatusServiceUnavailable
 		}
 		if h.opts.ErrorLog != nil {
 			h.opts.ErrorLog.Printf("%s %q: %d %s", LookupPath, req.Query, status, msg)
@@ -265,4 +269,15 @@ func orEmpty[S ~[]E, E any](s S) S {
 		return S{}
 	}
 	return s
+}
+
+// unavailable reports whether err says a backing service could not be
+// reached (a network error, a refused connection, gRPC Unavailable), which
+// is worth retrying; other pipeline errors are answered with 500.
+func unavailable(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		return true
+	}
+	return strings.Contains(err.Error(), "code = Unavailable")
 }

@@ -255,6 +255,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	var failures []CaseError
 	var firstFailed *DirSummary
 	lookups := 0
+	var movable []int
 	for i, t := range targets {
 		ds := &DirSummary{Dir: t.dir, Status: StatusAvailable}
 		summaries[i] = ds
@@ -275,15 +276,21 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			}
 			failures = append(failures, f)
 		}
-		if ds.Failed > 0 {
-			if firstFailed == nil {
-				firstFailed = ds
-			}
-			if !opts.Partial {
-				continue
-			}
+		if ds.Failed > 0 && firstFailed == nil {
+			firstFailed = ds
 		}
-		if err := t.moveIn(&opts, ds, start); err != nil {
+		movable = append(movable, i)
+	}
+	// All or nothing: without --partial a pipeline with a failed case keeps
+	// its directory untouched, and a failure of the current path (the first
+	// target) keeps the sidecar's untouched too, so a sidecar snapshot is
+	// never newer than the current one it is compared with.
+	currentFailed := len(movable) > 0 && movable[0] == 0 && summaries[0].Failed > 0
+	for _, i := range movable {
+		if !opts.Partial && (summaries[i].Failed > 0 || currentFailed) {
+			continue
+		}
+		if err := targets[i].moveIn(&opts, summaries[i], start); err != nil {
 			return finish(), err
 		}
 	}

@@ -599,6 +599,47 @@ func TestSidecarAvailable(t *testing.T) {
 	}
 }
 
+// TestCurrentFailureKeepsSidecar: when the current path fails, the sidecar
+// directory is left untouched too, so it is never newer than the current
+// fixtures it is compared with.
+func TestCurrentFailureKeepsSidecar(t *testing.T) {
+	root := t.TempDir()
+	cur, side := newCanned(), newCanned()
+	opts := baseOptions(t, serve(t, cur), filepath.Join(root, "fixtures"))
+	opts.Sidecar, opts.SidecarDir = serve(t, side), filepath.Join(root, "sidecar")
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	before := readAll(t, opts.SidecarDir)
+	side.set(func(c *cannedPipeline) { c.excerpt["disk full"] = "a new sidecar answer" })
+	cur.set(func(c *cannedPipeline) { c.fail["pool exhausted"], c.permanent["pool exhausted"] = -1, true })
+	sum, err := Run(context.Background(), opts)
+	var fe *FailedError
+	if !errors.As(err, &fe) || sum.Moved || sum.Sidecar.Moved {
+		t.Fatalf("err %v, current moved %v, sidecar moved %v", err, sum.Moved, sum.Sidecar.Moved)
+	}
+	if after := readAll(t, opts.SidecarDir); !maps.Equal(before, after) {
+		t.Error("the sidecar directory changed although the current path failed")
+	}
+}
+
+func readAll(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = string(data)
+	}
+	return m
+}
+
 func TestKWarning(t *testing.T) {
 	g := strings.Replace(goldenJSON, `"caseId": "pool",`, `"caseId": "pool", "k": 10,`, 1)
 	opts := baseOptions(t, newCanned(), filepath.Join(t.TempDir(), "f"))
