@@ -64,9 +64,12 @@ type Pipeline struct {
 
 // PipelineParams are the lookup parameters a fixture was produced with.
 type PipelineParams struct {
-	TopK          int    `json:"topK"`
-	CandidateK    int    `json:"candidateK"`
-	LowQuality    Float6 `json:"lowQuality"`
+	TopK       int    `json:"topK"`
+	CandidateK int    `json:"candidateK"`
+	LowQuality Float6 `json:"lowQuality"`
+	// MinQuality is the floor below which a candidate is not evidence
+	// (0: no floor).
+	MinQuality    Float6 `json:"minQuality"`
 	Levels        Levels `json:"levels"`
 	Rerank        string `json:"rerank"`
 	ContextBudget int    `json:"contextBudget"`

@@ -58,6 +58,7 @@ func New(cat kb.Catalog, idx kb.Index, emb kb.Embedder, cfg Config, info contrac
 		TopK:          cfg.TopK,
 		CandidateK:    cfg.CandidateK,
 		LowQuality:    contract.Float6(cfg.LowQuality),
+		MinQuality:    contract.Float6(cfg.MinQuality),
 		Levels:        contract.Levels{High: contract.Float6(cfg.Levels.High), Medium: contract.Float6(cfg.Levels.Medium)},
 		Rerank:        cfg.Rerank,
 		ContextBudget: cfg.ContextBudget,
