@@ -4,47 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 )
-
-var benchWords = strings.Fields(`连接池 max_connections 慢查询 索引 主从延迟 binlog 磁盘 inode 内存 OOM JVM GC
-heap Redis maxmemory Kafka lag consumer 证书 TLS 网关 timeout upstream Kubernetes pod 探针 节点 告警 值班
-回滚 nginx 排查 步骤 确认 检查 日志 监控 指标 latency check restart verify config threshold rotate`)
-
-// benchCorpus writes docs documents of sections sections each, every
-// section one chunk of about 500 characters (as ingest's BenchmarkSeed10k),
-// each document with one keyword of the vocabulary, so queries get L0 hints.
-func benchCorpus(b *testing.B, docs, sections int) string {
-	dir := b.TempDir()
-	rng := rand.New(rand.NewPCG(3, 4))
-	for d := range docs {
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "---\nsource: doc-%04d\ntitle: Doc %d\nbreadcrumb: Ops > Doc %d\ncategory: c%d\nkb_scope: %s\nkeywords: [%s]\n---\n",
-			d, d, d, d%8, scope, benchWords[d%len(benchWords)])
-		for s := range sections {
-			fmt.Fprintf(&sb, "\n## Section %d\n\n", s)
-			for n := 0; n < 250; {
-				w := benchWords[rng.IntN(len(benchWords))]
-				sb.WriteString(w)
-				sb.WriteByte(' ')
-				n += len([]rune(w)) + 1
-			}
-			sb.WriteString("\n")
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("doc-%04d.md", d)), []byte(sb.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // benchQueries are 64 queries of 3 to 6 vocabulary words.
 func benchQueries() []string {
@@ -53,7 +21,7 @@ func benchQueries() []string {
 	for i := range qs {
 		var ws []string
 		for range 3 + rng.IntN(4) {
-			ws = append(ws, benchWords[rng.IntN(len(benchWords))])
+			ws = append(ws, kbtest.BenchWords[rng.IntN(len(kbtest.BenchWords))])
 		}
 		qs[i] = strings.Join(ws, " ")
 	}
@@ -68,7 +36,7 @@ func benchQueries() []string {
 //	go test -run '^$' -bench Lookup -benchtime 2000x ./internal/lookup
 //	. .ragbaseline/services.env && go test -run '^$' -bench Lookup/server -benchtime 500x ./internal/lookup
 func BenchmarkLookup(b *testing.B) {
-	dir := benchCorpus(b, 500, 20)
+	dir := kbtest.WriteBenchCorpus(b, scope, 500, 20)
 	queries := benchQueries()
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {

@@ -610,7 +610,8 @@ func TestCurrentFailureKeepsSidecar(t *testing.T) {
 	if _, err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	before := readAll(t, opts.SidecarDir)
+	ageFiles(t, opts.SidecarDir)
+	before := dirState(t, opts.SidecarDir)
 	side.set(func(c *cannedPipeline) { c.excerpt["disk full"] = "a new sidecar answer" })
 	cur.set(func(c *cannedPipeline) { c.fail["pool exhausted"], c.permanent["pool exhausted"] = -1, true })
 	sum, err := Run(context.Background(), opts)
@@ -618,26 +619,9 @@ func TestCurrentFailureKeepsSidecar(t *testing.T) {
 	if !errors.As(err, &fe) || sum.Moved || sum.Sidecar.Moved {
 		t.Fatalf("err %v, current moved %v, sidecar moved %v", err, sum.Moved, sum.Sidecar.Moved)
 	}
-	if after := readAll(t, opts.SidecarDir); !maps.Equal(before, after) {
+	if after := dirState(t, opts.SidecarDir); !maps.Equal(before, after) {
 		t.Error("the sidecar directory changed although the current path failed")
 	}
-}
-
-func readAll(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[e.Name()] = string(data)
-	}
-	return m
 }
 
 func TestKWarning(t *testing.T) {
