@@ -2,11 +2,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
 func main() {
@@ -30,9 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	if ee := (*exitError)(nil); err != nil && !(errors.As(err, &ee) && ee.err == nil) {
-		for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
-			fmt.Fprintf(stderr, "rag-eval: %s\n", line)
-		}
+		cmdutil.PrintError(stderr, "rag-eval", err)
 	}
 	return exitCode(err)
 }

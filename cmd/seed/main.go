@@ -31,6 +31,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
@@ -47,12 +48,6 @@ func main() {
 	os.Exit(code)
 }
 
-// usageError marks errors that exit 2.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd := newSeedCmd(ctx, stdout, stderr)
 	cmd.SetArgs(args)
@@ -60,9 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "rag-seed: %v\n", err)
-	var ue *usageError
-	if errors.As(err, &ue) {
+	cmdutil.PrintError(stderr, "rag-seed", err)
+	if cmdutil.IsUsage(err) {
 		return 2
 	}
 	return 1
@@ -101,7 +95,7 @@ run again.`,
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.Usage(err) })
 	f := cmd.Flags()
 	f.StringVar(&o.Docs, "docs", "eval/rag-retrieval/seed-docs", "directory of seed documents (*.md)")
 	f.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kb_scope every document must declare")
@@ -116,20 +110,20 @@ run again.`,
 
 func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) error {
 	if err := config.ValidKBScope(o.KBScope); err != nil {
-		return &usageError{err}
+		return cmdutil.Usage(err)
 	}
 	if err := o.Config.Validate(); err != nil {
-		return &usageError{err}
+		return cmdutil.Usage(err)
 	}
 	if o.Chunk.MaxChars < 1 || o.Chunk.Overlap < 0 || o.Chunk.Overlap > o.Chunk.MaxChars/2 {
-		return &usageError{fmt.Errorf("--chunk-size must be positive and --chunk-overlap in [0, chunk-size/2], got %d and %d", o.Chunk.MaxChars, o.Chunk.Overlap)}
+		return cmdutil.Usage(fmt.Errorf("--chunk-size must be positive and --chunk-overlap in [0, chunk-size/2], got %d and %d", o.Chunk.MaxChars, o.Chunk.Overlap))
 	}
 	if o.Chunk.Overlap == 0 {
 		o.Chunk.Overlap = -1 // corpus: 0 means the default, negative means none
 	}
 	docs, err := corpus.LoadDir(o.Docs, o.KBScope)
 	if err != nil {
-		return &usageError{fmt.Errorf("invalid seed documents:\n%w", err)}
+		return cmdutil.Usage(fmt.Errorf("invalid seed documents:\n%w", err))
 	}
 	stack, err := config.Open(ctx, o.Config)
 	if err != nil {
@@ -147,7 +141,7 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 	var dimErr *kb.DimensionMismatchError
 	switch {
 	case errors.As(err, &dimErr):
-		return &usageError{err}
+		return cmdutil.Usage(err)
 	case err != nil:
 		return fmt.Errorf("%w (rerun rag-seed to converge)", err)
 	}

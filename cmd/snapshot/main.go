@@ -57,12 +57,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
 
@@ -83,13 +83,7 @@ func main() {
 	os.Exit(code)
 }
 
-// usageError marks errors that exit 2.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
+var usagef = cmdutil.Usagef
 
 // run executes rag-snapshot with args and returns the exit code. Errors are
 // printed once, here, prefixed "rag-snapshot: ".
@@ -100,16 +94,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "rag-snapshot: %v\n", err)
+	cmdutil.PrintError(stderr, "rag-snapshot", err)
 	return exitCode(err)
 }
 
 func exitCode(err error) int {
-	var ue *usageError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ue), errors.Is(err, snapshot.ErrUsage):
+	case cmdutil.IsUsage(err), errors.Is(err, snapshot.ErrUsage):
 		return exitUsage
 	}
 	return exitFail

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
@@ -108,7 +109,7 @@ does not change it; rag-eval is the gate.`,
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.Usage(err) })
 	f := cmd.Flags()
 	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of every other path is inside it")
 	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
@@ -175,7 +176,7 @@ func (o *snapshotOptions) defaults() error {
 	}
 	if o.KBScope != "" {
 		if err := config.ValidKBScope(o.KBScope); err != nil {
-			return &usageError{err}
+			return cmdutil.Usage(err)
 		}
 	}
 	for _, u := range []struct{ flag, url string }{{"--lookup-url", o.LookupURL}, {"--sidecar-url", o.SidecarURL}} {
@@ -324,7 +325,7 @@ const builtinVersion = "1"
 // dimension. The caller closes the stack.
 func openBuiltin(ctx context.Context, cfg config.Config, kbScope string) (*lookup.Pipeline, *config.Stack, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, &usageError{err}
+		return nil, nil, cmdutil.Usage(err)
 	}
 	stack, err := config.Open(ctx, cfg)
 	if err != nil {
@@ -347,7 +348,7 @@ func openBuiltin(ctx context.Context, cfg config.Config, kbScope string) (*looku
 	if err := stack.Index.Ensure(ctx, stack.Embedder.Dim()); err != nil {
 		var dimErr *kb.DimensionMismatchError
 		if errors.As(err, &dimErr) {
-			return fail(&usageError{err})
+			return fail(cmdutil.Usage(err))
 		}
 		return fail(fmt.Errorf("index: %w", err))
 	}

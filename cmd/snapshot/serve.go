@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 )
@@ -58,7 +59,7 @@ a sidecar served from the embedded store needs its own --data-dir.`,
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.Usage(err) })
 	f := cmd.Flags()
 	f.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
 	f.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kbScope of requests that do not give one; the store must hold it")
@@ -70,7 +71,7 @@ a sidecar served from the embedded store needs its own --data-dir.`,
 
 func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	if err := config.ValidKBScope(o.KBScope); err != nil {
-		return &usageError{err}
+		return cmdutil.Usage(err)
 	}
 	if o.MaxBodyBytes < 1 {
 		return usagef("--max-body-bytes must be positive")
