@@ -14,42 +14,19 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// Manifest statuses.
-const (
-	StatusAvailable   = "available"
-	StatusUnavailable = "unavailable"
+// The manifest format lives in contract (one data shape end to end); these
+// names keep the package's own vocabulary.
+type (
+	Manifest  = contract.Manifest
+	CaseError = contract.CaseError
 )
 
-// ManifestVersion is the version of the manifest format this package
-// writes.
-const ManifestVersion = 1
-
-// Manifest is _snapshot.json, the record of the run that wrote a fixture
-// directory (SPEC §7). Field order is the JSON key order.
-type Manifest struct {
-	ManifestVersion int    `json:"manifestVersion"`
-	Tool            string `json:"tool"`
-	// Status is StatusAvailable, or StatusUnavailable when the pipeline
-	// could not be reached (Reason says why; there are no fixtures).
-	Status     string             `json:"status"`
-	Reason     string             `json:"reason"`
-	SearchMode string             `json:"searchMode"`
-	KBScope    string             `json:"kbScope"`
-	Pipeline   *contract.Pipeline `json:"pipeline"`
-	Store      string             `json:"store"`
-	Embedder   string             `json:"embedder"`
-	// Started and Finished are RFC 3339 UTC with second precision.
-	Started  string `json:"started"`
-	Finished string `json:"finished"`
-	// Cases is the number of golden cases; Written = Changed + Unchanged
-	// the number with a fixture from this run.
-	Cases     int         `json:"cases"`
-	Written   int         `json:"written"`
-	Changed   int         `json:"changed"`
-	Unchanged int         `json:"unchanged"`
-	Removed   int         `json:"removed"`
-	Failed    []CaseError `json:"failed"`
-}
+const (
+	StatusAvailable   = contract.StatusAvailable
+	StatusUnavailable = contract.StatusUnavailable
+	ManifestVersion   = contract.ManifestVersion
+	ManifestName      = contract.ManifestName
+)
 
 // volatileManifestKeys differ from one run to the next without anything
 // having changed; they are ignored when deciding whether to rewrite the
@@ -57,18 +34,7 @@ type Manifest struct {
 var volatileManifestKeys = []string{"started", "finished", "written", "changed", "unchanged", "removed"}
 
 // ReadManifest reads dir/_snapshot.json.
-func ReadManifest(dir string) (*Manifest, error) {
-	path := filepath.Join(dir, ManifestName)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &m, nil
-}
+func ReadManifest(dir string) (*Manifest, error) { return contract.ReadManifest(dir) }
 
 func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
 

@@ -26,9 +26,6 @@ const (
 	DefaultTopK = 5
 )
 
-// ManifestName is the manifest's file name in a fixture directory.
-const ManifestName = "_snapshot.json"
-
 // Options configure Run.
 type Options struct {
 	// Cases are the parsed golden cases; CasesPath names their file in
@@ -79,12 +76,6 @@ type Options struct {
 // reachable before any lookup (lookuphttp.Client).
 type HealthChecker interface {
 	Health(ctx context.Context) error
-}
-
-// CaseError is a case that failed, as listed in the manifest.
-type CaseError struct {
-	CaseID string `json:"caseId"`
-	Error  string `json:"error"`
 }
 
 // DirSummary is what a run did to one fixture directory.

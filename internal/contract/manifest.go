@@ -1,0 +1,72 @@
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ManifestName is the manifest's file name in a fixture directory. Files
+// whose name starts with "_" are never read as fixtures.
+const ManifestName = "_snapshot.json"
+
+// ManifestVersion is the version of the manifest format.
+const ManifestVersion = 1
+
+// Manifest statuses.
+const (
+	StatusAvailable = "available"
+	// StatusUnavailable: the pipeline could not be reached; Reason says
+	// why and the directory's fixtures (if any) are not this run's.
+	StatusUnavailable = "unavailable"
+)
+
+// Manifest is _snapshot.json, the record of the run that wrote a fixture
+// directory (SPEC §7). rag-snapshot writes it; the comparison reads its
+// status. Field order is the JSON key order.
+type Manifest struct {
+	ManifestVersion int    `json:"manifestVersion"`
+	Tool            string `json:"tool"`
+	// Status is StatusAvailable or StatusUnavailable.
+	Status     string    `json:"status"`
+	Reason     string    `json:"reason"`
+	SearchMode string    `json:"searchMode"`
+	KBScope    string    `json:"kbScope"`
+	Pipeline   *Pipeline `json:"pipeline"`
+	Store      string    `json:"store"`
+	Embedder   string    `json:"embedder"`
+	// Started and Finished are RFC 3339 UTC with second precision.
+	Started  string `json:"started"`
+	Finished string `json:"finished"`
+	// Cases is the number of golden cases; Written = Changed + Unchanged
+	// the number with a fixture from this run.
+	Cases     int         `json:"cases"`
+	Written   int         `json:"written"`
+	Changed   int         `json:"changed"`
+	Unchanged int         `json:"unchanged"`
+	Removed   int         `json:"removed"`
+	Failed    []CaseError `json:"failed"`
+}
+
+// CaseError is a case that failed, as listed in the manifest.
+type CaseError struct {
+	CaseID string `json:"caseId"`
+	Error  string `json:"error"`
+}
+
+// ReadManifest reads dir/_snapshot.json. A missing manifest is an error
+// that satisfies errors.Is(err, fs.ErrNotExist). Unknown keys are ignored
+// (a newer rag-snapshot may add some).
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
