@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/markdown"
 )
 
 // WriteMarkdown renders r as a Markdown document: the summary, a table per
@@ -106,36 +107,13 @@ func groupTable(b *bufio.Writer, title, what string, groups map[string]Summary) 
 	b.WriteString("\n")
 }
 
-// row writes one Markdown table row; cells must already be escaped.
-func row(b *bufio.Writer, cells ...string) {
-	b.WriteString("|")
-	for _, c := range cells {
-		b.WriteString(" ")
-		b.WriteString(c)
-		b.WriteString(" |")
-	}
-	b.WriteString("\n")
-}
+func row(b *bufio.Writer, cells ...string) { markdown.Row(b, cells...) }
 
-var mdEscaper = strings.NewReplacer(
-	"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>", "`", "\\`",
-)
+func escape(s string) string { return markdown.Escape(s) }
 
-// escape makes s safe inside a Markdown table cell or list item: pipes are
-// escaped, HTML is neutralised and line breaks become <br>.
-func escape(s string) string { return mdEscaper.Replace(s) }
+func mdCode(s string) string { return markdown.Code(s) }
 
-// mdCode makes s safe inside an inline code span on one line.
-func mdCode(s string) string {
-	return strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+func shortHash(h string) string { return markdown.ShortHash(h) }
 
 func fmtFloat(f Float) string {
 	if f == nil {
