@@ -154,6 +154,9 @@ func Build(res *judge.Result, casesPath, casesSHA256 string) *Report {
 	return r
 }
 
+// BuildSummary is the overall §9.2 summary of res, as Build would report it.
+func BuildSummary(res *judge.Result) Summary { return summary(res.Summarize().Overall) }
+
 func summary(s judge.Summary) Summary {
 	return Summary{
 		CaseCount: s.CaseCount, PassCount: s.PassCount, FailCount: s.FailCount,

@@ -1,0 +1,373 @@
+package compare
+
+import (
+	"math/rand/v2"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/report"
+)
+
+// SchemaVersion is the version of the comparison JSON format.
+const SchemaVersion = 1
+
+// Side statuses (the manifest's vocabulary).
+const (
+	Available   = contract.StatusAvailable
+	Unavailable = contract.StatusUnavailable
+)
+
+// Side is one path to compare: its name, its fixture directory and the
+// judgement of that directory against the golden cases. Result is nil when
+// the side is unavailable, and Reason says why.
+type Side struct {
+	Name     string
+	Fixtures string
+	Result   *judge.Result
+	Reason   string
+}
+
+// Inputs identify the golden cases both sides were judged against.
+type Inputs struct {
+	Cases       string `json:"cases"`
+	CasesSHA256 string `json:"casesSha256"`
+	K           int    `json:"k"`
+}
+
+// Method records the fixed statistics, so a reader can reproduce them.
+type Method struct {
+	Delta              string `json:"delta"`
+	BootstrapResamples int    `json:"bootstrapResamples"`
+	Interval           string `json:"interval"`
+	Permutations       int    `json:"permutations"`
+	Seed               [2]int `json:"seed"`
+}
+
+// Report is a two-sided comparison (SPEC §9.6). Field order is the JSON key
+// order: the keys the spec names, then tool, inputs and method.
+type Report struct {
+	SchemaVersion int        `json:"schemaVersion"`
+	Left          SideReport `json:"left"`
+	Right         SideReport `json:"right"`
+	Metrics       []Metric   `json:"metrics"`
+	Cases         []Case     `json:"cases"`
+	Tool          string     `json:"tool"`
+	Inputs        Inputs     `json:"inputs"`
+	Method        Method     `json:"method"`
+}
+
+// SideReport is one side's identity, availability and §9.2 summary (nil
+// when unavailable).
+type SideReport struct {
+	Name     string          `json:"name"`
+	Fixtures string          `json:"fixtures"`
+	Status   string          `json:"status"`
+	Reason   *string         `json:"reason"`
+	Summary  *report.Summary `json:"summary"`
+}
+
+// Metric is one metric's paired comparison. Left and Right are the means
+// over the pairs (over the side's own non-null cases when the other side is
+// unavailable); Delta is the mean of left − right over the pairs. Every
+// value is null when it has nothing to be computed from.
+type Metric struct {
+	Name   string              `json:"name"`
+	Left   report.Float        `json:"left"`
+	Right  report.Float        `json:"right"`
+	Delta  report.Float        `json:"delta"`
+	CI95   *[2]contract.Float6 `json:"ci95"`
+	PValue report.Float        `json:"pValue"`
+	Pairs  int                 `json:"pairs"`
+}
+
+// Case is one golden case on both sides; a side is null when unavailable.
+type Case struct {
+	CaseID      string    `json:"caseId"`
+	Left        *CaseSide `json:"left"`
+	Right       *CaseSide `json:"right"`
+	Differences []string  `json:"differences"`
+	Scenario    string    `json:"scenario"`
+	Query       string    `json:"query"`
+}
+
+// CaseSide is what one path returned for a case.
+type CaseSide struct {
+	Status            string      `json:"status"`
+	HitLevel          *string     `json:"hitLevel"`
+	FirstExpectedRank *int        `json:"firstExpectedRank"`
+	SelectedAttempt   *string     `json:"selectedAttempt"`
+	TopCandidates     []Candidate `json:"topCandidates"`
+	FailedChecks      []string    `json:"failedChecks"`
+}
+
+// Candidate is a top-K block as compared.
+type Candidate struct {
+	Rank           int          `json:"rank"`
+	Source         string       `json:"source"`
+	DocID          string       `json:"docId"`
+	Breadcrumb     string       `json:"breadcrumb"`
+	Category       string       `json:"category"`
+	ScoreLabel     string       `json:"scoreLabel"`
+	RelevanceLevel string       `json:"relevanceLevel"`
+	QualityScore   report.Float `json:"qualityScore"`
+}
+
+// Metric names, in report order (which is also the order in which they
+// draw from the random source).
+const (
+	MetricRecallAtK    = "recallAtK"
+	MetricMRR          = "mrr"
+	MetricNDCGAtK      = "ndcgAtK"
+	MetricDocRecallAtK = "docRecallAtK"
+	MetricPrecisionAtK = "precisionAtK"
+	MetricPassRate     = "passRate"
+)
+
+// Metrics lists the compared metrics in report order.
+var Metrics = []string{MetricRecallAtK, MetricMRR, MetricNDCGAtK, MetricDocRecallAtK, MetricPrecisionAtK, MetricPassRate}
+
+// Difference names, in the order they are listed for a case.
+const (
+	DiffSource          = "source"
+	DiffBreadcrumb      = "breadcrumb"
+	DiffCategory        = "category"
+	DiffRank            = "rank"
+	DiffScoreLabel      = "scoreLabel"
+	DiffRelevanceLevel  = "relevanceLevel"
+	DiffHitLevel        = "hitLevel"
+	DiffSelectedAttempt = "selectedAttempt"
+)
+
+// Value is a case's per-case value of a metric, and whether it has one
+// (SPEC §9.6): recallAtK is 1 when the hit level is strong or medium and 0
+// when weak or miss; the rank metrics are the case's §9.1 metrics; passRate
+// is 1 when the case passed and 0 otherwise (not_run and error included, as
+// in the summary's passRate).
+func Value(metric string, c *judge.CaseResult) (float64, bool) {
+	switch metric {
+	case MetricPassRate:
+		if c.Status == judge.StatusPass {
+			return 1, true
+		}
+		return 0, true
+	case MetricRecallAtK:
+		switch c.HitLevel {
+		case judge.HitStrong, judge.HitMedium:
+			return 1, true
+		case judge.HitWeak, judge.HitMiss:
+			return 0, true
+		}
+		return 0, false
+	}
+	if c.Metrics == nil {
+		return 0, false
+	}
+	switch metric {
+	case MetricMRR:
+		return c.Metrics.ReciprocalRank, true
+	case MetricNDCGAtK:
+		return c.Metrics.NDCGAtK, true
+	case MetricDocRecallAtK:
+		return c.Metrics.DocRecallAtK, true
+	case MetricPrecisionAtK:
+		return c.Metrics.PrecisionAtK, true
+	}
+	return 0, false
+}
+
+// Build compares two sides judged against the same golden file (same cases
+// in the same order). in names that file; in.K is what the reports call
+// inputs.k.
+func Build(in Inputs, left, right Side) *Report {
+	r := &Report{
+		SchemaVersion: SchemaVersion,
+		Left:          sideReport(left),
+		Right:         sideReport(right),
+		Tool:          "rag-eval compare",
+		Inputs:        in,
+		Method: Method{
+			Delta:              "left - right",
+			BootstrapResamples: Resamples,
+			Interval:           "percentile, type 7",
+			Permutations:       Permutations,
+			Seed:               [2]int{Seed1, Seed2},
+		},
+	}
+	rng := NewSource()
+	for _, name := range Metrics {
+		r.Metrics = append(r.Metrics, metric(name, left.Result, right.Result, rng))
+	}
+
+	var golden *judge.Result
+	if golden = left.Result; golden == nil {
+		golden = right.Result
+	}
+	r.Cases = []Case{}
+	if golden == nil {
+		return r
+	}
+	for i := range golden.Cases {
+		gc := golden.Cases[i].Case
+		c := Case{CaseID: gc.CaseID, Scenario: gc.Scenario, Query: gc.Query, Differences: []string{}}
+		if left.Result != nil {
+			c.Left = caseSide(&left.Result.Cases[i])
+		}
+		if right.Result != nil {
+			c.Right = caseSide(&right.Result.Cases[i])
+		}
+		if c.Left != nil && c.Right != nil {
+			c.Differences = differences(c.Left, c.Right)
+		}
+		r.Cases = append(r.Cases, c)
+	}
+	return r
+}
+
+func sideReport(s Side) SideReport {
+	sr := SideReport{Name: s.Name, Fixtures: s.Fixtures, Status: Available}
+	if s.Result == nil {
+		sr.Status = Unavailable
+		reason := s.Reason
+		sr.Reason = &reason
+		return sr
+	}
+	sum := report.BuildSummary(s.Result)
+	sr.Summary = &sum
+	return sr
+}
+
+// metric pairs the per-case values of both sides and computes the
+// statistics over them. With one side unavailable only the other side's
+// mean is reported.
+func metric(name string, left, right *judge.Result, rng *rand.Rand) Metric {
+	m := Metric{Name: name}
+	switch {
+	case left == nil && right == nil:
+		return m
+	case left == nil:
+		m.Right = ownMean(name, right)
+		return m
+	case right == nil:
+		m.Left = ownMean(name, left)
+		return m
+	}
+	var ls, rs, d []float64
+	for i := range left.Cases {
+		lv, lok := Value(name, &left.Cases[i])
+		rv, rok := Value(name, &right.Cases[i])
+		if lok && rok {
+			ls, rs, d = append(ls, lv), append(rs, rv), append(d, lv-rv)
+		}
+	}
+	m.Pairs = len(d)
+	if len(d) == 0 {
+		return m
+	}
+	p := PairedStats(d, rng)
+	m.Left, m.Right, m.Delta, m.PValue = fl(mean(ls)), fl(mean(rs)), fl(p.Delta), fl(p.P)
+	m.CI95 = &[2]contract.Float6{contract.Float6(p.CI95[0]), contract.Float6(p.CI95[1])}
+	return m
+}
+
+func ownMean(name string, r *judge.Result) report.Float {
+	var xs []float64
+	for i := range r.Cases {
+		if v, ok := Value(name, &r.Cases[i]); ok {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	return fl(mean(xs))
+}
+
+func fl(v float64) report.Float {
+	f := contract.Float6(v)
+	return &f
+}
+
+func caseSide(c *judge.CaseResult) *CaseSide {
+	s := &CaseSide{
+		Status:          string(c.Status),
+		SelectedAttempt: c.SelectedAttempt,
+		TopCandidates:   make([]Candidate, len(c.TopCandidates)),
+		FailedChecks:    c.FailedChecks(),
+	}
+	if c.HitLevel != "" {
+		h := c.HitLevel
+		s.HitLevel = &h
+	}
+	if c.FirstExpectedRank > 0 {
+		r := c.FirstExpectedRank
+		s.FirstExpectedRank = &r
+	}
+	for i, t := range c.TopCandidates {
+		s.TopCandidates[i] = Candidate{
+			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
+			ScoreLabel: t.ScoreLabel, RelevanceLevel: t.RelevanceLevel,
+		}
+		if t.QualityScore != nil {
+			s.TopCandidates[i].QualityScore = fl(*t.QualityScore)
+		}
+	}
+	return s
+}
+
+// blockFields are the per-position fields compared, in difference order.
+var blockFields = []struct {
+	name string
+	get  func(*Candidate) string
+}{
+	{DiffSource, func(c *Candidate) string { return c.Source }},
+	{DiffBreadcrumb, func(c *Candidate) string { return c.Breadcrumb }},
+	{DiffCategory, func(c *Candidate) string { return c.Category }},
+	{DiffScoreLabel, func(c *Candidate) string { return c.ScoreLabel }},
+	{DiffRelevanceLevel, func(c *Candidate) string { return c.RelevanceLevel }},
+}
+
+// PositionDiffs returns the names of the block fields that differ at
+// 0-based position i of two top-K lists (a position one side lacks differs
+// in every field), in difference order.
+func PositionDiffs(l, r []Candidate, i int) []string {
+	var out []string
+	for _, f := range blockFields {
+		if i >= len(l) || i >= len(r) || f.get(&l[i]) != f.get(&r[i]) {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// differences lists what differs between the two sides of a case, in the
+// order source, breadcrumb, category, rank, scoreLabel, relevanceLevel,
+// hitLevel, selectedAttempt. The block fields compare the top-K blocks
+// position by position; rank compares firstExpectedRank.
+func differences(l, r *CaseSide) []string {
+	diff := map[string]bool{
+		DiffRank:            !samePtr(l.FirstExpectedRank, r.FirstExpectedRank),
+		DiffHitLevel:        !samePtr(l.HitLevel, r.HitLevel),
+		DiffSelectedAttempt: !samePtr(l.SelectedAttempt, r.SelectedAttempt),
+	}
+	for i := range max(len(l.TopCandidates), len(r.TopCandidates)) {
+		for _, name := range PositionDiffs(l.TopCandidates, r.TopCandidates, i) {
+			diff[name] = true
+		}
+	}
+	out := []string{}
+	for _, name := range differenceOrder {
+		if diff[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+var differenceOrder = []string{DiffSource, DiffBreadcrumb, DiffCategory, DiffRank, DiffScoreLabel, DiffRelevanceLevel, DiffHitLevel, DiffSelectedAttempt}
+
+func samePtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

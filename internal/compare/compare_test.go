@@ -1,0 +1,159 @@
+package compare
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+)
+
+// result builds a judged result over cases c0…cn-1; hit(i) says whether
+// case i found its document first (strong, rank 1) or missed it.
+func result(g *contract.GoldenFile, dir string, hit func(i int) bool) *judge.Result {
+	r := &judge.Result{Golden: g, Fixtures: dir}
+	attempt := "FILTERED_VECTOR"
+	for i := range g.Cases {
+		c := judge.CaseResult{Case: &g.Cases[i], K: 5, Status: judge.StatusPass, SelectedAttempt: &attempt, Checks: []judge.Check{}}
+		src := g.Cases[i].ExpectedSources[0]
+		if hit(i) {
+			c.HitLevel, c.FirstExpectedRank = judge.HitStrong, 1
+			c.Metrics = &judge.Metrics{ReciprocalRank: 1, NDCGAtK: 1, DocRecallAtK: 1, PrecisionAtK: 0.2}
+			c.TopCandidates = []judge.Candidate{{Rank: 1, Source: src, Breadcrumb: "A > B", Category: "db", ScoreLabel: "RRF", RelevanceLevel: "high"}}
+		} else {
+			c.Status, c.HitLevel = judge.StatusFail, judge.HitMiss
+			c.Checks = []judge.Check{{Name: judge.CheckExpectedDoc, Message: "no"}}
+			c.Metrics = &judge.Metrics{}
+			c.TopCandidates = []judge.Candidate{{Rank: 1, Source: "other", Breadcrumb: "X", Category: "ops", ScoreLabel: "RRF", RelevanceLevel: "low"}}
+		}
+		r.Cases = append(r.Cases, c)
+	}
+	return r
+}
+
+func golden(n int) *contract.GoldenFile {
+	g := &contract.GoldenFile{Version: 1, KBScope: "rag-eval"}
+	for i := range n {
+		g.Cases = append(g.Cases, contract.Case{CaseID: "c" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Scenario: "chat", Query: "q", ExpectedSources: []string{"doc"}})
+	}
+	return g
+}
+
+var in = Inputs{Cases: "cases.json", CasesSHA256: "00", K: 5}
+
+func metricByName(r *Report, name string) Metric {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m
+		}
+	}
+	panic(name)
+}
+
+func TestIdenticalSides(t *testing.T) {
+	g := golden(20)
+	res := result(g, "f", func(i int) bool { return i%3 != 0 })
+	r := Build(in, Side{Name: "hybrid", Fixtures: "f", Result: res}, Side{Name: "dense", Fixtures: "f", Result: res})
+	if len(r.Metrics) != len(Metrics) {
+		t.Fatalf("%d metrics", len(r.Metrics))
+	}
+	for _, m := range r.Metrics {
+		if m.Delta == nil || *m.Delta != 0 || m.PValue == nil || *m.PValue != 1 || m.CI95 == nil || m.CI95[0] != 0 || m.CI95[1] != 0 || m.Pairs != 20 {
+			t.Errorf("%s: %+v, want delta 0, p 1, CI [0,0], 20 pairs", m.Name, m)
+		}
+	}
+	for _, c := range r.Cases {
+		if len(c.Differences) != 0 {
+			t.Errorf("%s: differences %v on identical sides", c.CaseID, c.Differences)
+		}
+	}
+}
+
+func TestShiftDetectedAndDeterministic(t *testing.T) {
+	g := golden(40)
+	left := result(g, "l", func(i int) bool { return i%10 != 0 }) // 36 of 40
+	right := result(g, "r", func(i int) bool { return i%2 == 0 }) // 20 of 40
+	build := func() []byte {
+		var b bytes.Buffer
+		if err := Build(in, Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}).WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	r := Build(in, Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right})
+	m := metricByName(r, MetricRecallAtK)
+	if *m.Left != 0.9 || *m.Right != 0.5 || *m.Delta != 0.4 || m.Pairs != 40 {
+		t.Fatalf("recallAtK %+v: want 0.9 vs 0.5, delta 0.4 over 40 pairs", m)
+	}
+	if *m.PValue >= 0.05 || m.CI95[0] > *m.Delta || *m.Delta > m.CI95[1] || m.CI95[0] <= 0 {
+		t.Fatalf("recallAtK p %v CI %v: want p < 0.05 and an interval above 0 containing 0.4", *m.PValue, *m.CI95)
+	}
+	if pr := metricByName(r, MetricPassRate); *pr.Delta != 0.4 {
+		t.Errorf("passRate delta %v", *pr.Delta)
+	}
+	// Case 1 hits on the left, misses on the right.
+	want := []string{DiffSource, DiffBreadcrumb, DiffCategory, DiffRank, DiffRelevanceLevel, DiffHitLevel}
+	if got := r.Cases[1].Differences; !slices.Equal(got, want) {
+		t.Errorf("case 1 differences %v, want %v", got, want)
+	}
+	if got := r.Cases[2].Differences; len(got) != 0 {
+		t.Errorf("case 2 hits on both sides, differences %v", got)
+	}
+	if a, b := build(), build(); !bytes.Equal(a, b) {
+		t.Fatal("two builds of the same comparison give different bytes")
+	}
+	var md1, md2 bytes.Buffer
+	r.WriteMarkdown(&md1)
+	Build(in, Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}).WriteMarkdown(&md2)
+	if !bytes.Equal(md1.Bytes(), md2.Bytes()) || !bytes.Contains(md1.Bytes(), []byte("| recall@K | 0.9 | 0.5 | **+0.4** |")) {
+		t.Fatalf("markdown not deterministic or lacks the recall row:\n%s", md1.String())
+	}
+}
+
+func TestUnavailableSideKeepsTheOther(t *testing.T) {
+	g := golden(10)
+	left := result(g, "l", func(i int) bool { return i < 7 })
+	r := Build(in, Side{Name: "current", Fixtures: "l", Result: left}, Side{Name: "sidecar", Fixtures: "s", Reason: "sidecar unreachable: connection refused"})
+	if r.Right.Status != Unavailable || r.Right.Reason == nil || *r.Right.Reason != "sidecar unreachable: connection refused" || r.Right.Summary != nil {
+		t.Fatalf("right side %+v", r.Right)
+	}
+	if r.Left.Status != Available || r.Left.Summary == nil || r.Left.Summary.PassCount != 7 || r.Left.Reason != nil {
+		t.Fatalf("left side %+v", r.Left)
+	}
+	for _, m := range r.Metrics {
+		if m.Right != nil || m.Delta != nil || m.CI95 != nil || m.PValue != nil || m.Pairs != 0 {
+			t.Errorf("%s: statistics with an unavailable side: %+v", m.Name, m)
+		}
+	}
+	if m := metricByName(r, MetricRecallAtK); m.Left == nil || *m.Left != 0.7 {
+		t.Errorf("left recallAtK %v, want 0.7", m.Left)
+	}
+	if len(r.Cases) != 10 || r.Cases[0].Left == nil || r.Cases[0].Right != nil || len(r.Cases[0].Left.TopCandidates) != 1 {
+		t.Fatalf("cases: %+v", r.Cases[0])
+	}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte(`"status": "unavailable",`)) || !bytes.Contains(b.Bytes(), []byte(`"right": null,`)) {
+		t.Fatalf("JSON lacks the unavailable side:\n%s", b.String()[:min(b.Len(), 2000)])
+	}
+}
+
+func TestNotRunCasesArePairedOnlyForPassRate(t *testing.T) {
+	g := golden(4)
+	left := result(g, "l", func(int) bool { return true })
+	right := result(g, "r", func(int) bool { return true })
+	right.Cases[0] = judge.CaseResult{Case: &g.Cases[0], K: 5, Status: judge.StatusNotRun, Reason: "no fixture", TopCandidates: []judge.Candidate{}, Checks: []judge.Check{}}
+	r := Build(in, Side{Name: "a", Result: left}, Side{Name: "b", Result: right})
+	if m := metricByName(r, MetricMRR); m.Pairs != 3 || *m.Delta != 0 {
+		t.Errorf("mrr: %+v, want 3 pairs and delta 0", m)
+	}
+	if m := metricByName(r, MetricPassRate); m.Pairs != 4 || *m.Delta != 0.25 {
+		t.Errorf("passRate: %+v, want 4 pairs and delta 0.25", m)
+	}
+	if d := r.Cases[0].Differences; !slices.Contains(d, DiffHitLevel) || !slices.Contains(d, DiffSource) {
+		t.Errorf("not_run vs pass differences %v", d)
+	}
+}

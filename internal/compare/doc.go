@@ -1,0 +1,67 @@
+// Package compare is the two-sided comparison of rag-eval compare (SPEC
+// §9.6): two fixture directories judged against the same golden cases, side
+// by side, with paired statistics that say whether a difference is more than
+// noise. It answers "does hybrid actually beat dense on this set?" and
+// "does the sidecar pipeline retrieve what the current one does?".
+//
+// # Sides
+//
+// LoadSide judges one directory with the judge of package judge. A side is
+// unavailable, not an error, when its directory does not exist or its
+// _snapshot.json says "status": "unavailable" (rag-snapshot writes that for a
+// sidecar it could not reach); its statistics and per-case columns are then
+// null and the other side is still reported in full. rag-eval compare
+// refuses (exit 2) only when both sides are unavailable.
+//
+// # Metrics and statistics
+//
+// Per case and metric, a value (Value): recallAtK is 1 when the hit level is
+// strong or medium and 0 when weak or miss; mrr, ndcgAtK, docRecallAtK and
+// precisionAtK are the case's §9.1 rank metrics; passRate is 1 when the case
+// passed and 0 otherwise (a not_run or error case counts 0, as in the
+// summary's passRate). n/a, not_run and error cases have no rank value.
+//
+// The pairs of a metric are the cases with a value on both sides; d_i =
+// left_i − right_i. A metric reports left and right (the means over the
+// pairs, so delta = left − right; with the other side unavailable, a side's
+// mean over its own valued cases), delta (mean d), ci95 (the percentile
+// bootstrap interval of mean d: 10,000 resamples of the pairs with
+// replacement, 2.5% and 97.5% type-7 quantiles, as numpy.percentile) and
+// pValue (the two-sided paired sign-flip randomization test: 10,000
+// permutations each flipping every d_i's sign with probability ½,
+// p = (#{|permuted mean| ≥ |observed mean|} + 1) / 10,001). With no pairs
+// every value is null.
+//
+// One math/rand/v2 PCG source seeded (1, 2) serves the whole comparison,
+// metric by metric in the order recallAtK, mrr, ndcgAtK, docRecallAtK,
+// precisionAtK, passRate; for each, every bootstrap resample draws len(d)
+// indices with rng.IntN(len(d)), then each permutation takes its signs from the bits of
+// successive rng.Uint64 words, lowest bit first. The same fixtures therefore
+// give the same bytes, and anyone can recompute the numbers.
+//
+// Identical sides give delta 0, the interval [0, 0] and p = 1. The smallest
+// p-value possible is 1/10,001; with few pairs a real difference may not
+// reach p < 0.05 (with n pairs the exact test cannot go below 2/2ⁿ): read
+// the interval, not only p.
+//
+// # Differences
+//
+// Per case, both sides' status, hit level, firstExpectedRank, selected
+// attempt and top-K blocks. differences lists, in this order: source,
+// breadcrumb, category (any top-K position whose value differs; a position
+// one side lacks differs in all block fields), rank (firstExpectedRank),
+// scoreLabel, relevanceLevel, hitLevel, selectedAttempt. A difference is
+// information, never a failure: a sidecar may legitimately have no filtered
+// attempt.
+//
+// # Output
+//
+// Report.WriteJSON writes the keys of SPEC §9.6 in that order, followed by
+// tool, inputs (cases, casesSha256, k) and method (how delta, the interval
+// and the p-value were computed, with the seed). Case objects carry
+// scenario and query after the spec's keys, and each side failedChecks.
+// WriteMarkdown shows the sides, the metric table (Δ in bold when
+// p < 0.05), every case side by side and, for the cases that differ, their
+// top-K blocks position by position with the differing fields in bold.
+// WriteText is the plain summary printed on stdout.
+package compare

@@ -1,0 +1,40 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteText writes the plain-text summary rag-eval compare prints: each
+// side's availability and pass count, the metric table, and how many cases
+// differ.
+func (r *Report) WriteText(w io.Writer) error {
+	for _, s := range []SideReport{r.Left, r.Right} {
+		if s.Summary == nil {
+			fmt.Fprintf(w, "%s: unavailable: %s\n", s.Name, deref(s.Reason))
+			continue
+		}
+		fmt.Fprintf(w, "%s: %d/%d cases pass (%s)\n", s.Name, s.Summary.PassCount, s.Summary.CaseCount, s.Fixtures)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tpairs\n", r.Left.Name, r.Right.Name)
+	for _, m := range r.Metrics {
+		mark := ""
+		if m.Significant() {
+			mark = " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%d\n", m.Name, fmtF(m.Left), fmtF(m.Right), signed(m.Delta), ci(m.CI95), fmtF(m.PValue), mark, m.Pairs)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	differing := 0
+	for _, c := range r.Cases {
+		if len(c.Differences) > 0 {
+			differing++
+		}
+	}
+	_, err := fmt.Fprintf(w, "Δ = %s − %s; * p < %g. %d of %d cases differ.\n", r.Left.Name, r.Right.Name, Significance, differing, len(r.Cases))
+	return err
+}
