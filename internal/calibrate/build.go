@@ -1,0 +1,502 @@
+package calibrate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+)
+
+// SchemaVersion is the version of the calibration report format.
+const SchemaVersion = 1
+
+// Tool is the report's "tool" value.
+const Tool = "rag-eval calibrate"
+
+// Report is the calibration report. Field order is the JSON key order (see
+// the package documentation); it is built once by Build and rendered by
+// WriteJSON, WriteMarkdown and WriteText.
+type Report struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Tool          string `json:"tool"`
+	Inputs        Inputs `json:"inputs"`
+	Modes         []Mode `json:"modes"`
+}
+
+// Inputs identify what was calibrated on.
+type Inputs struct {
+	Cases       string `json:"cases"`
+	CasesSHA256 string `json:"casesSha256"`
+	K           int    `json:"k"`
+}
+
+// Float is a nullable value written rounded to 6 decimals.
+type Float = *contract.Float6
+
+// Mode is the calibration of one fixture directory (one search mode).
+type Mode struct {
+	Name     string  `json:"name"`
+	Fixtures string  `json:"fixtures"`
+	Status   string  `json:"status"`
+	Reason   *string `json:"reason"`
+	// Embedder is the manifest's embedder, nil when unknown: thresholds
+	// only mean something for the embedder that produced the scores.
+	Embedder *string    `json:"embedder"`
+	Shipped  Shipped    `json:"shipped"`
+	Blocks   *Blocks    `json:"blocks"` // nil when unavailable
+	Cases    *CaseLevel `json:"cases"`  // nil when unavailable
+}
+
+// Shipped are the thresholds the fixtures were produced with (manifest
+// pipeline.params); nil when unknown.
+type Shipped struct {
+	LowQuality Float         `json:"lowQuality"`
+	MinQuality Float         `json:"minQuality"`
+	Levels     ShippedLevels `json:"levels"`
+}
+
+// ShippedLevels are the relevanceLevel thresholds.
+type ShippedLevels struct {
+	High   Float `json:"high"`
+	Medium Float `json:"medium"`
+}
+
+// Counts count what was labelled how. Relevant, NonRelevant and Unlabelled
+// partition the observations; MissingScore counts those of them without a
+// qualityScore, which are left out of every score statistic.
+type Counts struct {
+	Relevant     int `json:"relevant"`
+	NonRelevant  int `json:"nonRelevant"`
+	Unlabelled   int `json:"unlabelled"`
+	MissingScore int `json:"missingScore"`
+}
+
+// Dist summarises the scores of one class.
+type Dist struct {
+	Count  int   `json:"count"`
+	Min    Float `json:"min"`
+	Median Float `json:"median"`
+	Mean   Float `json:"mean"`
+	Max    Float `json:"max"`
+}
+
+// HistBin is one histogram bin: [from, to), the last one [from, to].
+type HistBin struct {
+	From        contract.Float6 `json:"from"`
+	To          contract.Float6 `json:"to"`
+	Relevant    int             `json:"relevant"`
+	NonRelevant int             `json:"nonRelevant"`
+}
+
+// Threshold is a threshold and the rates of "score ≥ threshold" at it.
+// Name says which threshold it is ("best", or the shipped parameter);
+// Threshold is nil when the shipped value is unknown, and then so is every
+// rate.
+type Threshold struct {
+	Name      string `json:"name"`
+	Threshold Float  `json:"threshold"`
+	TPR       Float  `json:"tpr"`
+	FPR       Float  `json:"fpr"`
+	J         Float  `json:"j"`
+	Precision Float  `json:"precision"`
+}
+
+// LevelRow counts the top-K blocks of one relevanceLevel per label.
+// Precision = relevant / (relevant + nonRelevant), nil when both are 0.
+type LevelRow struct {
+	Level       string `json:"level"`
+	Relevant    int    `json:"relevant"`
+	NonRelevant int    `json:"nonRelevant"`
+	Unlabelled  int    `json:"unlabelled"`
+	Precision   Float  `json:"precision"`
+}
+
+// Blocks are the block-level statistics.
+type Blocks struct {
+	Counts      Counts    `json:"counts"`
+	Relevant    Dist      `json:"relevant"`
+	NonRelevant Dist      `json:"nonRelevant"`
+	Histogram   []HistBin `json:"histogram"`
+	// Best is nil when either class has no scored block.
+	Best *Threshold `json:"best"`
+	// AtShipped: levels.medium, levels.high, minQuality, in that order.
+	AtShipped       []Threshold `json:"atShipped"`
+	RelevanceLevels []LevelRow  `json:"relevanceLevels"`
+}
+
+// CaseLevel are the case-level (evidence gate) statistics over each
+// judged case's best top-K qualityScore.
+type CaseLevel struct {
+	Counts      Counts     `json:"counts"`
+	Relevant    Dist       `json:"relevant"`
+	NonRelevant Dist       `json:"nonRelevant"`
+	Histogram   []HistBin  `json:"histogram"`
+	Best        *Threshold `json:"best"`
+	// AtShipped: lowQuality, minQuality, in that order.
+	AtShipped []Threshold `json:"atShipped"`
+	// Samples lists every judged case in golden-file order.
+	Samples []CaseSample `json:"samples"`
+}
+
+// CaseSample is one judged case's observation. BestQuality is the best
+// qualityScore of its top-K blocks (ScoreFrom "blocks"), else its selected
+// attempt's bestQuality (ScoreFrom "attempt"), else nil (and ScoreFrom nil).
+type CaseSample struct {
+	CaseID      string  `json:"caseId"`
+	Label       string  `json:"label"`
+	BestQuality Float   `json:"bestQuality"`
+	ScoreFrom   *string `json:"scoreFrom"`
+}
+
+// CaseSample.ScoreFrom values.
+const (
+	ScoreFromBlocks  = "blocks"
+	ScoreFromAttempt = "attempt"
+)
+
+// Names of the thresholds in Threshold.Name.
+const (
+	NameBest         = "best"
+	NameLevelsMedium = "levels.medium"
+	NameLevelsHigh   = "levels.high"
+	NameMinQuality   = "minQuality"
+	NameLowQuality   = "lowQuality"
+)
+
+// Known relevance levels, listed first and in this order.
+var knownLevels = []string{contract.LevelHigh, contract.LevelMedium, contract.LevelLow}
+
+// Input is one fixture directory to calibrate on.
+type Input struct {
+	// Fixtures is the directory as the user named it.
+	Fixtures string
+	// Manifest is its _snapshot.json, nil when it has none.
+	Manifest *contract.Manifest
+	// Result is the judgement of its fixtures; nil when the manifest says
+	// the directory is unavailable.
+	Result *judge.Result
+	// AttemptBest maps the caseId of a judged case whose top K has no
+	// scored block to its selected attempt's bestQuality
+	// (retrievalTrace.attempts[].bestQuality: the best qualityScore among
+	// the attempt's first topK candidates before post-processing), when
+	// the fixture records one and the attempt had candidates. Nil or
+	// missing entries mean no such score.
+	AttemptBest map[string]float64
+}
+
+// Load reads the manifest of dir and, unless it says the directory is
+// unavailable, judges dir's fixtures against g. A missing manifest is not
+// an error; an unreadable one, or an unreadable dir, is.
+func Load(g *contract.GoldenFile, dir string, flagK int) (Input, error) {
+	in := Input{Fixtures: dir}
+	m, err := contract.ReadManifest(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return in, fmt.Errorf("read manifest: %w", err)
+	default:
+		in.Manifest = m
+	}
+	if in.Manifest != nil && in.Manifest.Status == contract.StatusUnavailable {
+		return in, nil
+	}
+	if in.Result, err = judge.Run(g, dir, judge.Options{FlagK: flagK}); err != nil {
+		return in, err
+	}
+	for i := range in.Result.Cases {
+		r := &in.Result.Cases[i]
+		if !r.Status.Judged() || hasScore(r.TopCandidates) {
+			continue
+		}
+		if q, ok := readAttemptBest(judge.FixturePath(dir, r.Case.CaseID)); ok {
+			if in.AttemptBest == nil {
+				in.AttemptBest = map[string]float64{}
+			}
+			in.AttemptBest[r.Case.CaseID] = q
+		}
+	}
+	return in, nil
+}
+
+func hasScore(cands []judge.Candidate) bool {
+	for i := range cands {
+		if cands[i].QualityScore != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// readAttemptBest returns the bestQuality of the selected attempt recorded
+// in the fixture at path. The judge reads no attempts, so this decodes just
+// that part of the fixture; any problem means there is no such score (the
+// judge has already judged the file).
+func readAttemptBest(path string) (float64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	var f struct {
+		LookupResult struct {
+			RetrievalTrace struct {
+				SelectedAttempt string `json:"selectedAttempt"`
+				Attempts        []struct {
+					Name        string   `json:"name"`
+					Candidates  int      `json:"candidates"`
+					BestQuality *float64 `json:"bestQuality"`
+				} `json:"attempts"`
+			} `json:"retrievalTrace"`
+		} `json:"lookupResult"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return 0, false
+	}
+	rt := &f.LookupResult.RetrievalTrace
+	sel := strings.TrimSpace(rt.SelectedAttempt)
+	for _, a := range rt.Attempts {
+		if strings.TrimSpace(a.Name) == sel && sel != "" && a.Candidates > 0 && a.BestQuality != nil {
+			return *a.BestQuality, true
+		}
+	}
+	return 0, false
+}
+
+// Build computes the calibration of every input. casesPath and casesSHA256
+// identify the golden file, k is inputs.k (contract.GoldenFile.ReportK).
+func Build(casesPath, casesSHA256 string, k int, inputs []Input) *Report {
+	r := &Report{
+		SchemaVersion: SchemaVersion,
+		Tool:          Tool,
+		Inputs:        Inputs{Cases: casesPath, CasesSHA256: casesSHA256, K: k},
+		Modes:         make([]Mode, 0, len(inputs)),
+	}
+	for i := range inputs {
+		r.Modes = append(r.Modes, buildMode(&inputs[i]))
+	}
+	return r
+}
+
+func buildMode(in *Input) Mode {
+	m := Mode{Name: modeName(in), Fixtures: in.Fixtures, Status: contract.StatusAvailable}
+	var params *contract.PipelineParams
+	if man := in.Manifest; man != nil {
+		if man.Status != "" {
+			m.Status = man.Status
+		}
+		if man.Reason != "" {
+			m.Reason = &man.Reason
+		}
+		emb := man.Embedder
+		if man.Pipeline != nil {
+			if emb == "" {
+				emb = man.Pipeline.Embedder
+			}
+			params = man.Pipeline.Params
+		}
+		if emb != "" {
+			m.Embedder = &emb
+		}
+	}
+	if params != nil {
+		m.Shipped = Shipped{
+			LowQuality: f6p(params.LowQuality), MinQuality: f6p(params.MinQuality),
+			Levels: ShippedLevels{High: f6p(params.Levels.High), Medium: f6p(params.Levels.Medium)},
+		}
+	}
+	if in.Result == nil {
+		return m
+	}
+	m.Blocks, m.Cases = buildStats(in.Result.Cases, in.AttemptBest, m.Shipped)
+	return m
+}
+
+// modeName is the manifest's searchMode, else the judged cases' searchMode
+// (the first one in golden-file order), else the directory's base name.
+func modeName(in *Input) string {
+	if in.Manifest != nil && strings.TrimSpace(in.Manifest.SearchMode) != "" {
+		return strings.TrimSpace(in.Manifest.SearchMode)
+	}
+	if in.Result != nil {
+		for i := range in.Result.Cases {
+			if sm := in.Result.Cases[i].SearchMode; sm != nil && strings.TrimSpace(*sm) != "" {
+				return strings.TrimSpace(*sm)
+			}
+		}
+	}
+	return filepath.Base(in.Fixtures)
+}
+
+func buildStats(results []judge.CaseResult, attemptBest map[string]float64, shipped Shipped) (*Blocks, *CaseLevel) {
+	bl := &Blocks{}
+	cl := &CaseLevel{Samples: []CaseSample{}}
+	var blockSamples, caseSamples []Sample
+	levels := map[string]*LevelRow{}
+	for i := range results {
+		r := &results[i]
+		if !r.Status.Judged() {
+			continue
+		}
+		labels := BlockLabels(r)
+		var top *float64 // the case's best qualityScore
+		for j := range r.TopCandidates {
+			cand := &r.TopCandidates[j]
+			l := labels[j]
+			count(&bl.Counts, l, cand.QualityScore == nil)
+			if lv := cand.RelevanceLevel; lv != "" {
+				row := levels[lv]
+				if row == nil {
+					row = &LevelRow{Level: lv}
+					levels[lv] = row
+				}
+				switch l {
+				case Relevant:
+					row.Relevant++
+				case NonRelevant:
+					row.NonRelevant++
+				default:
+					row.Unlabelled++
+				}
+			}
+			if q := cand.QualityScore; q != nil {
+				if top == nil || *q > *top {
+					top = q
+				}
+				if l != Unlabelled {
+					blockSamples = append(blockSamples, Sample{Score: *q, Relevant: l == Relevant})
+				}
+			}
+		}
+		caseLabel := CaseLabel(r, labels)
+		cs := CaseSample{CaseID: r.Case.CaseID, Label: caseLabel.String()}
+		if top != nil {
+			cs.ScoreFrom = strp(ScoreFromBlocks)
+		} else if q, ok := attemptBest[r.Case.CaseID]; ok {
+			top, cs.ScoreFrom = &q, strp(ScoreFromAttempt)
+		}
+		count(&cl.Counts, caseLabel, top == nil)
+		if top != nil {
+			cs.BestQuality = f6p(contract.Float6(*top))
+			if caseLabel != Unlabelled {
+				caseSamples = append(caseSamples, Sample{Score: *top, Relevant: caseLabel == Relevant})
+			}
+		}
+		cl.Samples = append(cl.Samples, cs)
+	}
+
+	bl.Relevant, bl.NonRelevant = dist(blockSamples, true), dist(blockSamples, false)
+	bl.Histogram = histogram(blockSamples)
+	bl.Best = best(blockSamples)
+	bl.AtShipped = []Threshold{
+		at(blockSamples, NameLevelsMedium, shipped.Levels.Medium),
+		at(blockSamples, NameLevelsHigh, shipped.Levels.High),
+		at(blockSamples, NameMinQuality, shipped.MinQuality),
+	}
+	bl.RelevanceLevels = levelRows(levels)
+
+	cl.Relevant, cl.NonRelevant = dist(caseSamples, true), dist(caseSamples, false)
+	cl.Histogram = histogram(caseSamples)
+	cl.Best = best(caseSamples)
+	cl.AtShipped = []Threshold{
+		at(caseSamples, NameLowQuality, shipped.LowQuality),
+		at(caseSamples, NameMinQuality, shipped.MinQuality),
+	}
+	return bl, cl
+}
+
+func count(c *Counts, l Label, missing bool) {
+	switch l {
+	case Relevant:
+		c.Relevant++
+	case NonRelevant:
+		c.NonRelevant++
+	default:
+		c.Unlabelled++
+	}
+	if missing {
+		c.MissingScore++
+	}
+}
+
+// levelRows lists the known levels first (always, with zero counts), then
+// any other level seen, sorted bytewise.
+func levelRows(seen map[string]*LevelRow) []LevelRow {
+	out := make([]LevelRow, 0, len(knownLevels)+len(seen))
+	for _, lv := range knownLevels {
+		row := LevelRow{Level: lv}
+		if r := seen[lv]; r != nil {
+			row = *r
+		}
+		out = append(out, row)
+	}
+	var other []string
+	for lv := range seen {
+		if !slices.Contains(knownLevels, lv) {
+			other = append(other, lv)
+		}
+	}
+	slices.Sort(other)
+	for _, lv := range other {
+		out = append(out, *seen[lv])
+	}
+	for i := range out {
+		if n := out[i].Relevant + out[i].NonRelevant; n > 0 {
+			out[i].Precision = f6p(contract.Float6(float64(out[i].Relevant) / float64(n)))
+		}
+	}
+	return out
+}
+
+func dist(samples []Sample, relevant bool) Dist {
+	s := Summarize(Scores(samples, relevant))
+	return Dist{Count: s.Count, Min: fl(s.Min), Median: fl(s.Median), Mean: fl(s.Mean), Max: fl(s.Max)}
+}
+
+func histogram(samples []Sample) []HistBin {
+	bins := Histogram(samples)
+	out := make([]HistBin, len(bins))
+	for i, b := range bins {
+		out[i] = HistBin{From: contract.Float6(b.Lo), To: contract.Float6(b.Hi), Relevant: b.Relevant, NonRelevant: b.NonRelevant}
+	}
+	return out
+}
+
+func best(samples []Sample) *Threshold {
+	r, ok := BestThreshold(samples)
+	if !ok {
+		return nil
+	}
+	t := threshold(NameBest, r)
+	return &t
+}
+
+func at(samples []Sample, name string, t Float) Threshold {
+	if t == nil {
+		return Threshold{Name: name}
+	}
+	return threshold(name, RatesAt(samples, float64(*t)))
+}
+
+func threshold(name string, r Rates) Threshold {
+	return Threshold{
+		Name: name, Threshold: f6p(contract.Float6(r.Threshold)),
+		TPR: fl(r.TPR), FPR: fl(r.FPR), J: fl(r.J), Precision: fl(r.Precision),
+	}
+}
+
+func fl(v *float64) Float {
+	if v == nil {
+		return nil
+	}
+	return f6p(contract.Float6(*v))
+}
+
+func f6p(v contract.Float6) Float { return &v }
+
+func strp(s string) *string { return &s }

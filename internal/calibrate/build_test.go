@@ -1,0 +1,210 @@
+package calibrate
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports in testdata")
+
+const labelsDir = "testdata/labels"
+
+func loadLabels(t *testing.T) (*contract.GoldenFile, Input) {
+	t.Helper()
+	g, err := contract.LoadGolden(filepath.Join(labelsDir, "golden-cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load(g, filepath.Join(labelsDir, "fixtures"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, in
+}
+
+// TestBlockLabels pins the label of every top-K block of the hand-made
+// cases: graded relevance (grade 1 from the expected list and from the
+// relevance map, grade 0, no grade), docId identity, off-topic cases and
+// cases that label nothing.
+func TestBlockLabels(t *testing.T) {
+	_, in := loadLabels(t)
+	R, N, U := Relevant, NonRelevant, Unlabelled
+	want := map[string]struct {
+		blocks []Label
+		cas    Label
+	}{
+		// pool (expected), pool without qualityScore, slow (grade 1),
+		// timeouts (grade 0), disk (no grade); the sixth block is beyond K.
+		"graded": {[]Label{R, R, R, N, N}, R},
+		// redis without docId is rag-eval/redis (expected); cache-v2 is
+		// rag-eval/cache (grade 1); other/redis has no grade although its
+		// source is redis; rag-eval/pool is grade 0.
+		"docid":          {[]Label{R, R, N, N}, R},
+		"offtopic":       {[]Label{N, N}, N},
+		"offtopic-weak":  {[]Label{N}, N},
+		"offtopic-empty": {[]Label{}, N},
+		"keywords-only":  {[]Label{U}, U},
+		"missed":         {[]Label{N}, U},
+		"notrun":         {[]Label{}, U},
+	}
+	for i := range in.Result.Cases {
+		r := &in.Result.Cases[i]
+		w, ok := want[r.Case.CaseID]
+		if !ok {
+			t.Fatalf("unexpected case %s", r.Case.CaseID)
+		}
+		got := BlockLabels(r)
+		if !slices.Equal(got, w.blocks) {
+			t.Errorf("%s: block labels %v, want %v", r.Case.CaseID, got, w.blocks)
+		}
+		if got := CaseLabel(r, got); got != w.cas {
+			t.Errorf("%s: case label %v, want %v", r.Case.CaseID, got, w.cas)
+		}
+	}
+}
+
+func TestBuildLabels(t *testing.T) {
+	g, in := loadLabels(t)
+	rep := Build("golden-cases.json", "0123456789abcdef", g.ReportK(0), []Input{in})
+	m := rep.Modes[0]
+	if m.Name != "hybrid" || m.Status != "available" || m.Reason != nil || m.Embedder == nil || *m.Embedder != "local-hash-v1" {
+		t.Errorf("mode %q status %q reason %v embedder %v", m.Name, m.Status, m.Reason, m.Embedder)
+	}
+	if c := m.Blocks.Counts; c != (Counts{Relevant: 5, NonRelevant: 8, Unlabelled: 1, MissingScore: 1}) {
+		t.Errorf("block counts %+v", c)
+	}
+	// Relevant {0.4, 0.5, 0.6, 0.8}, non-relevant {0.1, 0.12, 0.14, 0.2,
+	// 0.25, 0.3, 0.35, 0.45}: the best cut is between 0.35 and 0.4.
+	if b := m.Blocks.Best; b == nil || *b.Threshold != 0.375 || *b.TPR != 1 || *b.FPR != 0.125 {
+		t.Errorf("best block threshold %+v", b)
+	}
+	if c := m.Cases.Counts; c != (Counts{Relevant: 2, NonRelevant: 3, Unlabelled: 2}) {
+		t.Errorf("case counts %+v", c)
+	}
+	// Cases: relevant {0.6, 0.8}, off-topic {0.05 (attempt), 0.12, 0.14}.
+	if b := m.Cases.Best; b == nil || *b.Threshold != 0.37 || *b.TPR != 1 || *b.FPR != 0 {
+		t.Errorf("best case threshold %+v", b)
+	}
+	var from []string
+	for _, s := range m.Cases.Samples {
+		f := "-"
+		if s.ScoreFrom != nil {
+			f = *s.ScoreFrom
+		}
+		from = append(from, s.CaseID+":"+s.Label+":"+f)
+	}
+	wantFrom := []string{"graded:relevant:blocks", "docid:relevant:blocks", "offtopic:nonRelevant:blocks",
+		"offtopic-weak:nonRelevant:blocks", "offtopic-empty:nonRelevant:attempt", "keywords-only:unlabelled:blocks",
+		"missed:unlabelled:blocks"}
+	if !slices.Equal(from, wantFrom) {
+		t.Errorf("case samples %v, want %v", from, wantFrom)
+	}
+	var levels []string
+	for _, l := range m.Blocks.RelevanceLevels {
+		levels = append(levels, l.Level)
+	}
+	if !slices.Equal(levels, []string{"high", "medium", "low", "very-low"}) {
+		t.Errorf("relevance levels %v", levels)
+	}
+}
+
+// TestReportGolden pins the rendered reports of the hand-made set plus an
+// unavailable mode. Regenerate with go test -run ReportGolden -update.
+func TestReportGolden(t *testing.T) {
+	g, in := loadLabels(t)
+	unavailable := Input{Fixtures: "fixtures-dense", Manifest: &contract.Manifest{
+		Status: contract.StatusUnavailable, Reason: "pipeline unreachable | <no route>", SearchMode: "dense"}}
+	rep := Build("golden-cases.json", "0123456789abcdef", g.ReportK(0), []Input{in, unavailable})
+	for _, out := range []struct {
+		name   string
+		render func(*bytes.Buffer) error
+	}{
+		{"want.json", func(b *bytes.Buffer) error { return rep.WriteJSON(b) }},
+		{"want.md", func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) }},
+		{"want.txt", func(b *bytes.Buffer) error { return rep.WriteText(b) }},
+	} {
+		var b bytes.Buffer
+		if err := out.render(&b); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(labelsDir, out.name)
+		if *update {
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("%s differs (go test -run ReportGolden -update to accept):\n%s", out.name, lineDiff(string(want), b.String()))
+		}
+	}
+}
+
+// TestEmptyIsNull checks that nothing to measure gives nulls, never NaN,
+// and arrays, never null.
+func TestEmptyIsNull(t *testing.T) {
+	rep := Build("c.json", "", 5, []Input{
+		{Fixtures: "empty", Result: &judge.Result{}},
+		{Fixtures: "gone", Manifest: &contract.Manifest{Status: contract.StatusUnavailable}},
+	})
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+		t.Errorf("JSON has NaN or Inf:\n%s", s)
+	}
+	for _, want := range []string{`"best": null`, `"min": null`, `"samples": []`, `"blocks": null`, `"lowQuality": null`, `"reason": null`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, s)
+		}
+	}
+	m := rep.Modes[0]
+	if m.Name != "empty" || len(m.Blocks.Histogram) != Bins || len(m.Blocks.AtShipped) != 3 || len(m.Cases.AtShipped) != 2 {
+		t.Errorf("empty mode %+v", m)
+	}
+	if m.Blocks.AtShipped[0].Threshold != nil || m.Blocks.AtShipped[0].TPR != nil {
+		t.Errorf("unknown shipped threshold %+v", m.Blocks.AtShipped[0])
+	}
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "NaN") || !strings.Contains(md.String(), "No scores to show.") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line ")
+			b.WriteString(strconv.Itoa(i + 1))
+			b.WriteString(":\n  want: " + wl + "\n  got:  " + gl + "\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,133 @@
+// Package calibrate measures how well qualityScore separates the evidence
+// a golden case wants from the evidence it does not, per search mode, and
+// finds the thresholds that separate them best. It is the calibration
+// behind the lookup pipeline's per-embedder thresholds (SPEC §6): the
+// relevanceLevel thresholds levels.high and levels.medium, the evidence
+// floor minQuality and the low-quality gate lowQuality (shipped for the
+// local lexical embedder local-hash-v1 as high 0.3, medium 0.15,
+// minQuality 0.13, lowQuality 0.15; the seeds used 0.75 / 0.5 / 0.5 for a
+// neural embedder). `rag-eval calibrate` is its command line.
+//
+// The package is split like benchstat: stats.go is the statistics, pure
+// functions over []Sample{Score, Relevant} that know nothing of cases or
+// files; label.go says what a golden case makes of a block; build.go
+// builds the Report model from judge results; json.go, markdown.go and
+// text.go render it.
+//
+// # Labels
+//
+// Every fixture directory is judged against the golden cases exactly as
+// `rag-eval` judges it; only cases judged pass or fail count, and only
+// their top-K blocks (the judge's TopCandidates). A block is
+//
+//   - relevant when its document has grade ≥ 1 in the case's judgments:
+//     every expected document has grade 1 and the case's "relevance" map
+//     adds or overrides grades. Documents are identified as the judge
+//     identifies them for rank metrics: by docId when the case uses
+//     expectedDocIds (a block without docId is <kbScope>/<source>), else
+//     by source;
+//   - non-relevant when the case names expected documents and the block's
+//     document has grade 0 or no grade, or when the case is off-topic: it
+//     names no expected document and declares expectedFound false or
+//     expectedEvidenceStatus "weak" or "none" — every block it retrieved
+//     is then non-relevant;
+//   - unlabelled otherwise (a case that only checks keywords, attempts or
+//     the context pack says nothing about its blocks). Unlabelled blocks
+//     are counted and left out of every statistic but the relevanceLevel
+//     table.
+//
+// A block without a qualityScore is counted as missingScore and left out
+// of the score statistics.
+//
+// Cases are labelled for the evidence gate (lowQuality: is the best block
+// good enough to call the evidence sufficient?): a case is relevant when
+// one of its top-K blocks is relevant, non-relevant when it is off-topic,
+// and left out otherwise (a case whose expected documents were all missed
+// should have found evidence but did not; it says nothing about the gate).
+// Its score is the best qualityScore of its top-K blocks. An off-topic
+// case whose blocks were all dropped by the minQuality floor has none;
+// its score is then its selected attempt's bestQuality from the fixture's
+// retrievalTrace (the best qualityScore among the attempt's first topK
+// candidates before post-processing, the very value the pipeline compares
+// with lowQuality), so the cases the floor rejected still count as the
+// negatives they are. The report says which source each case's score came
+// from (scoreFrom "blocks" or "attempt").
+//
+// # Choosing a threshold
+//
+// A threshold t predicts "relevant" for every score ≥ t. On a set of
+// labelled scores, TPR = relevant kept / relevant, FPR = non-relevant
+// kept / non-relevant, precision = relevant kept / kept, and Youden's
+// J = TPR − FPR. The best separating threshold is the candidate with the
+// largest J; candidates are the midpoints between adjacent distinct
+// observed scores, plus one below every score (keep everything, J = 0) and
+// one above (keep nothing, J = 0). Ties go to the lowest threshold, so
+// when no threshold separates anything the answer is "keep everything"
+// with J = 0, and when the classes are perfectly separable it is the
+// midpoint between the highest non-relevant and the lowest relevant score
+// (J = 1). J needs both classes: with no relevant or no non-relevant
+// score the best threshold is null. For example, relevant {0.6, 0.7, 0.8}
+// and non-relevant {0.1, 0.2, 0.3, 0.65} give t = 0.45 with TPR 1, FPR
+// 0.25, J 0.75 (0.675 would give J 0.67).
+//
+// Everything is computed in float64 and rounded to 6 decimals only when
+// written.
+//
+// # Reading the report
+//
+// The JSON report (reports/calibration.json) has these keys, in this
+// order; floats are rounded to 6 decimals in their shortest form, a value
+// that cannot be computed is null, arrays are never null, and the same
+// inputs give the same bytes:
+//
+//	{"schemaVersion": 1, "tool": "rag-eval calibrate",
+//	 "inputs": {"cases", "casesSha256", "k"},
+//	 "modes": [{
+//	   "name",          manifest searchMode, else the fixtures' searchMode, else the directory name
+//	   "fixtures",      the directory
+//	   "status",        "available" | "unavailable" (from _snapshot.json; available without one)
+//	   "reason",        the manifest's reason, or null
+//	   "embedder",      the manifest's embedder, or null
+//	   "shipped": {"lowQuality", "minQuality", "levels": {"high", "medium"}},  from pipeline.params; null when unknown
+//	   "blocks": {      null when unavailable
+//	     "counts": {"relevant", "nonRelevant", "unlabelled", "missingScore"},
+//	     "relevant":    {"count", "min", "median", "mean", "max"},   over scored blocks
+//	     "nonRelevant": {…},
+//	     "histogram": [{"from", "to", "relevant", "nonRelevant"}],   20 bins of 0.05 over [0, 1], the last one closed
+//	     "best": {"name": "best", "threshold", "tpr", "fpr", "j", "precision"} or null,
+//	     "atShipped": [ same shape for "levels.medium", "levels.high", "minQuality" ],
+//	     "relevanceLevels": [{"level", "relevant", "nonRelevant", "unlabelled", "precision"}]
+//	                      high, medium, low, then any other level sorted; precision = relevant / labelled
+//	   },
+//	   "cases": {       null when unavailable
+//	     "counts", "relevant", "nonRelevant", "histogram", "best": as for blocks, over cases,
+//	     "atShipped": [ "lowQuality", "minQuality" ],
+//	     "samples": [{"caseId", "label", "bestQuality", "scoreFrom"}]   every judged case, golden-file order
+//	   }}]}
+//
+// The Markdown report (reports/calibration.md) shows, per mode, the best
+// thresholds beside the shipped ones with their TPR, FPR, J and precision,
+// the score summaries, the two classes' histograms side by side as text
+// bars, every case's best score, and the precision of each relevanceLevel.
+// Read it as: a shipped threshold is justified when its FPR and TPR are
+// close to the best separating threshold's; levels.medium should keep
+// (nearly) every relevant block, levels.high should keep few non-relevant
+// ones (high precision), minQuality should keep every relevant block, and
+// lowQuality should sit between the off-topic cases' best scores and the
+// answered cases' best scores.
+//
+// # Limitations
+//
+// The scores are those of the embedder that produced the fixtures. The
+// local lexical embedder (local-hash-v1: hashed word and character
+// n-grams) scores true matches far lower than a neural model does (on the
+// shipped corpus its relevant blocks score about 0.15–0.6, off-topic text
+// below 0.1), so its thresholds say nothing about a neural model's: those
+// must be calibrated on that model's own fixtures. The labels are only as rich as the golden cases: a mode
+// with no non-relevant block (every retrieved block is an expected
+// document and no off-topic case retrieved anything) has no best block
+// threshold, and a few cases make every figure coarse. Blocks are the
+// post-processed top K, so the minQuality floor has already removed
+// candidates below it: the block statistics cannot show what a lower
+// floor would have let through.
+package calibrate

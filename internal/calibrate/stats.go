@@ -1,0 +1,220 @@
+package calibrate
+
+import (
+	"math"
+	"slices"
+)
+
+// This file is the statistics: pure functions over labelled scores, no
+// judge, no file format, no rounding (values are rounded only when written).
+
+// Sample is one labelled observation: a qualityScore (of a block, or the
+// best of a case's blocks) and whether it belongs to the relevant class.
+// Scores must not be NaN.
+type Sample struct {
+	Score    float64
+	Relevant bool
+}
+
+// Summary describes the scores of one class. Every field but Count is nil
+// when Count is 0.
+type Summary struct {
+	Count                  int
+	Min, Median, Mean, Max *float64
+}
+
+// Summarize returns the summary of scores. The median of an even number of
+// scores is the mean of the two middle ones.
+func Summarize(scores []float64) Summary {
+	n := len(scores)
+	if n == 0 {
+		return Summary{}
+	}
+	s := slices.Clone(scores)
+	slices.Sort(s)
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Summary{Count: n, Min: ptr(s[0]), Median: ptr(med), Mean: ptr(sum / float64(n)), Max: ptr(s[n-1])}
+}
+
+// Scores returns the scores of the samples of one class, in input order.
+func Scores(samples []Sample, relevant bool) []float64 {
+	out := []float64{}
+	for _, s := range samples {
+		if s.Relevant == relevant {
+			out = append(out, s.Score)
+		}
+	}
+	return out
+}
+
+// Histogram layout: Bins bins of width BinWidth over [0, 1].
+const (
+	Bins     = 20
+	BinWidth = 1.0 / Bins
+)
+
+// Bin is one histogram bin, [Lo, Hi) — the last bin is [Lo, Hi], so a
+// score of exactly 1 is counted.
+type Bin struct {
+	Lo, Hi                float64
+	Relevant, NonRelevant int
+}
+
+// BinLo returns the lower edge of bin i, i/Bins: computed by division, so
+// edge 3 is the float64 nearest 0.15 and a score parsed from "0.15" falls
+// in bin 3, not bin 2 as floor(0.15/0.05) would put it.
+func BinLo(i int) float64 { return float64(i) / Bins }
+
+// BinOf returns the bin of a score. Scores outside [0, 1] (the pipeline
+// clamps qualityScore, so only hand-made inputs have them) are counted in
+// the nearest end bin.
+func BinOf(score float64) int {
+	i := int(math.Floor(score * Bins))
+	i = max(0, min(i, Bins-1))
+	// Correct the product's rounding against the edges themselves.
+	for i > 0 && score < BinLo(i) {
+		i--
+	}
+	for i < Bins-1 && score >= BinLo(i+1) {
+		i++
+	}
+	return i
+}
+
+// Histogram counts the samples of each class per bin. It always returns
+// Bins bins.
+func Histogram(samples []Sample) []Bin {
+	bins := make([]Bin, Bins)
+	for i := range bins {
+		bins[i].Lo, bins[i].Hi = BinLo(i), BinLo(i+1)
+	}
+	for _, s := range samples {
+		b := &bins[BinOf(s.Score)]
+		if s.Relevant {
+			b.Relevant++
+		} else {
+			b.NonRelevant++
+		}
+	}
+	return bins
+}
+
+// Rates are the outcome of the rule "predict relevant when score ≥
+// Threshold" on a set of samples. A rate with nothing to divide by is nil:
+// TPR without relevant samples, FPR without non-relevant ones, Precision
+// when nothing is predicted relevant, J unless both TPR and FPR exist.
+type Rates struct {
+	Threshold      float64
+	TP, FP, FN, TN int
+	// TPR = TP/(TP+FN), FPR = FP/(FP+TN), Precision = TP/(TP+FP),
+	// J = TPR − FPR (Youden's J).
+	TPR, FPR, Precision, J *float64
+}
+
+// RatesAt applies threshold t to samples.
+func RatesAt(samples []Sample, t float64) Rates {
+	r := Rates{Threshold: t}
+	for _, s := range samples {
+		switch pred := s.Score >= t; {
+		case s.Relevant && pred:
+			r.TP++
+		case s.Relevant:
+			r.FN++
+		case pred:
+			r.FP++
+		default:
+			r.TN++
+		}
+	}
+	r.fill()
+	return r
+}
+
+func (r *Rates) fill() {
+	r.TPR = ratio(r.TP, r.TP+r.FN)
+	r.FPR = ratio(r.FP, r.FP+r.TN)
+	r.Precision = ratio(r.TP, r.TP+r.FP)
+	if r.TPR != nil && r.FPR != nil {
+		r.J = ptr(*r.TPR - *r.FPR)
+	}
+}
+
+// BestThreshold returns the threshold that best separates the relevant
+// samples from the others: the t maximising Youden's J = TPR − FPR for the
+// rule score ≥ t. Candidates are, in increasing order, one below every
+// score (min(0, lowest score): everything predicted relevant, J = 0), the
+// midpoint between each pair of adjacent distinct scores, and one above
+// every score (nothing predicted relevant, J = 0, so it never wins: ties
+// go to the lowest candidate). J is compared exactly, in integers, so
+// equal J values tie whatever the float rounding.
+//
+// ok is false when either class is empty: J is then undefined.
+func BestThreshold(samples []Sample) (best Rates, ok bool) {
+	var pos, neg int
+	for _, s := range samples {
+		if s.Relevant {
+			pos++
+		} else {
+			neg++
+		}
+	}
+	if pos == 0 || neg == 0 {
+		return Rates{}, false
+	}
+	s := slices.Clone(samples)
+	slices.SortFunc(s, func(a, b Sample) int {
+		switch {
+		case a.Score < b.Score:
+			return -1
+		case a.Score > b.Score:
+			return 1
+		}
+		return 0
+	})
+	// Sweep upwards: at each candidate, tp and fp count the samples at or
+	// above it. J·pos·neg = tp·neg − fp·pos is compared as an integer.
+	tp, fp := pos, neg
+	cur := Rates{Threshold: min(0, s[0].Score), TP: tp, FP: fp}
+	bestJ := int64(tp)*int64(neg) - int64(fp)*int64(pos)
+	best = cur
+	for i := 0; i < len(s); {
+		// Step over the group of samples equal to s[i].
+		j := i
+		for j < len(s) && s[j].Score == s[i].Score {
+			if s[j].Relevant {
+				tp--
+			} else {
+				fp--
+			}
+			j++
+		}
+		if j == len(s) {
+			break // above the maximum: J = 0, never better than below the minimum
+		}
+		t := s[i].Score + (s[j].Score-s[i].Score)/2
+		if jn := int64(tp)*int64(neg) - int64(fp)*int64(pos); jn > bestJ {
+			bestJ = jn
+			best = Rates{Threshold: t, TP: tp, FP: fp}
+		}
+		i = j
+	}
+	best.FN, best.TN = pos-best.TP, neg-best.FP
+	best.fill()
+	return best, true
+}
+
+func ratio(num, den int) *float64 {
+	if den == 0 {
+		return nil
+	}
+	return ptr(float64(num) / float64(den))
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -1,0 +1,157 @@
+package calibrate
+
+import (
+	"math"
+	"strconv"
+	"testing"
+)
+
+func samples(rel, non []float64) []Sample {
+	var s []Sample
+	for _, v := range rel {
+		s = append(s, Sample{Score: v, Relevant: true})
+	}
+	for _, v := range non {
+		s = append(s, Sample{Score: v})
+	}
+	return s
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+func TestBestThreshold(t *testing.T) {
+	check := func(t *testing.T, got *float64, want float64, what string) {
+		t.Helper()
+		if got == nil {
+			t.Fatalf("%s = nil, want %v", what, want)
+		}
+		if !near(*got, want) {
+			t.Errorf("%s = %v, want %v", what, *got, want)
+		}
+	}
+	tests := []struct {
+		name                 string
+		rel, non             []float64
+		t, tpr, fpr, j, prec float64
+		tp, fp, fn, tn       int
+	}{
+		{"worked example", []float64{0.6, 0.7, 0.8}, []float64{0.1, 0.2, 0.3, 0.65},
+			0.45, 1, 0.25, 0.75, 0.75, 3, 1, 0, 3},
+		{"separable: midpoint of max negative and min positive", []float64{0.5, 0.9, 0.7}, []float64{0.2, 0.1, 0.3},
+			0.4, 1, 0, 1, 1, 3, 0, 0, 3},
+		{"tie goes to the lowest threshold", []float64{0.4, 0.8}, []float64{0.2, 0.6},
+			// candidates: 0.3 → TPR 1, FPR 1/2, J 1/2; 0.5 → TPR 1/2, FPR 1/2, J 0;
+			// 0.7 → TPR 1/2, FPR 0, J 1/2. Lowest wins.
+			0.3, 1, 0.5, 0.5, 2.0 / 3, 2, 1, 0, 1},
+		{"no separation: keep everything", []float64{0.1, 0.2}, []float64{0.3, 0.4},
+			0, 1, 1, 0, 0.5, 2, 2, 0, 0},
+		{"equal scores in both classes", []float64{0.5, 0.5, 0.9}, []float64{0.5, 0.1},
+			// 0.3 → TPR 1, FPR 1/2, J 1/2; 0.7 → TPR 1/3, FPR 0, J 1/3.
+			0.3, 1, 0.5, 0.5, 0.75, 3, 1, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, ok := BestThreshold(samples(tt.rel, tt.non))
+			if !ok {
+				t.Fatal("ok = false")
+			}
+			if !near(r.Threshold, tt.t) {
+				t.Errorf("threshold = %v, want %v", r.Threshold, tt.t)
+			}
+			check(t, r.TPR, tt.tpr, "TPR")
+			check(t, r.FPR, tt.fpr, "FPR")
+			check(t, r.J, tt.j, "J")
+			check(t, r.Precision, tt.prec, "precision")
+			if r.TP != tt.tp || r.FP != tt.fp || r.FN != tt.fn || r.TN != tt.tn {
+				t.Errorf("TP FP FN TN = %d %d %d %d, want %d %d %d %d", r.TP, r.FP, r.FN, r.TN, tt.tp, tt.fp, tt.fn, tt.tn)
+			}
+			// The best threshold's rates are those RatesAt computes.
+			at := RatesAt(samples(tt.rel, tt.non), r.Threshold)
+			if at.TP != r.TP || at.FP != r.FP || at.FN != r.FN || at.TN != r.TN {
+				t.Errorf("RatesAt(%v) = %+v, BestThreshold says %+v", r.Threshold, at, r)
+			}
+		})
+	}
+}
+
+func TestBestThresholdNeedsBothClasses(t *testing.T) {
+	for name, s := range map[string][]Sample{
+		"empty":            nil,
+		"only relevant":    samples([]float64{0.3, 0.4}, nil),
+		"only nonrelevant": samples(nil, []float64{0.3}),
+	} {
+		if r, ok := BestThreshold(s); ok {
+			t.Errorf("%s: ok with %+v", name, r)
+		}
+	}
+}
+
+func TestRatesAtUndefined(t *testing.T) {
+	r := RatesAt(nil, 0.5)
+	if r.TPR != nil || r.FPR != nil || r.Precision != nil || r.J != nil {
+		t.Errorf("empty: %+v, want nil rates", r)
+	}
+	r = RatesAt(samples([]float64{0.2, 0.6}, nil), 0.5)
+	if r.TPR == nil || *r.TPR != 0.5 || r.FPR != nil || r.J != nil || r.Precision == nil || *r.Precision != 1 {
+		t.Errorf("only relevant: %+v", r)
+	}
+	r = RatesAt(samples([]float64{0.2}, []float64{0.1}), 0.9)
+	if r.Precision != nil || r.TPR == nil || *r.TPR != 0 || r.J == nil || *r.J != 0 {
+		t.Errorf("nothing kept: %+v", r)
+	}
+	// The threshold is inclusive.
+	if r := RatesAt(samples([]float64{0.15}, nil), 0.15); r.TP != 1 {
+		t.Errorf("score 0.15 at threshold 0.15: %+v, want kept", r)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	if s := Summarize(nil); s.Count != 0 || s.Min != nil || s.Median != nil || s.Mean != nil || s.Max != nil {
+		t.Errorf("empty: %+v, want nils", s)
+	}
+	s := Summarize([]float64{0.4, 0.1, 0.3, 0.2})
+	if s.Count != 4 || *s.Min != 0.1 || *s.Max != 0.4 || !near(*s.Median, 0.25) || !near(*s.Mean, 0.25) {
+		t.Errorf("even: count %d min %v median %v mean %v max %v", s.Count, *s.Min, *s.Median, *s.Mean, *s.Max)
+	}
+	s = Summarize([]float64{0.9, 0.1, 0.2})
+	if *s.Median != 0.2 || !near(*s.Mean, 0.4) {
+		t.Errorf("odd: median %v mean %v", *s.Median, *s.Mean)
+	}
+}
+
+func TestHistogramEdges(t *testing.T) {
+	// Every edge written with two decimals, as fixtures write them, falls
+	// in the bin it opens; the value just below it in the bin before.
+	for i := 0; i < Bins; i++ {
+		edge, _ := strconv.ParseFloat(strconv.FormatFloat(float64(i)*0.05, 'f', 2, 64), 64)
+		if got := BinOf(edge); got != i {
+			t.Errorf("BinOf(%v) = %d, want %d", edge, got, i)
+		}
+		if i > 0 {
+			if got := BinOf(math.Nextafter(edge, 0)); got != i-1 {
+				t.Errorf("BinOf(just below %v) = %d, want %d", edge, got, i-1)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		score float64
+		bin   int
+	}{{0, 0}, {0.05, 1}, {0.049999, 0}, {0.15, 3}, {0.3, 6}, {0.999999, 19}, {1, 19}, {-0.1, 0}, {1.5, 19}} {
+		if got := BinOf(tt.score); got != tt.bin {
+			t.Errorf("BinOf(%v) = %d, want %d", tt.score, got, tt.bin)
+		}
+	}
+	h := Histogram(samples([]float64{1, 0.15, 0.15}, []float64{0.05, 0}))
+	if len(h) != Bins {
+		t.Fatalf("%d bins, want %d", len(h), Bins)
+	}
+	if h[19].Relevant != 1 || h[3].Relevant != 2 || h[1].NonRelevant != 1 || h[0].NonRelevant != 1 {
+		t.Errorf("histogram: %+v", h)
+	}
+	if h[1].Lo != 0.05 || h[1].Hi != 0.1 || h[19].Hi != 1 || h[0].Lo != 0 {
+		t.Errorf("edges: bin 1 [%v, %v), bin 19 ends %v", h[1].Lo, h[1].Hi, h[19].Hi)
+	}
+	if empty := Histogram(nil); len(empty) != Bins {
+		t.Errorf("empty histogram has %d bins", len(empty))
+	}
+}

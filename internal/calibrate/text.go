@@ -1,0 +1,38 @@
+package calibrate
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// WriteText writes the plain-text summary, one line per mode: the best
+// block threshold and the best case threshold, each beside the shipped
+// thresholds it justifies (or does not).
+func (r *Report) WriteText(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	for i := range r.Modes {
+		m := &r.Modes[i]
+		if m.Blocks == nil {
+			reason := "no reason given"
+			if m.Reason != nil {
+				reason = *m.Reason
+			}
+			fmt.Fprintf(b, "%s: %s: %s\n", m.Name, m.Status, reason)
+			continue
+		}
+		s := m.Shipped
+		fmt.Fprintf(b, "%s: blocks best %s vs shipped medium %s, high %s, minQuality %s; cases best %s vs shipped lowQuality %s\n",
+			m.Name, bestText(m.Blocks.Best, m.Blocks.Relevant.Count, m.Blocks.NonRelevant.Count),
+			fmtFloat(s.Levels.Medium), fmtFloat(s.Levels.High), fmtFloat(s.MinQuality),
+			bestText(m.Cases.Best, m.Cases.Relevant.Count, m.Cases.NonRelevant.Count), fmtFloat(s.LowQuality))
+	}
+	return b.Flush()
+}
+
+func bestText(t *Threshold, rel, non int) string {
+	if t == nil {
+		return fmt.Sprintf("— (%d relevant, %d non-relevant scores)", rel, non)
+	}
+	return fmt.Sprintf("%s (TPR %s, FPR %s; %d relevant, %d non-relevant)", fmtFloat(t.Threshold), fmtFloat(t.TPR), fmtFloat(t.FPR), rel, non)
+}
