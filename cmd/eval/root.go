@@ -41,7 +41,7 @@ against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 	newJudgeFlags(root, o)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newTrecCmd(stdout), newExportTrecCmd(stdout))
+	root.AddCommand(newTrecCmd(stdout), newExportTrecCmd(stdout), newCompareCmd(stdout, stderr), newCalibrateCmd(stdout))
 	return root
 }
 

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ragbaseline/ragbaseline/internal/calibrate"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+type calibrateOptions struct {
+	Dir            string
+	Cases          string
+	Fixtures       []string
+	K              int
+	KSet           bool
+	JSONReport     string
+	MarkdownReport string
+	Quiet          bool
+
+	Stdout, Stderr io.Writer
+}
+
+// newCalibrateCmd builds `rag-eval calibrate`.
+func newCalibrateCmd(stdout io.Writer) *cobra.Command {
+	o := &calibrateOptions{Stdout: stdout}
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Measure how well qualityScore separates relevant from non-relevant evidence",
+		Long: `calibrate judges each fixture directory against the golden cases and reports,
+per search mode, the distributions of qualityScore and relevanceLevel for
+relevant and non-relevant top-K blocks, the best qualityScore of cases that
+should and should not find evidence, and the thresholds that best separate
+them (maximal Youden's J = TPR − FPR), beside the thresholds the fixtures were
+produced with (lowQuality, minQuality, levels.high, levels.medium from the
+directory's _snapshot.json).
+
+A default fixture directory that does not exist is skipped with a warning; one
+named with --fixtures must exist. A directory whose manifest says it is
+unavailable is reported as such, without statistics.
+
+Exit status: 0 reports written, 2 usage or input error (no report is written).`,
+		Example: `  # calibrate on the shipped eval set (hybrid and dense fixtures)
+  rag-eval calibrate
+
+  # one directory, reports elsewhere
+  rag-eval calibrate --fixtures eval/rag-retrieval/fixtures --json-report /tmp/cal.json --markdown-report /tmp/cal.md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.KSet = cmd.Flags().Changed("k")
+			o.Stderr = cmd.ErrOrStderr()
+			return calibrateRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of every other path is inside it")
+	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
+	f.StringArrayVar(&o.Fixtures, "fixtures", nil, "fixture directory, repeatable (default <dir>/fixtures and <dir>/fixtures-dense)")
+	f.IntVar(&o.K, "k", 0, "K for cases that do not set their own (default: the cases file's k, else 5)")
+	f.StringVar(&o.JSONReport, "json-report", "", "JSON report path (default <dir>/reports/calibration.json)")
+	f.StringVar(&o.MarkdownReport, "markdown-report", "", "Markdown report path (default <dir>/reports/calibration.md)")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary")
+	return cmd
+}
+
+func calibrateRun(o *calibrateOptions) error {
+	if o.KSet && o.K < 1 {
+		return fmt.Errorf("--k must be at least 1, got %d", o.K)
+	}
+	if o.Cases == "" {
+		o.Cases = filepath.Join(o.Dir, "cases/golden-cases.json")
+	}
+	if o.JSONReport == "" {
+		o.JSONReport = filepath.Join(o.Dir, "reports/calibration.json")
+	}
+	if o.MarkdownReport == "" {
+		o.MarkdownReport = filepath.Join(o.Dir, "reports/calibration.md")
+	}
+	outs := []output{{flag: "--json-report", path: o.JSONReport}, {flag: "--markdown-report", path: o.MarkdownReport}}
+	if err := checkOutputs(outs, "", o.Cases); err != nil {
+		return err
+	}
+
+	// Inputs first: any problem here is exit 2 and no file is touched.
+	dirs, explicit := o.Fixtures, len(o.Fixtures) > 0
+	if !explicit {
+		dirs = []string{filepath.Join(o.Dir, "fixtures"), filepath.Join(o.Dir, "fixtures-dense")}
+	}
+	var warnings []string
+	var present []string
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("fixtures %s: not a directory", d)
+		case errors.Is(err, fs.ErrNotExist) && !explicit:
+			warnings = append(warnings, fmt.Sprintf("skipping fixture directory %s: it does not exist", d))
+			continue
+		case err != nil:
+			return fmt.Errorf("fixtures: %w", err)
+		}
+		present = append(present, d)
+	}
+	if len(present) == 0 {
+		return fmt.Errorf("no fixture directory to calibrate on (looked for %s)", strings.Join(dirs, ", "))
+	}
+	data, err := os.ReadFile(o.Cases)
+	if err != nil {
+		return fmt.Errorf("load golden cases: %w", err)
+	}
+	g, err := contract.ParseGolden(o.Cases, data)
+	if err != nil {
+		return fmt.Errorf("load golden cases:\n%w", err)
+	}
+	inputs := make([]calibrate.Input, 0, len(present))
+	for _, d := range present {
+		in, err := calibrate.Load(g, d, o.K)
+		if err != nil {
+			return fmt.Errorf("fixtures %s: %w", d, err)
+		}
+		if in.Result != nil {
+			for _, w := range in.Result.Warnings {
+				warnings = append(warnings, w.Error())
+			}
+		}
+		inputs = append(inputs, in)
+	}
+	sum := sha256.Sum256(data)
+	rep := calibrate.Build(o.Cases, hex.EncodeToString(sum[:]), g.ReportK(o.K), inputs)
+	outs[0].render = rep.WriteJSON
+	outs[1].render = rep.WriteMarkdown
+	if err := writeOutputs(outs); err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(o.Stderr, "rag-eval: warning: %s\n", w)
+	}
+	if !o.Quiet {
+		return rep.WriteText(o.Stdout)
+	}
+	return nil
+}
