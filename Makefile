@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 SERVICES_ENV := .ragbaseline/services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 
-.PHONY: all build eval eval-check snapshot-check test test-short test-integration services services-stop bench bench-judge bench-trec fuzz vet clean
+.PHONY: all build demo eval eval-check snapshot-check test test-short test-integration services services-stop bench bench-judge bench-trec fuzz vet clean
 
 all: build
 
@@ -18,10 +18,20 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/seed
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/snapshot
 
-# Judge the shipped eval set offline and write eval/rag-retrieval/reports/baseline.json|md.
+# Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
+# case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md)
+# and the threshold calibration (reports/calibration.json|md).
 eval:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
 	$(BIN)/rag-eval
+	$(BIN)/rag-eval compare -q --json-report eval/rag-retrieval/reports/compare-hybrid-dense.json --markdown-report eval/rag-retrieval/reports/compare-hybrid-dense.md
+	$(BIN)/rag-eval calibrate -q
+
+# The whole loop on the embedded default, no services, into .ragbaseline/demo:
+# seed, snapshot hybrid and dense, eval against the shipped baseline,
+# compare, calibrate.
+demo: build
+	BIN=$(BIN) scripts/demo.sh
 
 # Like eval, and fail if the regenerated reports differ from the committed ones.
 eval-check: eval
@@ -36,7 +46,7 @@ snapshot-check: build
 	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-seed
 	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --skip-eval
 	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --search-mode dense --skip-eval
-	$(BIN)/rag-eval -q
+	$(MAKE) --no-print-directory eval
 	git diff --exit-code -- eval/rag-retrieval
 	git status --porcelain -- eval/rag-retrieval | (! grep .)
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# make demo: the whole loop on the embedded default, no services.
+# seed → snapshot hybrid and dense → eval against the shipped baseline →
+# compare hybrid vs dense → calibrate. Everything it writes is under
+# .ragbaseline/demo (git-ignored); the shipped eval set is only read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN=${BIN:-bin}
+DEMO=${DEMO_DIR:-.ragbaseline/demo}
+SET=eval/rag-retrieval
+start=$(date +%s%N)
+
+rm -rf "$DEMO"
+mkdir -p "$DEMO/reports"
+export RAG_STORE=embedded RAG_DATA_DIR="$DEMO/data"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "rag-seed: load $SET/seed-docs into the embedded store ($DEMO/data)"
+"$BIN/rag-seed"
+
+step "rag-snapshot --search-mode hybrid → $DEMO/fixtures"
+"$BIN/rag-snapshot" --search-mode hybrid --fixtures "$DEMO/fixtures" --skip-eval
+
+step "rag-snapshot --search-mode dense → $DEMO/fixtures-dense"
+"$BIN/rag-snapshot" --search-mode dense --fixtures "$DEMO/fixtures-dense" --skip-eval
+
+step "rag-eval: judge the hybrid fixtures against the shipped baseline"
+eval_status=0
+"$BIN/rag-eval" --fixtures "$DEMO/fixtures" \
+	--json-report "$DEMO/reports/current.json" --markdown-report "$DEMO/reports/current.md" \
+	--compare-to "$SET/reports/baseline.json" \
+	--diff-json-report "$DEMO/reports/baseline-diff.json" --diff-markdown-report "$DEMO/reports/baseline-diff.md" ||
+	eval_status=$?
+
+step "rag-eval compare: hybrid vs dense"
+"$BIN/rag-eval" compare --left "$DEMO/fixtures" --right "$DEMO/fixtures-dense" \
+	--json-report "$DEMO/reports/compare-hybrid-dense.json" --markdown-report "$DEMO/reports/compare-hybrid-dense.md"
+
+step "rag-eval calibrate: quality scores of expected vs other blocks"
+"$BIN/rag-eval" calibrate --fixtures "$DEMO/fixtures" --fixtures "$DEMO/fixtures-dense" \
+	--json-report "$DEMO/reports/calibration.json" --markdown-report "$DEMO/reports/calibration.md"
+
+elapsed=$((($(date +%s%N) - start) / 1000000))
+step "done in $((elapsed / 1000)).$(printf '%03d' $((elapsed % 1000))) s; reports in $DEMO/reports:"
+ls -1 "$DEMO/reports" | sed "s|^|  $DEMO/reports/|"
+if [ "$eval_status" -ne 0 ]; then
+	echo "rag-eval exited $eval_status against the shipped baseline (1: a case fails, 3: regression): read $DEMO/reports/baseline-diff.md" >&2
+	exit "$eval_status"
+fi
