@@ -365,6 +365,33 @@ func differences(l, r *CaseSide) []string {
 
 var differenceOrder = []string{DiffSource, DiffBreadcrumb, DiffCategory, DiffRank, DiffScoreLabel, DiffRelevanceLevel, DiffHitLevel, DiffSelectedAttempt}
 
+// Substantive reports whether the sides of c differ in more than
+// scoreLabel. Hybrid and dense always label their scores differently (RRF
+// vs COSINE), which says nothing about what was retrieved; the Markdown and
+// text outputs count such cases apart and do not detail them.
+func (c *Case) Substantive() bool {
+	for _, d := range c.Differences {
+		if d != DiffScoreLabel {
+			return true
+		}
+	}
+	return false
+}
+
+// Differing counts the cases whose sides differ substantively and those
+// that differ only in scoreLabel.
+func (r *Report) Differing() (substantive, labelOnly int) {
+	for i := range r.Cases {
+		switch {
+		case r.Cases[i].Substantive():
+			substantive++
+		case len(r.Cases[i].Differences) > 0:
+			labelOnly++
+		}
+	}
+	return substantive, labelOnly
+}
+
 func samePtr[T comparable](a, b *T) bool {
 	if a == nil || b == nil {
 		return a == b

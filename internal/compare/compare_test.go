@@ -157,3 +157,27 @@ func TestNotRunCasesArePairedOnlyForPassRate(t *testing.T) {
 		t.Errorf("not_run vs pass differences %v", d)
 	}
 }
+
+func TestScoreLabelOnlyIsCountedApart(t *testing.T) {
+	g := golden(3)
+	left := result(g, "l", func(int) bool { return true })
+	right := result(g, "r", func(i int) bool { return i != 2 })
+	right.Cases[0].TopCandidates[0].ScoreLabel = "COSINE"
+	r := Build(in, Side{Name: "hybrid", Result: left}, Side{Name: "dense", Result: right})
+	if d := r.Cases[0].Differences; !slices.Equal(d, []string{DiffScoreLabel}) || r.Cases[0].Substantive() {
+		t.Fatalf("case 0: differences %v, substantive %v", d, r.Cases[0].Substantive())
+	}
+	if sub, label := r.Differing(); sub != 1 || label != 1 {
+		t.Fatalf("Differing = %d, %d; want 1, 1", sub, label)
+	}
+	var md, txt bytes.Buffer
+	r.WriteMarkdown(&md)
+	r.WriteText(&txt)
+	if !bytes.Contains(md.Bytes(), []byte("1 of 3 cases differ in what was retrieved or how it was judged; 1 more differ only in scoreLabel.")) ||
+		bytes.Contains(md.Bytes(), []byte("### caa\n")) || !bytes.Contains(md.Bytes(), []byte("### cca\n")) {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	if !bytes.Contains(txt.Bytes(), []byte("1 of 3 cases differ (1 more only in scoreLabel).")) {
+		t.Errorf("text:\n%s", txt.String())
+	}
+}

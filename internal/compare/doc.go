@@ -52,7 +52,10 @@
 // one side lacks differs in all block fields), rank (firstExpectedRank),
 // scoreLabel, relevanceLevel, hitLevel, selectedAttempt. A difference is
 // information, never a failure: a sidecar may legitimately have no filtered
-// attempt.
+// attempt. Hybrid and dense label every score differently (RRF vs COSINE),
+// so the Markdown and text outputs count the cases that differ only in
+// scoreLabel apart and detail only the others; the JSON lists it like any
+// difference.
 //
 // # Output
 //

@@ -65,13 +65,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n")
 
-	differing := 0
-	for _, c := range r.Cases {
-		if len(c.Differences) > 0 {
-			differing++
-		}
+	differing, labelOnly := r.Differing()
+	fmt.Fprintf(b, "## Cases\n\n%d of %d cases differ in what was retrieved or how it was judged", differing, len(r.Cases))
+	if labelOnly > 0 {
+		fmt.Fprintf(b, "; %d more differ only in scoreLabel", labelOnly)
 	}
-	fmt.Fprintf(b, "## Cases\n\n%d of %d cases differ.\n\n", differing, len(r.Cases))
+	b.WriteString(".\n\n")
 	markdown.Row(b, "case", "scenario", ln, rn, "differences")
 	markdown.Row(b, "---", "---", "---", "---", "---")
 	for _, c := range r.Cases {
@@ -81,9 +80,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("\n")
 
 	if differing > 0 {
-		fmt.Fprintf(b, "## Top K side by side\n\nOnly the cases that differ; **bold** marks what differs at a position.\n")
+		fmt.Fprintf(b, "## Top K side by side\n\nThe cases that differ in more than scoreLabel; **bold** marks what differs at a position.\n")
 		for _, c := range r.Cases {
-			if len(c.Differences) == 0 {
+			if !c.Substantive() {
 				continue
 			}
 			fmt.Fprintf(b, "\n### %s\n\nQuery: %s  \nDifferences: %s\n\n", markdown.Escape(c.CaseID), markdown.Escape(c.Query), strings.Join(c.Differences, ", "))

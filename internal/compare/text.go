@@ -29,12 +29,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	differing := 0
-	for _, c := range r.Cases {
-		if len(c.Differences) > 0 {
-			differing++
-		}
+	differing, labelOnly := r.Differing()
+	fmt.Fprintf(w, "Δ = %s − %s; * p < %g. %d of %d cases differ", r.Left.Name, r.Right.Name, Significance, differing, len(r.Cases))
+	if labelOnly > 0 {
+		fmt.Fprintf(w, " (%d more only in scoreLabel)", labelOnly)
 	}
-	_, err := fmt.Fprintf(w, "Δ = %s − %s; * p < %g. %d of %d cases differ.\n", r.Left.Name, r.Right.Name, Significance, differing, len(r.Cases))
+	_, err := fmt.Fprintln(w, ".")
 	return err
 }
