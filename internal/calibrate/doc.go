@@ -4,7 +4,7 @@
 // behind the lookup pipeline's per-embedder thresholds (SPEC §6): the
 // relevanceLevel thresholds levels.high and levels.medium, the evidence
 // floor minQuality and the low-quality gate lowQuality (shipped for the
-// local lexical embedder local-hash-v1 as high 0.3, medium 0.15,
+// local lexical embedder local-hash-v1 as high 0.3, medium 0.19,
 // minQuality 0.13, lowQuality 0.15; the seeds used 0.75 / 0.5 / 0.5 for a
 // neural embedder). `rag-eval calibrate` is its command line.
 //

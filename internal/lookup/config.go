@@ -120,7 +120,7 @@ func DefaultConfig(embedderName string) Config {
 	if embedderName == LocalHashEmbedder {
 		c.LowQuality = 0.15
 		c.MinQuality = 0.13
-		c.Levels = Levels{High: 0.3, Medium: 0.15}
+		c.Levels = Levels{High: 0.3, Medium: 0.19}
 	} else {
 		c.LowQuality = 0.5
 		c.MinQuality = 0

@@ -155,7 +155,8 @@ func (p *Pipeline) Lookup(ctx context.Context, req Request) (*contract.LookupRes
 		trace.SelectedAttempt, hits = a.Name, h
 		reason := ""
 		switch {
-		case len(h) == 0:
+		case !hasEvidence(h, cfg.MinQuality):
+			// Nothing, or nothing that would survive the minQuality floor.
 			reason = contract.FallbackNoEvidence
 		case a.LowQuality:
 			reason = contract.FallbackLowQuality

@@ -79,7 +79,10 @@ func TestNoHintGivesUnfilteredAttempt(t *testing.T) {
 func TestFilteredLowQualityRetries(t *testing.T) {
 	s := openEmbedded(t)
 	seedDocs(t, s, opsCorpus...)
-	res := run(t, newPipeline(s, nil), "服务器磁盘满了，inode 也用尽了")
+	// Without the minQuality floor the database chunks the decoy steers to
+	// are evidence, only poor: a low-quality retry.
+	noFloor := func(c *lookup.Config) { c.MinQuality = 0 }
+	res := run(t, newPipeline(s, noFloor), "服务器磁盘满了，inode 也用尽了")
 	tr := res.RetrievalTrace
 	if !slices.Equal(tr.L0Hints.Categories, []string{"database"}) || !slices.Equal(tr.L0Hints.MatchedSources, []string{"decoy"}) {
 		t.Errorf("hints %+v", tr.L0Hints)
@@ -97,6 +100,32 @@ func TestFilteredLowQualityRetries(t *testing.T) {
 	}
 	if got := sources(res); len(got) == 0 || got[0] != "disk-full" {
 		t.Errorf("sources %v", got)
+	}
+}
+
+func TestFilteredBelowFloorHasNoEvidence(t *testing.T) {
+	s := openEmbedded(t)
+	seedDocs(t, s, opsCorpus...)
+	// With the default floor (0.13) none of those database chunks (best
+	// 0.057) would survive post-processing: the filtered attempt returns
+	// candidates but no evidence.
+	p := newPipeline(s, nil)
+	res := run(t, p, "服务器磁盘满了，inode 也用尽了")
+	tr := res.RetrievalTrace
+	if reason(res) != contract.FallbackNoEvidence || tr.SelectedAttempt != contract.AttemptUnfilteredRetry {
+		t.Fatalf("want a no-evidence retry, selected: %s", describe(res))
+	}
+	if a := tr.Attempts[0]; a.Candidates == 0 || float64(a.BestQuality) >= p.Config().MinQuality {
+		t.Errorf("first attempt %+v: want candidates, all below minQuality %v", a, p.Config().MinQuality)
+	}
+	if got := sources(res); len(got) == 0 || got[0] != "disk-full" {
+		t.Errorf("sources %v", got)
+	}
+	// A floor the best database chunk reaches makes it low quality again.
+	best := float64(tr.Attempts[0].BestQuality)
+	res = run(t, newPipeline(s, func(c *lookup.Config) { c.MinQuality = best }), "服务器磁盘满了，inode 也用尽了")
+	if reason(res) != contract.FallbackLowQuality {
+		t.Errorf("floor at the best candidate (%v): want low quality, got %s", best, describe(res))
 	}
 }
 
@@ -441,7 +470,7 @@ func TestDescribe(t *testing.T) {
 	s := openEmbedded(t)
 	p := newPipeline(s, func(c *lookup.Config) { c.Rerank = lookup.RerankLocal })
 	d := p.Describe()
-	want := contract.PipelineParams{TopK: 5, CandidateK: 20, LowQuality: 0.15, MinQuality: 0.13, Levels: contract.Levels{High: 0.3, Medium: 0.15}, Rerank: "local", ContextBudget: 3000}
+	want := contract.PipelineParams{TopK: 5, CandidateK: 20, LowQuality: 0.15, MinQuality: 0.13, Levels: contract.Levels{High: 0.3, Medium: 0.19}, Rerank: "local", ContextBudget: 3000}
 	if d.Name != "builtin" || d.Version != "test" || d.Store != "embedded" || d.Embedder != local.Name || d.Dim != local.DefaultDim || d.Params == nil || *d.Params != want {
 		t.Errorf("Describe %+v params %+v", d, d.Params)
 	}

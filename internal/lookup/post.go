@@ -31,6 +31,18 @@ func bestQuality(hits []kb.Hit, topK int) float64 {
 	return best
 }
 
+// hasEvidence reports whether some candidate reaches the minQuality floor,
+// that is, whether the attempt returns anything once post-processing drops
+// the candidates below it. With no floor (0) any candidate is evidence.
+func hasEvidence(hits []kb.Hit, minQuality float64) bool {
+	for _, h := range hits {
+		if quality(h.DenseDistance) >= minQuality {
+			return true
+		}
+	}
+	return false
+}
+
 // level is the relevance level of a qualityScore.
 func level(q float64, l Levels) string {
 	switch {
