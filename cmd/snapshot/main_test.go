@@ -120,6 +120,16 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
+// shippedCaseCount is the number of golden cases of the shipped eval set.
+func shippedCaseCount(t *testing.T) int {
+	t.Helper()
+	g, err := contract.LoadGolden("../../eval/rag-retrieval/cases/golden-cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(g.Cases)
+}
+
 // TestShippedCorpus snapshots the shipped golden cases on the shipped
 // corpus, hybrid and dense, twice each: the second run changes nothing.
 func TestShippedCorpus(t *testing.T) {
@@ -130,11 +140,7 @@ func TestShippedCorpus(t *testing.T) {
 	if _, err := seed("../../eval/rag-retrieval/seed-docs", dataDir); err != nil {
 		t.Fatal(err)
 	}
-	golden, err := contract.LoadGolden("../../eval/rag-retrieval/cases/golden-cases.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(golden.Cases)
+	n := shippedCaseCount(t)
 	for _, mode := range []string{"hybrid", "dense"} {
 		t.Run(mode, func(t *testing.T) {
 			fixtures := filepath.Join(t.TempDir(), "fixtures")
