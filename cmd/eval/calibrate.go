@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/calibrate"
-	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
 type calibrateOptions struct {
@@ -113,13 +110,9 @@ func calibrateRun(o *calibrateOptions) error {
 	if len(present) == 0 {
 		return fmt.Errorf("no fixture directory to calibrate on (looked for %s)", strings.Join(dirs, ", "))
 	}
-	data, err := os.ReadFile(o.Cases)
+	g, casesSHA256, err := loadCases(o.Cases)
 	if err != nil {
-		return fmt.Errorf("load golden cases: %w", err)
-	}
-	g, err := contract.ParseGolden(o.Cases, data)
-	if err != nil {
-		return fmt.Errorf("load golden cases:\n%w", err)
+		return err
 	}
 	inputs := make([]calibrate.Input, 0, len(present))
 	for _, d := range present {
@@ -134,8 +127,7 @@ func calibrateRun(o *calibrateOptions) error {
 		}
 		inputs = append(inputs, in)
 	}
-	sum := sha256.Sum256(data)
-	rep := calibrate.Build(o.Cases, hex.EncodeToString(sum[:]), g.ReportK(o.K), inputs)
+	rep := calibrate.Build(o.Cases, casesSHA256, g.ReportK(o.K), inputs)
 	outs[0].render = rep.WriteJSON
 	outs[1].render = rep.WriteMarkdown
 	if err := writeOutputs(outs); err != nil {

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/compare"
-	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
@@ -97,13 +93,9 @@ func compareRun(o *compareOptions) error {
 		return err
 	}
 
-	data, err := os.ReadFile(o.Cases)
+	g, casesSHA256, err := loadCases(o.Cases)
 	if err != nil {
-		return fmt.Errorf("load golden cases: %w", err)
-	}
-	g, err := contract.ParseGolden(o.Cases, data)
-	if err != nil {
-		return fmt.Errorf("load golden cases:\n%w", err)
+		return err
 	}
 	opts := judge.Options{FlagK: o.K}
 	left, err := compare.LoadSide(o.LeftName, o.Left, g, opts)
@@ -118,8 +110,7 @@ func compareRun(o *compareOptions) error {
 		return fmt.Errorf("nothing to compare: %s is unavailable (%s) and %s is unavailable (%s)",
 			o.LeftName, left.Reason, o.RightName, right.Reason)
 	}
-	sum := sha256.Sum256(data)
-	rep := compare.Build(compare.Inputs{Cases: o.Cases, CasesSHA256: hex.EncodeToString(sum[:]), K: g.ReportK(o.K)}, left, right)
+	rep := compare.Build(compare.Inputs{Cases: o.Cases, CasesSHA256: casesSHA256, K: g.ReportK(o.K)}, left, right)
 	outs[0].render, outs[1].render = rep.WriteJSON, rep.WriteMarkdown
 	if err := writeOutputs(outs); err != nil {
 		return err

@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
-	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
@@ -65,13 +63,9 @@ func exportTrecRun(o *exportTrecOptions) error {
 	if samePath(o.Qrels) == samePath(o.Run) {
 		return fmt.Errorf("--qrels and --run are the same file %s", o.Qrels)
 	}
-	data, err := os.ReadFile(o.Cases)
+	g, _, err := loadCases(o.Cases)
 	if err != nil {
-		return fmt.Errorf("load golden cases: %w", err)
-	}
-	g, err := contract.ParseGolden(o.Cases, data)
-	if err != nil {
-		return fmt.Errorf("load golden cases:\n%w", err)
+		return err
 	}
 	res, err := judge.Run(g, o.Fixtures, judge.Options{FlagK: o.K})
 	if err != nil {

@@ -96,13 +96,9 @@ func judgeRun(o *judgeOptions) error {
 	}
 
 	// Inputs first: any problem here is exit 2 and no file is touched.
-	data, err := os.ReadFile(o.Cases)
+	g, casesSHA256, err := loadCases(o.Cases)
 	if err != nil {
-		return fmt.Errorf("load golden cases: %w", err)
-	}
-	g, err := contract.ParseGolden(o.Cases, data)
-	if err != nil {
-		return fmt.Errorf("load golden cases:\n%w", err)
+		return err
 	}
 	var baseline *report.Report
 	if o.CompareTo != "" {
@@ -118,8 +114,7 @@ func judgeRun(o *judgeOptions) error {
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(data)
-	rep := report.Build(res, o.Cases, hex.EncodeToString(sum[:]))
+	rep := report.Build(res, o.Cases, casesSHA256)
 	outs[0].render = rep.WriteJSON
 	outs[1].render = rep.WriteMarkdown
 	var diff *report.Diff
@@ -163,6 +158,22 @@ func judgeRun(o *judgeOptions) error {
 		return silentExit(exitFail)
 	}
 	return nil
+}
+
+// loadCases reads and strictly parses the golden cases file (any problem is
+// an input error, exit 2) and returns it with the hex SHA-256 of its bytes,
+// which every report records.
+func loadCases(path string) (*contract.GoldenFile, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("load golden cases: %w", err)
+	}
+	g, err := contract.ParseGolden(path, data)
+	if err != nil {
+		return nil, "", fmt.Errorf("load golden cases:\n%w", err)
+	}
+	sum := sha256.Sum256(data)
+	return g, hex.EncodeToString(sum[:]), nil
 }
 
 // checkOutputs rejects output paths that collide with each other, with the
