@@ -27,6 +27,12 @@ against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
   # judge in CI against the accepted baseline; exit 3 on regression
   rag-eval --compare-to eval/rag-retrieval/reports/baseline.json --junit junit.xml
 
+  # hybrid (fixtures/) vs dense (fixtures-dense/), with significance tests
+  rag-eval compare
+
+  # how well qualityScore separates relevant from irrelevant blocks, per mode
+  rag-eval calibrate
+
   # reproduce the rank metrics with trec_eval
   rag-eval export-trec --qrels q.txt --run r.txt && rag-eval trec -c -q -m recip_rank q.txt r.txt`,
 		Version:       version,
