@@ -83,14 +83,14 @@ func calibrateRun(o *calibrateOptions) error {
 		o.MarkdownReport = filepath.Join(o.Dir, "reports/calibration.md")
 	}
 	outs := []output{{flag: "--json-report", path: o.JSONReport}, {flag: "--markdown-report", path: o.MarkdownReport}}
-	if err := checkOutputs(outs, "", o.Cases); err != nil {
-		return err
-	}
 
 	// Inputs first: any problem here is exit 2 and no file is touched.
 	dirs, explicit := o.Fixtures, len(o.Fixtures) > 0
 	if !explicit {
 		dirs = []string{filepath.Join(o.Dir, "fixtures"), filepath.Join(o.Dir, "fixtures-dense")}
+	}
+	if err := checkOutputs(outs, "", o.Cases, dirs...); err != nil {
+		return err
 	}
 	var warnings []string
 	var present []string

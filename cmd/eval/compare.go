@@ -89,7 +89,7 @@ func compareRun(o *compareOptions) error {
 		return fmt.Errorf("--left-name and --right-name are both %q", o.LeftName)
 	}
 	outs := []output{{flag: "--json-report", path: o.JSONReport}, {flag: "--markdown-report", path: o.MarkdownReport}}
-	if err := checkOutputs(outs, "", o.Cases); err != nil {
+	if err := checkOutputs(outs, "", o.Cases, o.Left, o.Right); err != nil {
 		return err
 	}
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -91,7 +92,7 @@ func judgeRun(o *judgeOptions) error {
 	if o.CompareTo != "" {
 		outs = append(outs, output{flag: "--diff-json-report", path: o.DiffJSON}, output{flag: "--diff-markdown-report", path: o.DiffMarkdown})
 	}
-	if err := checkOutputs(outs, o.CompareTo, o.Cases); err != nil {
+	if err := checkOutputs(outs, o.CompareTo, o.Cases, o.Fixtures); err != nil {
 		return err
 	}
 
@@ -177,9 +178,10 @@ func loadCases(path string) (*contract.GoldenFile, string, error) {
 }
 
 // checkOutputs rejects output paths that collide with each other, with the
-// cases file or with the baseline: a baseline is never overwritten by the
-// run that compares against it.
-func checkOutputs(outs []output, baseline, cases string) error {
+// cases file or with the baseline (a baseline is never overwritten by the
+// run that compares against it), or that lie inside a fixture directory
+// (a report there would replace a fixture, or be read as one next time).
+func checkOutputs(outs []output, baseline, cases string, fixtureDirs ...string) error {
 	seen := map[string]string{samePath(cases): "--cases"}
 	if baseline != "" {
 		seen[samePath(baseline)] = "--compare-to"
@@ -190,6 +192,11 @@ func checkOutputs(outs []output, baseline, cases string) error {
 			return fmt.Errorf("%s %s is the same file as %s", o.flag, o.path, prev)
 		}
 		seen[key] = o.flag
+		for _, d := range fixtureDirs {
+			if rel, err := filepath.Rel(samePath(d), key); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return fmt.Errorf("%s %s is inside the fixture directory %s", o.flag, o.path, d)
+			}
+		}
 	}
 	return nil
 }

@@ -57,7 +57,9 @@ type CaseError struct {
 
 // ReadManifest reads dir/_snapshot.json. A missing manifest is an error
 // that satisfies errors.Is(err, fs.ErrNotExist). Unknown keys are ignored
-// (a newer rag-snapshot may add some).
+// (a newer rag-snapshot may add some), but a status other than
+// "available" or "unavailable" is an error: a typo must not make a stale
+// directory count as available.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	data, err := os.ReadFile(path)
@@ -67,6 +69,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Status != StatusAvailable && m.Status != StatusUnavailable {
+		return nil, fmt.Errorf("%s: field \"status\": %q is neither %q nor %q", path, m.Status, StatusAvailable, StatusUnavailable)
 	}
 	return &m, nil
 }
