@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -78,6 +79,10 @@ type Metric struct {
 	CI95   *[2]contract.Float6 `json:"ci95"`
 	PValue report.Float        `json:"pValue"`
 	Pairs  int                 `json:"pairs"`
+	// NonZero counts the pairs whose difference is not 0: only they can
+	// move the randomization test, whose p-value cannot go below
+	// 2/2^NonZero (nor 1/10,001).
+	NonZero int `json:"nonZero"`
 }
 
 // Case is one golden case on both sides; a side is null when unavailable.
@@ -263,6 +268,11 @@ func metric(name string, left, right *judge.Result, rng *rand.Rand) Metric {
 	if len(d) == 0 {
 		return m
 	}
+	for _, v := range d {
+		if v != 0 {
+			m.NonZero++
+		}
+	}
 	p := PairedStats(d, rng)
 	m.Left, m.Right, m.Delta, m.PValue = fl(mean(ls)), fl(mean(rs)), fl(p.Delta), fl(p.P)
 	m.CI95 = &[2]contract.Float6{contract.Float6(p.CI95[0]), contract.Float6(p.CI95[1])}
@@ -390,6 +400,22 @@ func (r *Report) Differing() (substantive, labelOnly int) {
 		}
 	}
 	return substantive, labelOnly
+}
+
+// differingSentence says how many cases differ, for the Markdown and text
+// outputs.
+func (r *Report) differingSentence() string {
+	for _, s := range []SideReport{r.Left, r.Right} {
+		if s.Status != Available {
+			return fmt.Sprintf("No case is compared: %s is unavailable.", s.Name)
+		}
+	}
+	sub, labelOnly := r.Differing()
+	out := fmt.Sprintf("%d of %d cases differ in content or order", sub, len(r.Cases))
+	if labelOnly > 0 {
+		out += fmt.Sprintf("; %d more differ only in scoreLabel", labelOnly)
+	}
+	return out + "."
 }
 
 func samePtr[T comparable](a, b *T) bool {

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -173,11 +174,56 @@ func TestScoreLabelOnlyIsCountedApart(t *testing.T) {
 	var md, txt bytes.Buffer
 	r.WriteMarkdown(&md)
 	r.WriteText(&txt)
-	if !bytes.Contains(md.Bytes(), []byte("1 of 3 cases differ in what was retrieved or how it was judged; 1 more differ only in scoreLabel.")) ||
+	if !bytes.Contains(md.Bytes(), []byte("1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.")) ||
 		bytes.Contains(md.Bytes(), []byte("### caa\n")) || !bytes.Contains(md.Bytes(), []byte("### cca\n")) {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	if !bytes.Contains(txt.Bytes(), []byte("1 of 3 cases differ (1 more only in scoreLabel).")) {
+	if !bytes.Contains(txt.Bytes(), []byte("* p < 0.05. 1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.\n")) {
 		t.Errorf("text:\n%s", txt.String())
+	}
+}
+
+func TestValueOfEveryHitLevel(t *testing.T) {
+	for _, c := range []struct {
+		level string
+		want  float64
+		ok    bool
+	}{{judge.HitStrong, 1, true}, {judge.HitMedium, 1, true}, {judge.HitWeak, 0, true}, {judge.HitMiss, 0, true}, {judge.HitNA, 0, false}, {"", 0, false}} {
+		cr := judge.CaseResult{Status: judge.StatusFail, HitLevel: c.level}
+		if v, ok := Value(MetricRecallAtK, &cr); v != c.want || ok != c.ok {
+			t.Errorf("recallAtK of %q = %v, %v; want %v, %v", c.level, v, ok, c.want, c.ok)
+		}
+	}
+	for _, s := range []judge.Status{judge.StatusFail, judge.StatusNotRun, judge.StatusError} {
+		if v, ok := Value(MetricPassRate, &judge.CaseResult{Status: s}); v != 0 || !ok {
+			t.Errorf("passRate of %s = %v, %v", s, v, ok)
+		}
+	}
+	if _, ok := Value(MetricMRR, &judge.CaseResult{Status: judge.StatusPass, HitLevel: judge.HitNA}); ok {
+		t.Error("an n/a case has an mrr value")
+	}
+}
+
+func TestMarkdownEscapesUserText(t *testing.T) {
+	g := golden(1)
+	g.Cases[0].CaseID, g.Cases[0].Query = "id|<b>", "q|x\n<script>"
+	left := result(g, "l|x", func(int) bool { return true })
+	right := result(g, "r", func(int) bool { return false })
+	left.Cases[0].TopCandidates[0].Source = "s|<i>"
+	left.Cases[0].TopCandidates[0].Breadcrumb = "A > B|\nC"
+	var b bytes.Buffer
+	if err := Build(in, Side{Name: "h|<u>", Fixtures: "l|x", Result: left}, Side{Name: "d", Fixtures: "r", Result: right}).WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, bad := range []string{"<b>", "<script>", "<i>", "<u>", "s|", "B|", "id|", "h|", "l|x"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("markdown contains raw %q:\n%s", bad, md)
+		}
+	}
+	for _, want := range []string{`### id\|&lt;b&gt;`, `Query: q\|x<br>&lt;script&gt;`, `**s\|&lt;i&gt;**`, "`l\\|x`", `h\|&lt;u&gt;`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
 	}
 }

@@ -32,17 +32,25 @@
 // p = (#{|permuted mean| ≥ |observed mean|} + 1) / 10,001). With no pairs
 // every value is null.
 //
-// One math/rand/v2 PCG source seeded (1, 2) serves the whole comparison,
-// metric by metric in the order recallAtK, mrr, ndcgAtK, docRecallAtK,
-// precisionAtK, passRate; for each, every bootstrap resample draws len(d)
-// indices with rng.IntN(len(d)), then each permutation takes its signs from the bits of
-// successive rng.Uint64 words, lowest bit first. The same fixtures therefore
-// give the same bytes, and anyone can recompute the numbers.
+// One math/rand/v2 PCG source, rand.New(rand.NewPCG(1, 2)) (the 128-bit
+// state hi = 1, lo = 2, Go's LCG multiplier and increment and its DXSM
+// output; numpy's PCG64DXSM uses a different multiplier), serves the whole
+// comparison, metric by metric in the order recallAtK, mrr, ndcgAtK,
+// docRecallAtK, precisionAtK, passRate. For each, every bootstrap resample
+// draws len(d) indices in [0, n) by Lemire's method on rng.Uint64 (the
+// high word of Uint64()·n, drawn again while the low word is below
+// 2^64 mod n; math/rand/v2's IntN on 64-bit platforms when n is not a power
+// of two), then each permutation takes its signs from the bits of
+// successive rng.Uint64 words, lowest bit first, a fresh word for every 64
+// differences. The same fixtures therefore give the same bytes, and the
+// numbers can be recomputed outside Go.
 //
-// Identical sides give delta 0, the interval [0, 0] and p = 1. The smallest
-// p-value possible is 1/10,001; with few pairs a real difference may not
-// reach p < 0.05 (with n pairs the exact test cannot go below 2/2ⁿ): read
-// the interval, not only p.
+// Identical sides give delta 0, the interval [0, 0] and p = 1. Only pairs
+// whose difference is not 0 can move the randomization test (nonZero in
+// the JSON, "pairs that differ" in the Markdown): with m of them the exact
+// test cannot give p below 2/2^m, and never below 1/10,001 here. Two paths
+// that differ on 2 of 50 cases cannot reach p < 0.05 however large the
+// difference: read the interval and the cases, not only p.
 //
 // # Differences
 //
@@ -61,7 +69,8 @@
 //
 // Report.WriteJSON writes the keys of SPEC §9.6 in that order, followed by
 // tool, inputs (cases, casesSha256, k) and method (how delta, the interval
-// and the p-value were computed, with the seed). Case objects carry
+// and the p-value were computed, with the seed); each metric adds nonZero
+// after pairs. Case objects carry
 // scenario and query after the spec's keys, and each side failedChecks.
 // WriteMarkdown shows the sides, the metric table (Δ in bold when
 // p < 0.05), every case side by side and, for the cases that differ, their

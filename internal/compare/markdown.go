@@ -41,12 +41,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	markdown.Row(b, "---", "---", "---", "---:", "---", "---", "---:", "---")
 	for _, s := range []SideReport{r.Left, r.Right} {
 		if s.Summary == nil {
-			markdown.Row(b, markdown.Escape(s.Name), "`"+markdown.Code(s.Fixtures)+"`",
+			markdown.Row(b, markdown.Escape(s.Name), markdown.CodeCell(s.Fixtures),
 				"**unavailable**: "+markdown.Escape(deref(s.Reason)), "—", "—", "—", "—", "—")
 			continue
 		}
 		m := s.Summary
-		markdown.Row(b, markdown.Escape(s.Name), "`"+markdown.Code(s.Fixtures)+"`", s.Status, strconv.Itoa(m.CaseCount),
+		markdown.Row(b, markdown.Escape(s.Name), markdown.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
 			fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount),
 			fmt.Sprintf("%d / %d / %d / %d / %d", m.HitLevels.Strong, m.HitLevels.Medium, m.HitLevels.Weak, m.HitLevels.Miss, m.HitLevels.NA),
 			fmtF(m.FallbackRate), markdown.Escape(strings.Join(m.SearchModes, ", ")))
@@ -54,23 +54,18 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("\n")
 
 	fmt.Fprintf(b, "## Metrics\n\n")
-	markdown.Row(b, "metric", ln, rn, "Δ", "95% CI", "p", "pairs")
-	markdown.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:")
+	markdown.Row(b, "metric", ln, rn, "Δ", "95% CI", "p", "pairs", "pairs that differ")
+	markdown.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:")
 	for _, m := range r.Metrics {
 		delta := signed(m.Delta)
 		if m.Significant() {
 			delta = "**" + delta + "**"
 		}
-		markdown.Row(b, metricTitles[m.Name], fmtF(m.Left), fmtF(m.Right), delta, ci(m.CI95), fmtF(m.PValue), strconv.Itoa(m.Pairs))
+		markdown.Row(b, metricTitles[m.Name], fmtF(m.Left), fmtF(m.Right), delta, ci(m.CI95), fmtF(m.PValue), strconv.Itoa(m.Pairs), strconv.Itoa(m.NonZero))
 	}
 	b.WriteString("\n")
 
-	differing, labelOnly := r.Differing()
-	fmt.Fprintf(b, "## Cases\n\n%d of %d cases differ in what was retrieved or how it was judged", differing, len(r.Cases))
-	if labelOnly > 0 {
-		fmt.Fprintf(b, "; %d more differ only in scoreLabel", labelOnly)
-	}
-	b.WriteString(".\n\n")
+	fmt.Fprintf(b, "## Cases\n\n%s\n\n", r.differingSentence())
 	markdown.Row(b, "case", "scenario", ln, rn, "differences")
 	markdown.Row(b, "---", "---", "---", "---", "---")
 	for _, c := range r.Cases {
@@ -79,8 +74,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n")
 
-	if differing > 0 {
-		fmt.Fprintf(b, "## Top K side by side\n\nThe cases that differ in more than scoreLabel; **bold** marks what differs at a position.\n")
+	if differing, _ := r.Differing(); differing > 0 {
+		fmt.Fprintf(b, "## Top K side by side\n\nThe cases that differ in more than scoreLabel; **bold** marks what differs at a position (scoreLabel is not marked).\n")
 		for _, c := range r.Cases {
 			if !c.Substantive() {
 				continue
@@ -117,8 +112,12 @@ func sideCell(s, other *CaseSide) string {
 	if other != nil {
 		o = *other
 	}
+	status := s.Status
+	if len(s.FailedChecks) > 0 {
+		status += " (" + strings.Join(s.FailedChecks, ", ") + ")"
+	}
 	parts := []string{
-		bold(s.Status, s.Status != o.Status),
+		bold(status, s.Status != o.Status),
 		bold(deref(s.HitLevel), !samePtr(s.HitLevel, o.HitLevel)),
 		bold("rank "+intOr(s.FirstExpectedRank), !samePtr(s.FirstExpectedRank, o.FirstExpectedRank)),
 		bold(markdown.Escape(deref(s.SelectedAttempt)), !samePtr(s.SelectedAttempt, o.SelectedAttempt)),
@@ -140,7 +139,7 @@ func blockCell(l []Candidate, i int, diff []string) string {
 		} else {
 			v = markdown.Escape(v)
 		}
-		if slices.Contains(diff, name) {
+		if name != DiffScoreLabel && slices.Contains(diff, name) {
 			return "**" + v + "**"
 		}
 		return v
@@ -157,12 +156,13 @@ func fmtF(f report.Float) string {
 	return string(contract.AppendFloat6(nil, float64(*f)))
 }
 
+// signed writes f with a plus sign when it is positive after rounding.
 func signed(f report.Float) string {
 	if f == nil {
 		return "—"
 	}
 	s := fmtF(f)
-	if *f > 0 {
+	if contract.Round6(float64(*f)) > 0 {
 		s = "+" + s
 	}
 	return s

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
@@ -42,7 +43,7 @@ func PairedStats(d []float64, rng *rand.Rand) Paired {
 
 // Bootstrap returns the percentile interval [2.5%, 97.5%] of the mean of d
 // over b resamples drawn with replacement: each resample draws len(d)
-// indices with rng.IntN. Percentiles interpolate linearly between order
+// indices with intN. Percentiles interpolate linearly between order
 // statistics (Hyndman–Fan type 7, numpy's and R's default).
 func Bootstrap(d []float64, b int, rng *rand.Rand) [2]float64 {
 	n := len(d)
@@ -50,12 +51,28 @@ func Bootstrap(d []float64, b int, rng *rand.Rand) [2]float64 {
 	for i := range means {
 		var s float64
 		for range n {
-			s += d[rng.IntN(n)]
+			s += d[intN(rng, uint64(n))]
 		}
 		means[i] = s / float64(n)
 	}
 	slices.Sort(means)
 	return [2]float64{Quantile(means, 0.025), Quantile(means, 0.975)}
+}
+
+// intN draws uniformly from [0, n) by Lemire's method on rng.Uint64: the
+// high word of Uint64()·n, drawn again while the low word is below
+// 2^64 mod n. It is math/rand/v2's IntN on 64-bit platforms for every n
+// that is not a power of two, and the same on every platform (IntN
+// switches to 32-bit draws on 32-bit ones).
+func intN(rng *rand.Rand, n uint64) uint64 {
+	hi, lo := bits.Mul64(rng.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(rng.Uint64(), n)
+		}
+	}
+	return hi
 }
 
 // Quantile is the type-7 quantile p of sorted xs.

@@ -18,22 +18,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s: %d/%d cases pass (%s)\n", s.Name, s.Summary.PassCount, s.Summary.CaseCount, s.Fixtures)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tpairs\n", r.Left.Name, r.Right.Name)
+	fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tpairs\tdiffer\n", r.Left.Name, r.Right.Name)
 	for _, m := range r.Metrics {
 		mark := ""
 		if m.Significant() {
 			mark = " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%d\n", m.Name, fmtF(m.Left), fmtF(m.Right), signed(m.Delta), ci(m.CI95), fmtF(m.PValue), mark, m.Pairs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%d\t%d\n", m.Name, fmtF(m.Left), fmtF(m.Right), signed(m.Delta), ci(m.CI95), fmtF(m.PValue), mark, m.Pairs, m.NonZero)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	differing, labelOnly := r.Differing()
-	fmt.Fprintf(w, "Δ = %s − %s; * p < %g. %d of %d cases differ", r.Left.Name, r.Right.Name, Significance, differing, len(r.Cases))
-	if labelOnly > 0 {
-		fmt.Fprintf(w, " (%d more only in scoreLabel)", labelOnly)
-	}
-	_, err := fmt.Fprintln(w, ".")
+	_, err := fmt.Fprintf(w, "Δ = %s − %s; * p < %g. %s\n", r.Left.Name, r.Right.Name, Significance, r.differingSentence())
 	return err
 }

@@ -32,6 +32,11 @@ var coder = strings.NewReplacer("`", "'", "\n", " ", "\r", " ")
 // Code makes s safe inside an inline code span on one line.
 func Code(s string) string { return coder.Replace(s) }
 
+// CodeCell is s as an inline code span inside a table cell: like Code, and
+// a pipe is escaped too (GitHub splits cells at a pipe even inside a code
+// span unless it is escaped).
+func CodeCell(s string) string { return "`" + strings.ReplaceAll(Code(s), "|", `\|`) + "`" }
+
 // ShortHash is the first 12 characters of a hex digest, for display.
 func ShortHash(h string) string {
 	if len(h) > 12 {

@@ -16,6 +16,9 @@ func TestEscapeNeutralisesTableBreakers(t *testing.T) {
 	if b.String() != "| x | p\\|q |\n" {
 		t.Fatalf("Row = %q", b.String())
 	}
+	if got := CodeCell("l|x`y"); got != "`l\\|x'y`" {
+		t.Fatalf("CodeCell = %q", got)
+	}
 	if Code("a`b\nc") != "a'b c" {
 		t.Fatalf("Code = %q", Code("a`b\nc"))
 	}
