@@ -55,8 +55,11 @@ type Config struct {
 	// MinQuality: candidates whose qualityScore is below it are not
 	// evidence and are dropped in post-processing, so a question the store
 	// knows nothing about comes back found: false (0 keeps every candidate).
-	// It never affects the attempts (candidates, bestQuality, lowQuality),
-	// and a value above LowQuality would make "weak" unreachable.
+	// It decides the fallback reason of a filtered attempt that is retried:
+	// filtered_vector_no_evidence when none of its candidates reaches it,
+	// else filtered_vector_low_quality. It does not change an attempt's
+	// candidates, bestQuality or lowQuality. It may not exceed LowQuality
+	// (Validate): the band [MinQuality, LowQuality) is weak evidence.
 	MinQuality float64
 	// Levels are the relevance level thresholds.
 	Levels Levels
@@ -185,6 +188,9 @@ func (c Config) Validate() error {
 	}
 	if c.Levels.Medium > c.Levels.High {
 		return bad("levels.medium %v is above levels.high %v", c.Levels.Medium, c.Levels.High)
+	}
+	if c.MinQuality > c.LowQuality {
+		return bad("minQuality %v is above lowQuality %v", c.MinQuality, c.LowQuality)
 	}
 	switch c.Rerank {
 	case RerankNone, RerankLocal:

@@ -168,3 +168,39 @@ func TestRerankEndpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestHasEvidence(t *testing.T) {
+	hit := func(q float64) kb.Hit { return kb.Hit{DenseDistance: math.Sqrt(2 - 2*q)} }
+	// In hybrid mode candidates come in RRF order: the one that reaches
+	// the floor may come after topK poorer ones, and still counts.
+	hits := []kb.Hit{hit(0.05), hit(0.08), hit(0.1), hit(0.06), hit(0.02), hit(0.2)}
+	for _, c := range []struct {
+		hits []kb.Hit
+		min  float64
+		want bool
+	}{
+		{nil, 0, false},                   // nothing at all
+		{hits[:1], 0, true},               // no floor: any candidate is evidence
+		{hits[:5], 0.13, false},           // all below the floor
+		{hits, 0.13, true},                // the sixth reaches it
+		{[]kb.Hit{hit(0.13)}, 0.13, true}, // the floor is inclusive
+	} {
+		if got := hasEvidence(c.hits, c.min); got != c.want {
+			t.Errorf("hasEvidence(%d hits, %v) = %v, want %v", len(c.hits), c.min, got, c.want)
+		}
+	}
+	if best := bestQuality(hits, 5); best >= 0.13 {
+		t.Errorf("bestQuality of the first 5 = %v: the example needs it below the floor", best)
+	}
+}
+
+func TestValidateKeepsTheFloorUnderLowQuality(t *testing.T) {
+	c := DefaultConfig(LocalHashEmbedder)
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.MinQuality = c.LowQuality + 0.01
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "minQuality") {
+		t.Fatalf("minQuality above lowQuality: %v", err)
+	}
+}
