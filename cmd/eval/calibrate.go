@@ -130,11 +130,12 @@ func calibrateRun(o *calibrateOptions) error {
 	rep := calibrate.Build(o.Cases, casesSHA256, g.ReportK(o.K), inputs)
 	outs[0].render = rep.WriteJSON
 	outs[1].render = rep.WriteMarkdown
-	if err := writeOutputs(outs); err != nil {
-		return err
-	}
+	// Warnings first, so that a failed write does not lose them.
 	for _, w := range warnings {
 		fmt.Fprintf(o.Stderr, "rag-eval: warning: %s\n", w)
+	}
+	if err := writeOutputs(outs); err != nil {
+		return err
 	}
 	if !o.Quiet {
 		return rep.WriteText(o.Stdout)

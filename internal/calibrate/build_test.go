@@ -189,6 +189,32 @@ func TestEmptyIsNull(t *testing.T) {
 	}
 }
 
+// TestTextOneLinePerMode checks that a manifest's mode name, status or
+// reason with a newline (or another control character) cannot split the
+// one-line-per-mode summary: such a value is written Go-quoted.
+func TestTextOneLinePerMode(t *testing.T) {
+	rep := Build("c.json", "", 5, []Input{
+		{Fixtures: "a", Manifest: &contract.Manifest{Status: contract.StatusUnavailable,
+			SearchMode: "dense\nfake: available", Reason: "milvus\r\nunreachable\tnow"}},
+		{Fixtures: "b", Manifest: &contract.Manifest{SearchMode: "hy\u2028brid"}, Result: &judge.Result{}},
+		{Fixtures: "c", Manifest: &contract.Manifest{Status: contract.StatusUnavailable,
+			SearchMode: "plain", Reason: "no \"route\" | here"}},
+	})
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{
+		`"dense\nfake: available": unavailable: "milvus\r\nunreachable\tnow"`,
+		`"hy\u2028brid": blocks best — (0 relevant, 0 non-relevant scores) vs shipped medium —, high —, minQuality —; cases best — (0 relevant, 0 non-relevant scores) vs shipped lowQuality —`,
+		`plain: unavailable: no "route" | here`, // printable: as is
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("summary lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func lineDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder

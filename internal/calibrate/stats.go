@@ -3,10 +3,14 @@ package calibrate
 import (
 	"math"
 	"slices"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
 // This file is the statistics: pure functions over labelled scores, no
-// judge, no file format, no rounding (values are rounded only when written).
+// judge, no file format, no rounding (values are rounded only when
+// written), except that BestThreshold picks a threshold whose written,
+// rounded value keeps the rates it reports.
 
 // Sample is one labelled observation: a qualityScore (of a block, or the
 // best of a case's blocks) and whether it belongs to the relevant class.
@@ -149,11 +153,18 @@ func (r *Rates) fill() {
 // BestThreshold returns the threshold that best separates the relevant
 // samples from the others: the t maximising Youden's J = TPR − FPR for the
 // rule score ≥ t. Candidates are, in increasing order, one below every
-// score (min(0, lowest score): everything predicted relevant, J = 0), the
-// midpoint between each pair of adjacent distinct scores, and one above
-// every score (nothing predicted relevant, J = 0, so it never wins: ties
-// go to the lowest candidate). J is compared exactly, in integers, so
-// equal J values tie whatever the float rounding.
+// score (min(0, lowest score), lowered to a 6-decimal value when its
+// rounding would rise above the lowest score: everything predicted
+// relevant, J = 0), one between each pair of adjacent distinct scores (see
+// between), and one above every score (nothing predicted relevant, J = 0,
+// so it never wins: ties go to the lowest candidate). J is compared
+// exactly, in integers, so equal J values tie whatever the float rounding.
+//
+// The threshold is chosen so that contract.Round6(best.Threshold), the
+// value the reports write, gives the same TP, FP, FN and TN as
+// best.Threshold does — unless no 6-decimal value lies between the two
+// adjacent scores it separates (both have more than 6 decimals and lie
+// within the same 0.000001 step).
 //
 // ok is false when either class is empty: J is then undefined.
 func BestThreshold(samples []Sample) (best Rates, ok bool) {
@@ -181,7 +192,7 @@ func BestThreshold(samples []Sample) (best Rates, ok bool) {
 	// Sweep upwards: at each candidate, tp and fp count the samples at or
 	// above it. J·pos·neg = tp·neg − fp·pos is compared as an integer.
 	tp, fp := pos, neg
-	cur := Rates{Threshold: min(0, s[0].Score), TP: tp, FP: fp}
+	cur := Rates{Threshold: below(s[0].Score), TP: tp, FP: fp}
 	bestJ := int64(tp)*int64(neg) - int64(fp)*int64(pos)
 	best = cur
 	for i := 0; i < len(s); {
@@ -198,7 +209,7 @@ func BestThreshold(samples []Sample) (best Rates, ok bool) {
 		if j == len(s) {
 			break // above the maximum: J = 0, never better than below the minimum
 		}
-		t := s[i].Score + (s[j].Score-s[i].Score)/2
+		t := between(s[i].Score, s[j].Score)
 		if jn := int64(tp)*int64(neg) - int64(fp)*int64(pos); jn > bestJ {
 			bestJ = jn
 			best = Rates{Threshold: t, TP: tp, FP: fp}
@@ -208,6 +219,44 @@ func BestThreshold(samples []Sample) (best Rates, ok bool) {
 	best.FN, best.TN = pos-best.TP, neg-best.FP
 	best.fill()
 	return best, true
+}
+
+// between returns the threshold BestThreshold places between adjacent
+// distinct scores lo < hi: a t with lo < t ≤ hi whose 6-decimal rounding
+// contract.Round6(t), the value the reports write, also lies in (lo, hi],
+// so "score ≥ t" and "score ≥ the written t" keep the same scores. It is
+// the midpoint when the midpoint's rounding lies in (lo, hi], else the
+// smallest 6-decimal value above lo (which is hi when lo and hi are
+// 6-decimal values 0.000001 apart), else, when no 6-decimal value lies in
+// (lo, hi], the midpoint.
+func between(lo, hi float64) float64 {
+	m := lo + (hi-lo)/2
+	if r := contract.Round6(m); r > lo && r <= hi {
+		return m
+	}
+	c := contract.Round6(lo)
+	if c <= lo {
+		c = contract.Round6(c + 1e-6)
+	}
+	if c > lo && c <= hi {
+		return c
+	}
+	return m
+}
+
+// below returns the "keep everything" threshold for a lowest score lo:
+// min(0, lo), or, when that rounds to 6 decimals above lo (a negative lo
+// with more than 6 decimals), the largest 6-decimal value at or below lo.
+func below(lo float64) float64 {
+	t := min(0, lo)
+	if contract.Round6(t) <= lo {
+		return t
+	}
+	c := contract.Round6(lo)
+	if c > lo {
+		c = contract.Round6(c - 1e-6)
+	}
+	return c
 }
 
 func ratio(num, den int) *float64 {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
 func samples(rel, non []float64) []Sample {
@@ -82,6 +84,62 @@ func TestBestThresholdNeedsBothClasses(t *testing.T) {
 	} {
 		if r, ok := BestThreshold(s); ok {
 			t.Errorf("%s: ok with %+v", name, r)
+		}
+	}
+}
+
+// TestBestThresholdWrittenReproducesRates pins that the threshold as the
+// reports write it (rounded to 6 decimals) keeps exactly the samples the
+// reported rates count, even when adjacent scores are 0.000001 apart and
+// their midpoint would round onto the lower score.
+func TestBestThresholdWrittenReproducesRates(t *testing.T) {
+	tests := []struct {
+		name     string
+		rel, non []float64
+		written  string
+	}{
+		// The midpoint 0.1234565 is written as 0.123456: the published
+		// threshold would keep the non-relevant 0.123456 too.
+		{"midpoint rounds onto the lower score", []float64{0.123457}, []float64{0.123456}, "0.123457"},
+		{"midpoint rounds onto the upper score", []float64{0.000002}, []float64{0.000001}, "0.000002"},
+		{"several pairs", []float64{0.300001, 0.5, 0.123457}, []float64{0.1, 0.123456, 0.3}, "0.123457"},
+		{"ordinary midpoint unchanged", []float64{0.5}, []float64{0.3}, "0.4"},
+		{"more than 6 decimals", []float64{0.1234571}, []float64{0.1234561}, "0.123457"},
+		// Keep everything: min(0, lowest score) would be written as 0.
+		{"negative lowest score with 7 decimals", []float64{-0.0000004}, []float64{0.2}, "-0.000001"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := samples(tt.rel, tt.non)
+			r, ok := BestThreshold(s)
+			if !ok {
+				t.Fatal("ok = false")
+			}
+			if got := string(contract.AppendFloat6(nil, r.Threshold)); got != tt.written {
+				t.Errorf("threshold %v written as %s, want %s", r.Threshold, got, tt.written)
+			}
+			w := RatesAt(s, contract.Round6(r.Threshold))
+			if w.TP != r.TP || w.FP != r.FP || w.FN != r.FN || w.TN != r.TN {
+				t.Errorf("at written threshold %v: TP FP FN TN = %d %d %d %d, BestThreshold reports %d %d %d %d",
+					contract.Round6(r.Threshold), w.TP, w.FP, w.FN, w.TN, r.TP, r.FP, r.FN, r.TN)
+			}
+		})
+	}
+}
+
+func TestBetween(t *testing.T) {
+	for _, tt := range []struct{ lo, hi, want float64 }{
+		{0.3, 0.5, 0.4},
+		{0.123456, 0.123457, 0.123457},
+		{0.1234561, 0.1234571, 0.1234566},  // the midpoint is written as 0.123457, in (lo, hi]
+		{0.1234561, 0.1234564, 0.12345625}, // written as 0.123456 ≤ lo; 0.123457 > hi: the midpoint
+	} {
+		got := between(tt.lo, tt.hi)
+		if !near(got, tt.want) {
+			t.Errorf("between(%v, %v) = %v, want %v", tt.lo, tt.hi, got, tt.want)
+		}
+		if got <= tt.lo || got > tt.hi {
+			t.Errorf("between(%v, %v) = %v, not in (lo, hi]", tt.lo, tt.hi, got)
 		}
 	}
 }

@@ -4,11 +4,18 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // WriteText writes the plain-text summary, one line per mode: the best
 // block threshold and the best case threshold, each beside the shipped
-// thresholds it justifies (or does not).
+// thresholds it justifies (or does not). The mode name, status and reason
+// come from the manifest; one that holds a control character (a newline
+// would split its line), a line or paragraph separator or invalid UTF-8 is
+// written Go-quoted.
 func (r *Report) WriteText(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	for i := range r.Modes {
@@ -18,12 +25,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			if m.Reason != nil {
 				reason = *m.Reason
 			}
-			fmt.Fprintf(b, "%s: %s: %s\n", m.Name, m.Status, reason)
+			fmt.Fprintf(b, "%s: %s: %s\n", oneLine(m.Name), oneLine(m.Status), oneLine(reason))
 			continue
 		}
 		s := m.Shipped
 		fmt.Fprintf(b, "%s: blocks best %s vs shipped medium %s, high %s, minQuality %s; cases best %s vs shipped lowQuality %s\n",
-			m.Name, bestText(m.Blocks.Best, m.Blocks.Relevant.Count, m.Blocks.NonRelevant.Count),
+			oneLine(m.Name), bestText(m.Blocks.Best, m.Blocks.Relevant.Count, m.Blocks.NonRelevant.Count),
 			fmtFloat(s.Levels.Medium), fmtFloat(s.Levels.High), fmtFloat(s.MinQuality),
 			bestText(m.Cases.Best, m.Cases.Relevant.Count, m.Cases.NonRelevant.Count), fmtFloat(s.LowQuality))
 	}
@@ -35,4 +42,15 @@ func bestText(t *Threshold, rel, non int) string {
 		return fmt.Sprintf("— (%d relevant, %d non-relevant scores)", rel, non)
 	}
 	return fmt.Sprintf("%s (TPR %s, FPR %s; %d relevant, %d non-relevant)", fmtFloat(t.Threshold), fmtFloat(t.TPR), fmtFloat(t.FPR), rel, non)
+}
+
+// oneLine returns s, or s Go-quoted when it holds a rune that would break
+// or hide the line it is written on.
+func oneLine(s string) string {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp)
+	}) {
+		return strconv.Quote(s)
+	}
+	return s
 }
