@@ -2,19 +2,15 @@ package calibrate
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/goldenfile"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata")
 
 const labelsDir = "testdata/labels"
 
@@ -136,20 +132,7 @@ func TestReportGolden(t *testing.T) {
 		if err := out.render(&b); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(labelsDir, out.name)
-		if *update {
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s differs (go test -run ReportGolden -update to accept):\n%s", out.name, lineDiff(string(want), b.String()))
-		}
+		goldenfile.Check(t, filepath.Join(labelsDir, out.name), b.Bytes())
 	}
 }
 
@@ -213,24 +196,4 @@ func TestTextOneLinePerMode(t *testing.T) {
 	if !slices.Equal(lines, want) {
 		t.Errorf("summary lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
-}
-
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line ")
-			b.WriteString(strconv.Itoa(i + 1))
-			b.WriteString(":\n  want: " + wl + "\n  got:  " + gl + "\n")
-		}
-	}
-	return b.String()
 }

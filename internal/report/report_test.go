@@ -4,56 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/goldenfile"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./internal/report -update to accept):\n%s", name, lineDiff(string(want), string(got)))
-	}
-}
-
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n- " + wl + "\n+ " + gl + "\n")
-		}
-	}
-	return b.String()
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // sampleResult judges the eval set in testdata/evalset, which covers pass,
@@ -204,7 +170,7 @@ func TestReadJSONRoundTrip(t *testing.T) {
 	}
 	again := render(t, func(b *bytes.Buffer) error { return back.WriteJSON(b) })
 	if !bytes.Equal(data, again) {
-		t.Errorf("report does not survive a JSON round trip:\n%s", lineDiff(string(data), string(again)))
+		t.Errorf("report does not survive a JSON round trip:\n%s", goldenfile.LineDiff(string(data), string(again)))
 	}
 	if _, err := ReadJSON([]byte(`{"schemaVersion": 7}`)); err == nil || !strings.Contains(err.Error(), "schemaVersion 7") {
 		t.Errorf("schema 7: %v", err)
@@ -220,7 +186,7 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 		got := render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) })
 		want := render(t, func(b *bytes.Buffer) error { return writeJSON(b, rep) })
 		if !bytes.Equal(got, want) {
-			t.Errorf("WriteJSON differs from encoding/json:\n%s", lineDiff(string(want), string(got)))
+			t.Errorf("WriteJSON differs from encoding/json:\n%s", goldenfile.LineDiff(string(want), string(got)))
 		}
 	}
 }
@@ -275,7 +241,7 @@ func TestAppendCaseMatchesEncodingJSON(t *testing.T) {
 		}
 		got := appendCase(nil, &c, "    ")
 		if string(got) != strings.TrimSuffix(want.String(), "\n") {
-			t.Fatalf("appendCase differs from encoding/json:\n%s", lineDiff(want.String(), string(got)+"\n"))
+			t.Fatalf("appendCase differs from encoding/json:\n%s", goldenfile.LineDiff(want.String(), string(got)+"\n"))
 		}
 	}
 }
