@@ -118,29 +118,32 @@ type LevelRow struct {
 	Precision   Float  `json:"precision"`
 }
 
-// Blocks are the block-level statistics.
+// Separation is how well "qualityScore ≥ t" separates the relevant from
+// the non-relevant members of one population (top-K blocks, or cases by
+// their best block): both classes' distributions and histogram, the best
+// separating threshold (nil when either class has no score) and the rates
+// at the shipped thresholds.
+type Separation struct {
+	Counts      Counts      `json:"counts"`
+	Relevant    Dist        `json:"relevant"`
+	NonRelevant Dist        `json:"nonRelevant"`
+	Histogram   []HistBin   `json:"histogram"`
+	Best        *Threshold  `json:"best"`
+	AtShipped   []Threshold `json:"atShipped"`
+}
+
+// Blocks are the block-level statistics; AtShipped holds levels.medium,
+// levels.high and minQuality, in that order.
 type Blocks struct {
-	Counts      Counts    `json:"counts"`
-	Relevant    Dist      `json:"relevant"`
-	NonRelevant Dist      `json:"nonRelevant"`
-	Histogram   []HistBin `json:"histogram"`
-	// Best is nil when either class has no scored block.
-	Best *Threshold `json:"best"`
-	// AtShipped: levels.medium, levels.high, minQuality, in that order.
-	AtShipped       []Threshold `json:"atShipped"`
-	RelevanceLevels []LevelRow  `json:"relevanceLevels"`
+	Separation
+	RelevanceLevels []LevelRow `json:"relevanceLevels"`
 }
 
 // CaseLevel are the case-level (evidence gate) statistics over each
-// judged case's best top-K qualityScore.
+// judged case's best top-K qualityScore; AtShipped holds lowQuality and
+// minQuality, in that order.
 type CaseLevel struct {
-	Counts      Counts     `json:"counts"`
-	Relevant    Dist       `json:"relevant"`
-	NonRelevant Dist       `json:"nonRelevant"`
-	Histogram   []HistBin  `json:"histogram"`
-	Best        *Threshold `json:"best"`
-	// AtShipped: lowQuality, minQuality, in that order.
-	AtShipped []Threshold `json:"atShipped"`
+	Separation
 	// Samples lists every judged case in golden-file order.
 	Samples []CaseSample `json:"samples"`
 }
@@ -390,24 +393,24 @@ func buildStats(results []judge.CaseResult, attemptBest map[string]float64, ship
 		cl.Samples = append(cl.Samples, cs)
 	}
 
-	bl.Relevant, bl.NonRelevant = dist(blockSamples, true), dist(blockSamples, false)
-	bl.Histogram = histogram(blockSamples)
-	bl.Best = best(blockSamples)
-	bl.AtShipped = []Threshold{
+	bl.measure(blockSamples,
 		at(blockSamples, NameLevelsMedium, shipped.Levels.Medium),
 		at(blockSamples, NameLevelsHigh, shipped.Levels.High),
-		at(blockSamples, NameMinQuality, shipped.MinQuality),
-	}
+		at(blockSamples, NameMinQuality, shipped.MinQuality))
 	bl.RelevanceLevels = levelRows(levels)
-
-	cl.Relevant, cl.NonRelevant = dist(caseSamples, true), dist(caseSamples, false)
-	cl.Histogram = histogram(caseSamples)
-	cl.Best = best(caseSamples)
-	cl.AtShipped = []Threshold{
+	cl.measure(caseSamples,
 		at(caseSamples, NameLowQuality, shipped.LowQuality),
-		at(caseSamples, NameMinQuality, shipped.MinQuality),
-	}
+		at(caseSamples, NameMinQuality, shipped.MinQuality))
 	return bl, cl
+}
+
+// measure fills everything but Counts from samples; atShipped are the
+// rates at the shipped thresholds.
+func (s *Separation) measure(samples []Sample, atShipped ...Threshold) {
+	s.Relevant, s.NonRelevant = dist(samples, true), dist(samples, false)
+	s.Histogram = histogram(samples)
+	s.Best = best(samples)
+	s.AtShipped = atShipped
 }
 
 func count(c *Counts, l Label, missing bool) {
