@@ -32,13 +32,51 @@ import (
 //	8-byte magic | uint32 format version | uint32 dim | uint64 generation | uint32 CRC-32C of the 24 bytes before
 //
 // index.snap is the whole index, written to a temporary file and renamed
-// over the old one, so it is always complete. index.wal is the log of the
-// writes since that snapshot: each write appends one record and is synced
-// before it returns. The log's generation must equal the snapshot's: a log
-// of an older generation is already contained in the snapshot (a crash
-// between the two renames of a compaction) and is discarded. A torn record
-// at the end of the log (a crash in the middle of an append, which never
-// returned) is cut off.
+// over the old one, so it is always complete: any flaw in it is
+// corruption. index.wal is the log of the writes since that snapshot
+// (upserts and deletes only): each write appends its records with one
+// write per record and syncs before it returns. The log's generation must
+// equal the snapshot's: a log of an older generation is already contained
+// in the snapshot (a crash between the two renames of a compaction) and is
+// discarded.
+//
+// Torn tail or corruption. Only the last write can be unsynced when the
+// process dies, and an unsynced write never returned to its caller, so
+// dropping it loses nothing anybody was told was saved. A crash in the
+// middle of an append leaves the file short: it ends inside the frame
+// being appended. Reading the log record by record, the bytes after the
+// last good record are a torn tail, dropped, exactly when
+//
+//   - fewer than a frame header (8 bytes) remain; no record fits in them;
+//   - they are all zero bytes (the file was extended but the data never
+//     reached the disk; a zero length is not a record); or
+//   - the frame's declared length runs past the end of the file and the
+//     payload bytes present are a proper prefix of a well-formed upsert or
+//     delete, that is, decoding them runs out of input before the
+//     operation is complete (this includes a frame header with no payload
+//     yet).
+//
+// Anything else that is not a good record is corruption, wherever it is:
+// a checksum mismatch, a payload that does not decode (or decodes to a
+// complete operation shorter than its declared length), an end record or
+// an unknown operation in the log, an impossible length (0 or more than
+// maxPayload) followed by non-zero bytes. In particular a complete frame
+// (one that ends at or before the end of the file) with a checksum
+// mismatch is corruption even when it is the last record: on the
+// filesystems this runs on (ext4 data=ordered, XFS, btrfs, APFS) an
+// append's new size reaches the disk no earlier than its data, so a crash
+// leaves a short file, not a full-length record with wrong bytes; and the
+// write it holds may have been acknowledged, so cutting it would be a
+// silent loss. On a filesystem that can expose a full-length but partly
+// written append after a crash (ext4 data=writeback, for one) such a tail
+// is reported as corruption too: a clear error instead of a guess.
+// Likewise, when a write of several records (an upsert split by
+// maxRecordBytes) is torn with an earlier record of it damaged and a later
+// one intact, that is reported as corruption.
+//
+// Corruption is never repaired: the files are left exactly as they are,
+// the error (*CorruptError) names the file, the byte offset of the bad
+// record and the way out, rag-seed --recreate.
 const (
 	snapName   = "index.snap"
 	walName    = "index.wal"
@@ -110,32 +148,134 @@ func frame(payload []byte) []byte {
 	return append(out, payload...)
 }
 
-// errTorn is a record that is incomplete or fails its checksum.
-var errTorn = errors.New("torn or corrupt record")
+// ErrCorrupt matches (errors.Is) every *CorruptError.
+var ErrCorrupt = errors.New("corrupt embedded index")
 
-// readRecord reads one record. It returns io.EOF at a clean end and errTorn
-// (possibly wrapped) for an incomplete or corrupt one.
-func readRecord(r *bufio.Reader, remaining int64) ([]byte, error) {
-	var fr [frameSize]byte
-	n, err := io.ReadFull(r, fr[:])
-	if n == 0 && err == io.EOF {
+// CorruptError is a damaged index file: a header or record that is neither
+// what the writer wrote nor a torn last append (see the format comment).
+// The file has been left as it was.
+type CorruptError struct {
+	Path   string // the damaged file
+	Offset int64  // byte offset of the bad header or record
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("embedded index: %s is corrupt at byte offset %d: %s; the file was left untouched: rebuild the index with rag-seed --recreate",
+		e.Path, e.Offset, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// readRecord reads the record at offset off of a file of size bytes whose
+// reader r is positioned there. It returns io.EOF at the end of the file.
+// A record that is incomplete or fails its checksum is a *CorruptError:
+// in a snapshot there is no torn tail (see scanLog for the log).
+func readRecord(r *bufio.Reader, path string, off, size int64) ([]byte, error) {
+	rem := size - off
+	if rem == 0 {
 		return nil, io.EOF
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: short frame", errTorn)
+	bad := func(format string, a ...any) error {
+		return &CorruptError{Path: path, Offset: off, Reason: fmt.Sprintf(format, a...)}
 	}
-	size := int64(binary.LittleEndian.Uint32(fr[:]))
-	if size == 0 || size > maxPayload || size > remaining-frameSize {
-		return nil, fmt.Errorf("%w: length %d", errTorn, size)
+	if rem < frameSize {
+		return nil, bad("%d bytes, shorter than a record frame", rem)
 	}
-	payload := make([]byte, size)
+	var fr [frameSize]byte
+	if _, err := io.ReadFull(r, fr[:]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	n := int64(binary.LittleEndian.Uint32(fr[:]))
+	if n == 0 || n > maxPayload {
+		return nil, bad("impossible record length %d", n)
+	}
+	if n > rem-frameSize {
+		return nil, bad("record length %d runs past the end of the file (%d bytes left)", n, rem-frameSize)
+	}
+	payload := make([]byte, n)
 	if _, err := io.ReadFull(r, payload); err != nil {
-		return nil, fmt.Errorf("%w: short payload", errTorn)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if crc32.Checksum(payload, castagnoli) != binary.LittleEndian.Uint32(fr[4:]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", errTorn)
+		return nil, bad("checksum mismatch in a record of %d bytes", n)
 	}
 	return payload, nil
+}
+
+// scanLog reads the records of a log of size bytes at path, r positioned
+// just after its header, and calls apply with each operation. It returns
+// the offset just after the last good record and, when bytes follow it
+// that are a torn last append (see the format comment), why they are;
+// the caller decides whether to cut them. Anything else is a
+// *CorruptError, or an I/O error.
+func scanLog(r *bufio.Reader, path string, size int64, dim int, apply func(op)) (end int64, torn string, err error) {
+	off := int64(headerSize)
+	for {
+		rem := size - off
+		if rem == 0 {
+			return off, "", nil
+		}
+		if rem < frameSize {
+			return off, fmt.Sprintf("%d bytes, shorter than a record frame", rem), nil
+		}
+		bad := func(format string, a ...any) error {
+			return &CorruptError{Path: path, Offset: off, Reason: fmt.Sprintf(format, a...)}
+		}
+		var fr [frameSize]byte
+		if _, err := io.ReadFull(r, fr[:]); err != nil {
+			return off, "", fmt.Errorf("%s: %w", path, err)
+		}
+		n := int64(binary.LittleEndian.Uint32(fr[:]))
+		if n == 0 || n > maxPayload || n > rem-frameSize {
+			// Not a complete frame: a torn tail only if the rest of
+			// the file is consistent with one.
+			rest := make([]byte, rem-frameSize)
+			if _, err := io.ReadFull(r, rest); err != nil {
+				return off, "", fmt.Errorf("%s: %w", path, err)
+			}
+			if allZero(fr[:]) && allZero(rest) {
+				return off, fmt.Sprintf("%d zero bytes", rem), nil
+			}
+			if n == 0 || n > maxPayload {
+				return off, "", bad("impossible record length %d, followed by %d bytes", n, rem-frameSize)
+			}
+			if isOpPrefix(rest, n, dim) {
+				return off, fmt.Sprintf("a record of %d bytes cut after %d", n, len(rest)), nil
+			}
+			return off, "", bad("record length %d runs past the end of the file, but the %d bytes present are not the beginning of a record of that length", n, len(rest))
+		}
+		payload := make([]byte, n)
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return off, "", fmt.Errorf("%s: %w", path, err)
+		}
+		next := off + frameSize + n
+		if crc32.Checksum(payload, castagnoli) != binary.LittleEndian.Uint32(fr[4:]) {
+			if next == size {
+				return off, "", bad("checksum mismatch in the last record, which is complete (%d bytes), so not a torn append", n)
+			}
+			return off, "", bad("checksum mismatch in a record of %d bytes, followed by %d more bytes", n, size-next)
+		}
+		o, err := decodeOp(payload, dim)
+		if err == nil && o.kind != opUpsert && o.kind != opDelete {
+			err = fmt.Errorf("operation %d in a log", o.kind)
+		}
+		if err != nil {
+			return off, "", bad("%v", err)
+		}
+		apply(o)
+		off = next
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func appendString(b []byte, s string) []byte {
@@ -199,10 +339,14 @@ type op struct {
 	count   uint64     // opEnd
 }
 
-// decoder reads the fields of a payload; the first error sticks.
+// decoder reads the fields of a payload; the first error sticks. When
+// the payload is only the first bytes of a record (extra > 0 bytes are
+// missing), a read that would need the missing bytes sets short.
 type decoder struct {
-	b   []byte
-	err error
+	b     []byte
+	extra uint64 // declared payload bytes missing after b
+	err   error
+	short bool
 }
 
 func (d *decoder) fail(what string) {
@@ -211,12 +355,40 @@ func (d *decoder) fail(what string) {
 	}
 }
 
+// need reports whether k more bytes are there. If not, the read fails,
+// and is short if the declared length had room for them.
+func (d *decoder) need(k uint64, what string) bool {
+	if d.err != nil {
+		return false
+	}
+	if k <= uint64(len(d.b)) {
+		return true
+	}
+	if d.extra > 0 && k-uint64(len(d.b)) <= d.extra {
+		d.short = true
+	}
+	d.fail(what)
+	return false
+}
+
+// cut fails a read of a varint that ends where b ends.
+func (d *decoder) cut(what string) {
+	if d.extra > 0 {
+		d.short = true
+	}
+	d.fail(what)
+}
+
 func (d *decoder) uvarint() uint64 {
 	if d.err != nil {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
+	if n == 0 {
+		d.cut("bad uvarint")
+		return 0
+	}
+	if n < 0 {
 		d.fail("bad uvarint")
 		return 0
 	}
@@ -229,7 +401,11 @@ func (d *decoder) varint() int64 {
 		return 0
 	}
 	v, n := binary.Varint(d.b)
-	if n <= 0 {
+	if n == 0 {
+		d.cut("bad varint")
+		return 0
+	}
+	if n < 0 {
 		d.fail("bad varint")
 		return 0
 	}
@@ -239,11 +415,7 @@ func (d *decoder) varint() int64 {
 
 func (d *decoder) str() string {
 	n := d.uvarint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.fail("string past the end")
+	if !d.need(n, "string past the end") {
 		return ""
 	}
 	s := string(d.b[:n])
@@ -257,11 +429,7 @@ func (d *decoder) chunk(dim int) kb.Chunk {
 		*p = d.str()
 	}
 	c.ChunkIndex = int(d.varint())
-	if d.err != nil {
-		return c
-	}
-	if len(d.b) < 4*dim {
-		d.fail("vector past the end")
+	if !d.need(4*uint64(dim), "vector past the end") {
 		return c
 	}
 	c.Vector = make([]float32, dim)
@@ -272,16 +440,39 @@ func (d *decoder) chunk(dim int) kb.Chunk {
 	return c
 }
 
+// decodeOp decodes a whole payload.
 func decodeOp(payload []byte, dim int) (op, error) {
 	if len(payload) == 0 {
 		return op{}, errors.New("malformed record: empty")
 	}
 	d := &decoder{b: payload[1:]}
-	o := op{kind: payload[0]}
+	o := d.op(payload[0], dim)
+	return o, d.err
+}
+
+// isOpPrefix reports whether b, the first bytes of a payload declared
+// n > len(b) bytes long, is a proper prefix of a well-formed upsert or
+// delete of that length: decoding it runs out of input, and nothing
+// before that is malformed.
+func isOpPrefix(b []byte, n int64, dim int) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if b[0] != opUpsert && b[0] != opDelete {
+		return false
+	}
+	d := &decoder{b: b[1:], extra: uint64(n) - uint64(len(b))}
+	d.op(b[0], dim)
+	return d.err != nil && d.short
+}
+
+// op decodes an operation of kind from d.b.
+func (d *decoder) op(kind byte, dim int) op {
+	o := op{kind: kind}
 	switch o.kind {
 	case opUpsert:
 		n := d.uvarint()
-		if n > uint64(len(d.b)) {
+		if d.err == nil && n > uint64(len(d.b))+d.extra {
 			d.fail("chunk count past the end")
 		}
 		for i := uint64(0); i < n && d.err == nil; i++ {
@@ -293,12 +484,13 @@ func decodeOp(payload []byte, dim int) (op, error) {
 	case opEnd:
 		o.count = d.uvarint()
 	default:
-		return op{}, fmt.Errorf("malformed record: unknown operation %d", o.kind)
+		d.fail(fmt.Sprintf("unknown operation %d", o.kind))
+		return op{}
 	}
-	if d.err == nil && len(d.b) != 0 {
+	if d.err == nil && (len(d.b) != 0 || d.extra != 0) {
 		d.fail("trailing bytes")
 	}
-	return o, d.err
+	return o
 }
 
 // checkChunk rejects what the index cannot store faithfully: a missing

@@ -14,13 +14,42 @@
 //
 // Persistence: index.snap holds the whole index and is replaced atomically
 // (temporary file, sync, rename); index.wal logs every write since, one
-// synced record per Upsert or DeleteDocument, before the call returns. Open
-// loads the snapshot and replays the log; a record torn by a crash is cut
-// off. When the log outgrows the snapshot, and at Close, the index is
-// compacted into a new snapshot. See file.go for the format.
+// synced write per Upsert or DeleteDocument, before the call returns. Open
+// loads the snapshot and replays the log. When the log outgrows the
+// snapshot, and at Close, the index is compacted into a new snapshot. See
+// file.go for the format.
 //
-// One process at a time: Open takes an exclusive lock on the directory
-// (LOCK), so a second process gets a clear error instead of a lost update.
+// Faults. Only a torn last append (a crash in the middle of a write, which
+// never returned) is dropped: the file ends inside the record being
+// appended, with nothing after it but the beginning of that record (or
+// zero bytes, or fewer bytes than a frame header). Open cuts it off the
+// file; OpenReadOnly drops it in memory only. Any other bad record (a
+// checksum mismatch, including in a complete last record, an undecodable
+// payload, an impossible length) and any flaw in index.snap is corruption:
+// nothing is truncated, compacted or rewritten, and the error, a
+// *CorruptError (errors.Is(err, ErrCorrupt)), names the file, the byte
+// offset and the way out, rag-seed --recreate. Open still succeeds so that
+// Recreate can rebuild the index, but every other call returns that error;
+// OpenReadOnly returns it. The exact rule is in file.go.
+//
+// Two ways to open. Open (rag-seed) creates the directory if needed, may
+// write (cut a torn tail, replace a stale or missing log, remove leftover
+// temporary files of an interrupted compaction, compact at Close) and
+// takes the directory's lock (the file LOCK) exclusively. OpenReadOnly
+// (rag-snapshot, serve) never creates, truncates, compacts or writes
+// anything, not even the LOCK file: a directory without index.snap is
+// ErrNoIndex, the log is replayed in memory, Ensure, Recreate, Upsert and
+// DeleteDocument return ErrReadOnly, and Close only releases the lock. It
+// takes the lock shared, so readers run side by side but never alongside
+// a writer that could be in the middle of an append or a compaction; the
+// one that comes second gets an "in use" error saying whether a reader or
+// a writer probably holds the directory. Readers hold their shared lock
+// until Close, so rag-seed cannot change an index under a running serve.
+// A directory without a LOCK file was never opened for writing by this
+// package (Open creates LOCK before anything else), so a reader opens it
+// without a lock rather than create the file; if LOCK appears while it
+// loads (a writer started), it loads again under the lock.
+//
 // Within the process an Index is safe for concurrent use: searches run in
 // parallel, writes are serialised.
 package embedded
@@ -43,17 +72,26 @@ import (
 // open (Close compacts any non-empty log).
 const compactMin = 64 << 20
 
+// ErrNoIndex is returned (wrapped) by OpenReadOnly for a directory that
+// does not exist or holds no index.snap: nothing was seeded there.
+var ErrNoIndex = errors.New("no index")
+
+// ErrReadOnly is returned (wrapped) by the writing calls of an index
+// opened with OpenReadOnly.
+var ErrReadOnly = errors.New("opened read-only")
+
 // Index is the embedded kb.Index.
 type Index struct {
-	dir string
+	dir      string
+	readOnly bool
 
 	mu       sync.RWMutex
 	st       *store // nil until Ensure or Recreate
 	gen      uint64
-	wal      *os.File
+	wal      *os.File // nil when read-only
 	walSize  int64
 	snapSize int64
-	lock     *os.File
+	lock     *os.File // nil when read-only without a LOCK file
 	closed   bool
 	// loadErr is why the files could not be read (a corrupt file, another
 	// format version): every call but Recreate returns it.
@@ -65,9 +103,11 @@ type Index struct {
 
 var _ kb.Index = (*Index)(nil)
 
-// Open opens (creating it if needed) the index in dir and loads it. A
-// directory in use by another process is an error. An index whose files
-// cannot be read opens, but every call except Recreate returns the reason.
+// Open opens (creating it if needed) the index in dir for reading and
+// writing, and loads it. A directory in use by another process is an
+// error. An index whose files cannot be read (corrupt, another format
+// version) opens, untouched, but every call except Recreate returns the
+// reason.
 func Open(dir string) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("embedded index: %w", err)
@@ -87,48 +127,165 @@ func Open(dir string) (*Index, error) {
 	return ix, nil
 }
 
+// OpenReadOnly opens the index in dir for searching only and loads it,
+// without creating or changing any file (see the package comment). A
+// missing directory or index.snap is an error matching ErrNoIndex; an
+// unreadable index is an error (a *CorruptError for a damaged file); a
+// directory being written by another process is an error.
+func OpenReadOnly(dir string) (*Index, error) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("embedded index %s: %w (the directory does not exist): run rag-seed first", dir, ErrNoIndex)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded index: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("embedded index %s: not a directory", dir)
+	}
+	lockPath := filepath.Join(dir, lockName)
+	for attempt := 0; ; attempt++ {
+		lock, err := lockShared(lockPath)
+		if err != nil {
+			return nil, fmt.Errorf("embedded index %s: %w", dir, err)
+		}
+		ix := &Index{dir: dir, readOnly: true, lock: lock}
+		if err := ix.loadReadOnly(); err != nil {
+			if lock != nil {
+				lock.Close()
+			}
+			return nil, err
+		}
+		if lock == nil && attempt == 0 {
+			if _, err := os.Stat(lockPath); err == nil {
+				// A writer started while the files were read: read
+				// them again under the lock.
+				continue
+			}
+		}
+		return ix, nil
+	}
+}
+
 // Dir returns the directory of the index.
 func (ix *Index) Dir() string { return ix.dir }
 
+// Dim returns the dimension of the index's vectors, and false when there
+// is no usable index (not created yet, unreadable, or closed). With
+// Count(ctx, kb.Filter{KBScope: s}), the number of chunks of a kbScope, it
+// lets a caller check that the index agrees with the catalog.
+func (ix *Index) Dim() (int, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.usable() != nil {
+		return 0, false
+	}
+	return ix.st.dim, true
+}
+
+// ReadOnly reports whether the index was opened with OpenReadOnly.
+func (ix *Index) ReadOnly() bool { return ix.readOnly }
+
 func (ix *Index) path(name string) string { return filepath.Join(ix.dir, name) }
 
-// load reads the snapshot and replays the log. A file that cannot be read
-// sets loadErr; only I/O errors on the directory fail Open.
+// fileErr is the error for the file name of the index that could not be
+// read: a *CorruptError as it is, anything else with the file and the way
+// out.
+func (ix *Index) fileErr(name string, err error) error {
+	var ce *CorruptError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("embedded index: read %s: %w; rebuild the index with rag-seed --recreate", ix.path(name), err)
+}
+
+// load reads the snapshot and replays the log, for Open. A file that
+// cannot be read sets loadErr and is left untouched; only I/O errors on
+// the directory fail Open.
 func (ix *Index) load() error {
-	// Leftovers of a crash in the middle of an atomic write.
+	f, err := os.Open(ix.path(snapName))
+	if errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(ix.path(walName)); err == nil {
+			ix.loadErr = ix.walWithoutSnap()
+			return nil
+		}
+		ix.removeTemps()
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("embedded index: %w", err)
+	}
+	st, gen, size, err := readSnapshot(f, ix.path(snapName))
+	f.Close()
+	if err != nil {
+		ix.loadErr = ix.fileErr(snapName, err)
+		return nil
+	}
+	ix.st, ix.gen, ix.snapSize = st, gen, size
+	if err := ix.openWAL(); err != nil {
+		ix.st = nil
+		ix.loadErr = ix.fileErr(walName, err)
+		return nil
+	}
+	ix.removeTemps()
+	return nil
+}
+
+func (ix *Index) walWithoutSnap() error {
+	return fmt.Errorf("embedded index %s: %s exists without %s; rebuild the index with rag-seed --recreate", ix.dir, walName, snapName)
+}
+
+// removeTemps removes the leftovers of a crash in the middle of an atomic
+// write. They are left alone when the index cannot be read.
+func (ix *Index) removeTemps() {
 	for _, name := range []string{snapName, walName} {
 		tmps, _ := filepath.Glob(filepath.Join(ix.dir, "."+name+".tmp-*"))
 		for _, t := range tmps {
 			os.Remove(t)
 		}
 	}
+}
+
+// loadReadOnly reads the snapshot and replays the log, for OpenReadOnly,
+// opening both read-only: a missing snapshot is ErrNoIndex, a stale log is
+// ignored, a torn tail of the log is dropped in memory; anything the
+// files hold that cannot be read is the error.
+func (ix *Index) loadReadOnly() error {
 	f, err := os.Open(ix.path(snapName))
 	if errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(ix.path(walName)); err == nil {
-			ix.loadErr = fmt.Errorf("embedded index %s: %s exists without %s; rerun rag-seed with --recreate to rebuild it", ix.dir, walName, snapName)
+			return ix.walWithoutSnap()
 		}
+		return fmt.Errorf("embedded index %s: %w (no %s): run rag-seed first", ix.dir, ErrNoIndex, snapName)
+	}
+	if err != nil {
+		return fmt.Errorf("embedded index: %w", err)
+	}
+	st, gen, size, err := readSnapshot(f, ix.path(snapName))
+	f.Close()
+	if err != nil {
+		return ix.fileErr(snapName, err)
+	}
+	ix.st, ix.gen, ix.snapSize = st, gen, size
+	f, err = os.Open(ix.path(walName))
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("embedded index: %w", err)
 	}
-	st, gen, size, err := readSnapshot(f)
-	f.Close()
-	if err != nil {
-		ix.loadErr = fmt.Errorf("embedded index %s: read %s: %w; rerun rag-seed with --recreate to rebuild it", ix.dir, snapName, err)
-		return nil
-	}
-	ix.st, ix.gen, ix.snapSize = st, gen, size
-	if err := ix.openWAL(); err != nil {
+	defer f.Close()
+	if _, _, _, err := ix.replayWAL(f); err != nil {
 		ix.st = nil
-		ix.loadErr = fmt.Errorf("embedded index %s: read %s: %w; rerun rag-seed with --recreate to rebuild it", ix.dir, walName, err)
+		return ix.fileErr(walName, err)
 	}
 	return nil
 }
 
 // readSnapshot reads a whole snapshot; anything short of a complete,
-// checksummed file is an error.
-func readSnapshot(f *os.File) (*store, uint64, int64, error) {
+// checksummed file is an error (a *CorruptError but for another format
+// version).
+func readSnapshot(f *os.File, path string) (*store, uint64, int64, error) {
 	size, err := fileSize(f)
 	if err != nil {
 		return nil, 0, 0, err
@@ -136,43 +293,79 @@ func readSnapshot(f *os.File) (*store, uint64, int64, error) {
 	r := bufio.NewReaderSize(f, 1<<20)
 	h, err := readHeader(r, snapMagic)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, headerErr(path, err)
 	}
 	st := newStore(h.dim)
 	off := int64(headerSize)
 	for {
-		payload, err := readRecord(r, size-off)
+		payload, err := readRecord(r, path, off, size)
 		if err == io.EOF {
-			return nil, 0, 0, errors.New("truncated (no end record)")
+			return nil, 0, 0, &CorruptError{Path: path, Offset: off, Reason: "truncated (no end record)"}
 		}
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		off += frameSize + int64(len(payload))
 		o, err := decodeOp(payload, h.dim)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, &CorruptError{Path: path, Offset: off, Reason: err.Error()}
 		}
+		next := off + frameSize + int64(len(payload))
 		switch o.kind {
 		case opUpsert:
 			st.upsertAll(prepare(o.chunks))
 		case opEnd:
 			if o.count != uint64(st.live) {
-				return nil, 0, 0, fmt.Errorf("holds %d chunks, its end record says %d", st.live, o.count)
+				return nil, 0, 0, &CorruptError{Path: path, Offset: off, Reason: fmt.Sprintf("holds %d chunks, its end record says %d", st.live, o.count)}
 			}
-			if off != size {
-				return nil, 0, 0, errors.New("data after the end record")
+			if next != size {
+				return nil, 0, 0, &CorruptError{Path: path, Offset: next, Reason: fmt.Sprintf("%d bytes after the end record", size-next)}
 			}
 			return st, h.gen, size, nil
 		default:
-			return nil, 0, 0, fmt.Errorf("unexpected operation %d in a snapshot", o.kind)
+			return nil, 0, 0, &CorruptError{Path: path, Offset: off, Reason: fmt.Sprintf("unexpected operation %d in a snapshot", o.kind)}
 		}
+		off = next
 	}
+}
+
+// headerErr is the error for a header that cannot be read: another
+// format version as it is, anything else as corruption at offset 0.
+func headerErr(path string, err error) error {
+	if errors.Is(err, errVersion) {
+		return err
+	}
+	return &CorruptError{Path: path, Offset: 0, Reason: err.Error()}
+}
+
+// replayWAL replays the log f into ix.st. It returns the offset after the
+// last good record, why the bytes after it are a torn tail if they are,
+// and whether the log is stale (of another generation: already in the
+// snapshot, nothing replayed). ix.st is left partly replayed on error.
+func (ix *Index) replayWAL(f *os.File) (end int64, torn string, stale bool, err error) {
+	size, err := fileSize(f)
+	if err != nil {
+		return 0, "", false, err
+	}
+	path := ix.path(walName)
+	r := bufio.NewReaderSize(f, 1<<20)
+	h, err := readHeader(r, walMagic)
+	if err != nil {
+		return 0, "", false, headerErr(path, err)
+	}
+	if h.gen != ix.gen {
+		return 0, "", true, nil
+	}
+	if h.dim != ix.st.dim {
+		return 0, "", false, &CorruptError{Path: path, Offset: 0, Reason: fmt.Sprintf("the log has dimension %d, the snapshot %d", h.dim, ix.st.dim)}
+	}
+	end, torn, err = scanLog(r, path, size, ix.st.dim, ix.st.apply)
+	return end, torn, false, err
 }
 
 // openWAL opens the log for appending after replaying it into ix.st. A
 // missing log, or one of another generation (already contained in the
-// snapshot), is replaced by an empty one.
+// snapshot), is replaced by an empty one; a torn tail is cut off. A
+// corrupt log is an error and is left as it is.
 func (ix *Index) openWAL() error {
 	f, err := os.OpenFile(ix.path(walName), os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -181,61 +374,32 @@ func (ix *Index) openWAL() error {
 	if err != nil {
 		return err
 	}
-	size, err := fileSize(f)
+	end, torn, stale, err := ix.replayWAL(f)
 	if err != nil {
 		f.Close()
 		return err
 	}
-	r := bufio.NewReaderSize(f, 1<<20)
-	h, err := readHeader(r, walMagic)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if h.gen != ix.gen {
+	if stale {
 		f.Close()
 		return ix.resetWAL()
 	}
-	if h.dim != ix.st.dim {
-		f.Close()
-		return fmt.Errorf("log has dimension %d, the snapshot %d", h.dim, ix.st.dim)
-	}
-	off := int64(headerSize)
-	for {
-		payload, err := readRecord(r, size-off)
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, errTorn) {
-			// A crash in the middle of an append: the write never
-			// returned, drop it.
-			if err := f.Truncate(off); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Sync(); err != nil {
-				f.Close()
-				return err
-			}
-			break
-		}
-		if err != nil {
+	if torn != "" {
+		// A crash in the middle of an append: the write never
+		// returned, drop it.
+		if err := f.Truncate(end); err != nil {
 			f.Close()
 			return err
 		}
-		o, err := decodeOp(payload, ix.st.dim)
-		if err != nil {
+		if err := f.Sync(); err != nil {
 			f.Close()
 			return err
 		}
-		ix.st.apply(o)
-		off += frameSize + int64(len(payload))
 	}
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
+	if _, err := f.Seek(end, io.SeekStart); err != nil {
 		f.Close()
 		return err
 	}
-	ix.wal, ix.walSize = f, off
+	ix.wal, ix.walSize = f, end
 	return nil
 }
 

@@ -9,18 +9,47 @@ import (
 	"syscall"
 )
 
-// lockDir takes an exclusive, non-blocking lock on the file path (created
-// if needed). The lock is released when the file is closed or the process
-// ends, so a crash never leaves a stale lock.
+// Writers take the lock file exclusively, readers shared (flock), both
+// without waiting. The lock is released when the file is closed or the
+// process ends, so a crash never leaves a stale lock.
+
+// lockDir takes an exclusive lock on the file path (created if needed),
+// for a writer.
 func lockDir(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			// Readers share the lock, a writer holds it alone: if a
+			// shared lock can be had, readers hold it.
+			holder := "a writer (rag-seed, or an older rag-snapshot)"
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+				holder = "a reader (rag-snapshot, or rag-snapshot serve)"
+			}
+			return nil, fmt.Errorf("in use by another process, probably %s: wait for it to finish or stop it, then retry", holder)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// lockShared takes a shared lock on the file path, for a reader, without
+// creating it: a missing file is (nil, nil).
+func lockShared(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errors.New("in use by another process (close rag-seed or rag-snapshot serve first)")
+			return nil, errors.New("in use by another process, probably a writer (rag-seed, or an older rag-snapshot) that could be in the middle of a write: wait for it to finish, then retry")
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -26,15 +26,29 @@ func (ix *Index) usable() error {
 
 // writable is usable plus no earlier failed write; ix.mu is held.
 func (ix *Index) writable() error {
+	if err := ix.refuseReadOnly(); err != nil {
+		return err
+	}
 	if err := ix.usable(); err != nil {
 		return err
 	}
 	return ix.broken
 }
 
+// refuseReadOnly is the error of a write to a read-only index.
+func (ix *Index) refuseReadOnly() error {
+	if ix.readOnly {
+		return fmt.Errorf("embedded index %s: %w: only rag-seed writes the index", ix.dir, ErrReadOnly)
+	}
+	return nil
+}
+
 // Ensure creates the index for vectors of dim if it does not exist. An
 // index of another dimension is a *kb.DimensionMismatchError.
 func (ix *Index) Ensure(ctx context.Context, dim int) error {
+	if err := ix.refuseReadOnly(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -61,6 +75,9 @@ func (ix *Index) Ensure(ctx context.Context, dim int) error {
 // Recreate drops every chunk and creates the index for dim. It also
 // replaces files this build cannot read.
 func (ix *Index) Recreate(ctx context.Context, dim int) error {
+	if err := ix.refuseReadOnly(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -157,6 +174,9 @@ func (ix *Index) maybeCompact() {
 // before anything is written; the write is in the log, synced, when Upsert
 // returns.
 func (ix *Index) Upsert(ctx context.Context, chunks []kb.Chunk) error {
+	if err := ix.refuseReadOnly(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -201,6 +221,9 @@ func (ix *Index) Upsert(ctx context.Context, chunks []kb.Chunk) error {
 // DeleteDocument removes every chunk of a document. Deleting a document
 // without chunks writes nothing and is not an error.
 func (ix *Index) DeleteDocument(ctx context.Context, kbScope, docID string) error {
+	if err := ix.refuseReadOnly(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -273,7 +296,8 @@ func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, er
 
 // Close compacts a non-empty log into the snapshot, closes the files and
 // releases the directory. The data is safe in the log even if the
-// compaction fails (its error is returned).
+// compaction fails (its error is returned). An index that could not be
+// read is not compacted, and a read-only one only releases its lock.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -282,7 +306,7 @@ func (ix *Index) Close() error {
 	}
 	ix.closed = true
 	var err error
-	if ix.st != nil && ix.loadErr == nil && ix.broken == nil && ix.wal != nil && ix.walSize > headerSize {
+	if !ix.readOnly && ix.st != nil && ix.loadErr == nil && ix.broken == nil && ix.wal != nil && ix.walSize > headerSize {
 		err = ix.compact()
 	}
 	if ix.wal != nil {
@@ -290,6 +314,8 @@ func (ix *Index) Close() error {
 			err = fmt.Errorf("embedded index %s: %w", ix.dir, cerr)
 		}
 	}
-	ix.lock.Close()
+	if ix.lock != nil {
+		ix.lock.Close()
+	}
 	return err
 }
