@@ -59,3 +59,10 @@ CREATE TABLE IF NOT EXISTS chunks (
 	INDEX chunks_scope_doc (kb_scope, doc_id),
 	CONSTRAINT chunks_document FOREIGN KEY (kb_scope, doc_id) REFERENCES documents (kb_scope, doc_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE IF NOT EXISTS index_info (
+	kb_scope VARBINARY(255) NOT NULL,
+	embedder TEXT NOT NULL,
+	dim INT NOT NULL,
+	PRIMARY KEY (kb_scope)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -15,6 +15,34 @@ import (
 	"fmt"
 )
 
+// MaxKBScopeLen is the longest kbScope, in bytes: every store holds it
+// (the catalog's key columns, Milvus' kb_scope field).
+const MaxKBScopeLen = 255
+
+// ValidKBScope reports why s cannot be a kbScope, or nil: it names a
+// directory under the data dir and a value in every store's filters, so
+// it is a plain slug, [A-Za-z0-9][A-Za-z0-9._-]*, of at most
+// MaxKBScopeLen bytes. rag-seed --kb-scope, rag-snapshot and serve apply
+// this one rule.
+func ValidKBScope(s string) error {
+	if len(s) > MaxKBScopeLen {
+		return fmt.Errorf("is %d bytes long, at most %d", len(s), MaxKBScopeLen)
+	}
+	if s == "" || !isSlugStart(s[0]) {
+		return errors.New("must start with a letter or digit, then letters, digits, '.', '_' or '-'")
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isSlugStart(c) && c != '.' && c != '_' && c != '-' {
+			return errors.New("must start with a letter or digit, then letters, digits, '.', '_' or '-'")
+		}
+	}
+	return nil
+}
+
+func isSlugStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
 // Document is one seed document after frontmatter parsing (SPEC §4).
 type Document struct {
 	DocID      string // default "<kbScope>/<source>"
@@ -179,8 +207,31 @@ type Catalog interface {
 	L0Terms(ctx context.Context, kbScope string) ([]L0Term, error)
 	// ChunkCount counts the chunk rows of a kbScope.
 	ChunkCount(ctx context.Context, kbScope string) (int, error)
+	// Verify checks, creating nothing, that the schema exists and is the
+	// one this build reads. A catalog that was never initialised is an
+	// error wrapping ErrNotSeeded.
+	Verify(ctx context.Context) error
+	// SetIndexInfo records which embedder and dimension made the vectors
+	// of a kbScope; a nil info forgets the record.
+	SetIndexInfo(ctx context.Context, kbScope string, info *IndexInfo) error
+	// IndexInfo returns the record of a kbScope; ok is false without one.
+	IndexInfo(ctx context.Context, kbScope string) (info IndexInfo, ok bool, err error)
 	Close() error
 }
+
+// IndexInfo is what made the vectors of a kbScope: the embedder's name
+// (Embedder.Name) and dimension. rag-seed records it after a complete run;
+// reading commands refuse a store whose record disagrees with their
+// embedder, since vectors of two models are not comparable even when their
+// dimensions match.
+type IndexInfo struct {
+	Embedder string
+	Dim      int
+}
+
+// ErrNotSeeded is wrapped by the errors of reading a store, catalog or
+// index that does not exist: the way out is rag-seed.
+var ErrNotSeeded = errors.New("not seeded")
 
 // Index is the chunk vector and BM25 index (the embedded index, or Milvus).
 type Index interface {

@@ -41,7 +41,21 @@ func RunCatalogTests(t *testing.T, open func(t *testing.T) kb.Catalog) {
 		{"LongValues", testCatalogLongValues},
 		{"ContextCanceled", testCatalogContextCanceled},
 		{"Concurrent", testCatalogConcurrent},
+		{"IndexInfo", testCatalogIndexInfo},
 	}
+	t.Run("VerifyBeforeInit", func(t *testing.T) {
+		c := open(t)
+		t.Cleanup(func() { c.Close() })
+		if err := c.Verify(catBG); !errors.Is(err, kb.ErrNotSeeded) {
+			t.Errorf("Verify of a catalog never initialised = %v, want an error wrapping kb.ErrNotSeeded", err)
+		}
+		if err := c.Init(catBG); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Verify(catBG); err != nil {
+			t.Errorf("Verify after Init: %v", err)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := open(t)
@@ -777,4 +791,45 @@ func testCatalogConcurrent(t *testing.T, c kb.Catalog) {
 	if got := len(catL0Terms(t, c, "s")); got != writers*perWriter*3 {
 		t.Errorf("%d L0 terms, want %d", got, writers*perWriter*3)
 	}
+}
+
+func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
+	if _, ok, err := c.IndexInfo(catBG, "s"); err != nil || ok {
+		t.Fatalf("IndexInfo of a new catalog = %v, %v; want no record", ok, err)
+	}
+	a := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512}
+	b := kb.IndexInfo{Embedder: "openai:multilingual-e5-small-q4", Dim: 384}
+	if err := c.SetIndexInfo(catBG, "s", &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetIndexInfo(catBG, "other", &b); err != nil {
+		t.Fatal(err)
+	}
+	check := func(scope string, want kb.IndexInfo, wantOK bool) {
+		t.Helper()
+		got, ok, err := c.IndexInfo(catBG, scope)
+		if err != nil || ok != wantOK || got != want {
+			t.Errorf("IndexInfo(%q) = %+v, %v, %v; want %+v, %v", scope, got, ok, err, want, wantOK)
+		}
+	}
+	check("s", a, true)
+	check("other", b, true)
+	if err := c.SetIndexInfo(catBG, "s", &b); err != nil {
+		t.Fatal(err)
+	}
+	check("s", b, true)
+	if err := c.SetIndexInfo(catBG, "s", nil); err != nil {
+		t.Fatal(err)
+	}
+	check("s", kb.IndexInfo{}, false)
+	check("other", b, true)
+	if err := c.SetIndexInfo(catBG, "s", nil); err != nil {
+		t.Errorf("forgetting a missing record: %v", err)
+	}
+	for _, bad := range []*kb.IndexInfo{{Embedder: "", Dim: 3}, {Embedder: "x", Dim: 0}} {
+		if err := c.SetIndexInfo(catBG, "s", bad); err == nil {
+			t.Errorf("SetIndexInfo(%+v) accepted", *bad)
+		}
+	}
+	check("s", kb.IndexInfo{}, false)
 }

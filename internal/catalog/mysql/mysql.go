@@ -57,6 +57,10 @@ var Dialect = &sqlcatalog.Dialect{
 		var e *mysql.MySQLError
 		return errors.As(err, &e) && e.Number == 1062 // ER_DUP_ENTRY
 	},
+	IsNoTable: func(err error) bool {
+		var e *mysql.MySQLError
+		return errors.As(err, &e) && e.Number == 1146 // ER_NO_SUCH_TABLE
+	},
 	WriteTx: &sql.TxOptions{Isolation: sql.LevelReadCommitted},
 }
 
@@ -70,13 +74,9 @@ const (
 // within the dial timeout. The error of an unreachable server reads
 // "cannot reach MySQL at host:port: …". Call Init to create the tables.
 func Open(dsn string) (*Catalog, error) {
-	cfg, err := mysql.ParseDSN(dsn)
+	cfg, err := parseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("mysql catalog: invalid DSN %s: %s (the form is user:password@tcp(host:port)/dbname?param=value)",
-			RedactDSN(dsn), parseErrorText(dsn, err))
-	}
-	if cfg.DBName == "" {
-		return nil, fmt.Errorf("mysql catalog: the DSN %s names no database (user:password@tcp(host:port)/dbname)", RedactDSN(dsn))
+		return nil, err
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultDialTimeout
@@ -116,6 +116,25 @@ func Open(dsn string) (*Catalog, error) {
 		Label:   label,
 		Explain: func(err error) error { return redact(explain(cfg, err), cfg.Passwd) },
 	})}, nil
+}
+
+// CheckDSN reports, without connecting, whether dsn is a DSN Open can use;
+// the error never shows the password.
+func CheckDSN(dsn string) error {
+	_, err := parseDSN(dsn)
+	return err
+}
+
+func parseDSN(dsn string) (*mysql.Config, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("mysql catalog: invalid DSN %s: %s (the form is user:password@tcp(host:port)/dbname?param=value)",
+			RedactDSN(dsn), parseErrorText(dsn, err))
+	}
+	if cfg.DBName == "" {
+		return nil, fmt.Errorf("mysql catalog: the DSN %s names no database (user:password@tcp(host:port)/dbname)", RedactDSN(dsn))
+	}
+	return cfg, nil
 }
 
 // connectError says why the first connection failed.

@@ -57,6 +57,9 @@ func New(db *sql.DB, d *Dialect, opts Options) *Catalog {
 // (the embedded embedding cache lives in the catalog's SQLite file).
 func (c *Catalog) DB() *sql.DB { return c.db }
 
+// Label names the catalog in messages (Options.Label).
+func (c *Catalog) Label() string { return c.label }
+
 // Close closes the database.
 func (c *Catalog) Close() error { return c.db.Close() }
 
@@ -93,6 +96,9 @@ const (
 	stmtL0Terms    = `SELECT t.term, t.kind, t.doc_id, t.source, t.category FROM l0_terms t JOIN documents d ON d.kb_scope = t.kb_scope AND d.doc_id = t.doc_id WHERE t.kb_scope = ? AND d.status = ?`
 	stmtChunkCount = `SELECT COUNT(*) FROM chunks WHERE kb_scope = ?`
 	stmtGetMeta    = `SELECT value FROM catalog_meta WHERE name = ?`
+	stmtDelInfo    = `DELETE FROM index_info WHERE kb_scope = ?`
+	stmtInsInfo    = `INSERT INTO index_info (kb_scope, embedder, dim) VALUES (?, ?, ?)`
+	stmtGetInfo    = `SELECT embedder, dim FROM index_info WHERE kb_scope = ?`
 	headInsMeta    = `INSERT INTO catalog_meta (name, value) VALUES (?, ?) `
 
 	metaSchemaVersion = "schema_version"
@@ -288,6 +294,78 @@ func (c *Catalog) ChunkCount(ctx context.Context, kbScope string) (int, error) {
 		return 0, c.fail("count chunks of kb_scope "+quote(kbScope), err)
 	}
 	return n, nil
+}
+
+// Verify checks that Init has run on this catalog (every table exists and
+// the recorded schema version is this build's) without creating anything.
+func (c *Catalog) Verify(ctx context.Context) error {
+	var v string
+	if err := c.db.QueryRowContext(ctx, stmtGetMeta, metaSchemaVersion).Scan(&v); err != nil {
+		if errors.Is(err, sql.ErrNoRows) || c.d.IsNoTable != nil && c.d.IsNoTable(err) {
+			return fmt.Errorf("%s: no catalog tables: %w (run rag-seed first)", c.label, kb.ErrNotSeeded)
+		}
+		return c.fail("read schema version", err)
+	}
+	if v != SchemaVersion {
+		return fmt.Errorf("%s: the catalog has schema version %q, this build reads version %q", c.label, v, SchemaVersion)
+	}
+	for _, t := range tables {
+		// Zero rows of each table: an error means the table is missing
+		// (a catalog of an older build that no rag-seed has run on since).
+		rows, err := c.db.QueryContext(ctx, "SELECT 1 FROM "+t.name+" WHERE 1 = 0")
+		if err != nil {
+			if c.d.IsNoTable != nil && c.d.IsNoTable(err) {
+				return fmt.Errorf("%s: no table %s (written by an older rag-seed): %w (run rag-seed again)", c.label, t.name, kb.ErrNotSeeded)
+			}
+			return c.fail("check table "+t.name, err)
+		}
+		rows.Close()
+	}
+	return nil
+}
+
+// SetIndexInfo records info for kbScope, or forgets the record when info
+// is nil.
+func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.IndexInfo) error {
+	op := "record the index of kb_scope " + quote(kbScope)
+	if err := checkKey("kb_scope", kbScope, MaxKBScope); err != nil {
+		return fmt.Errorf("%s: %s: %w", c.label, op, err)
+	}
+	if info != nil {
+		if err := checkKey("embedder", info.Embedder, MaxText); err != nil {
+			return fmt.Errorf("%s: %s: %w", c.label, op, err)
+		}
+		if info.Dim <= 0 {
+			return fmt.Errorf("%s: %s: dimension %d is not positive", c.label, op, info.Dim)
+		}
+	}
+	err := c.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, stmtDelInfo, kbScope); err != nil {
+			return err
+		}
+		if info == nil {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, stmtInsInfo, kbScope, info.Embedder, info.Dim)
+		return err
+	})
+	if err != nil {
+		return c.fail(op, err)
+	}
+	return nil
+}
+
+// IndexInfo returns the record of kbScope.
+func (c *Catalog) IndexInfo(ctx context.Context, kbScope string) (kb.IndexInfo, bool, error) {
+	var info kb.IndexInfo
+	err := c.db.QueryRowContext(ctx, stmtGetInfo, kbScope).Scan(&info.Embedder, &info.Dim)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return kb.IndexInfo{}, false, nil
+	case err != nil:
+		return kb.IndexInfo{}, false, c.fail("read the index record of kb_scope "+quote(kbScope), err)
+	}
+	return info, true, nil
 }
 
 // docRef names a document in a message.

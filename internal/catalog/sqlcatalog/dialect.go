@@ -33,6 +33,9 @@ type Dialect struct {
 	// IsDuplicate reports whether err is a primary-key or unique-key
 	// violation.
 	IsDuplicate func(err error) bool
+	// IsNoTable reports whether err says a table does not exist (Verify
+	// tells a catalog that was never initialised from a broken one).
+	IsNoTable func(err error) bool
 	// WriteTx are the options of write transactions; nil for the
 	// driver's default.
 	WriteTx *sql.TxOptions

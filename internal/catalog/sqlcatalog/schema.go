@@ -127,6 +127,18 @@ var tables = []table{
 		indexes:     []index{{"chunks_scope_doc", []string{"kb_scope", "doc_id"}}},
 		foreignKeys: []foreignKey{{"chunks_document", []string{"kb_scope", "doc_id"}, "documents", []string{"kb_scope", "doc_id"}}},
 	},
+	{
+		// index_info records the embedder and dimension of a kbScope's
+		// vectors (kb.IndexInfo), written by a seed that completed. A
+		// catalog of an older build gains the table at its next Init.
+		name: "index_info",
+		cols: []column{
+			{"kb_scope", colKey, MaxKBScope},
+			{"embedder", colText, 0},
+			{"dim", colInt, 0},
+		},
+		primaryKey: []string{"kb_scope"},
+	},
 }
 
 // Schema returns the statements that create the catalog's tables and

@@ -32,6 +32,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlcatalog"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
@@ -62,6 +63,12 @@ var Dialect = &sqlcatalog.Dialect{
 			return false
 		}
 		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	},
+	IsNoTable: func(err error) bool {
+		// SQLite has no code of its own for it: a missing table is a
+		// plain SQLITE_ERROR whose message says so.
+		var e *msqlite.Error
+		return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_ERROR && strings.Contains(e.Error(), "no such table")
 	},
 }
 
