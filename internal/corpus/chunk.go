@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"iter"
 	"sort"
 	"strings"
 	"unicode"
@@ -14,6 +15,10 @@ import (
 const (
 	DefaultMaxChars = 800
 	DefaultOverlap  = 100
+	// MaxChunkChars is the largest chunk size: a chunk of that many
+	// characters of up to 4 bytes each fits every store's text field
+	// (Milvus VarChar 65,535 bytes).
+	MaxChunkChars = 16000
 )
 
 // ChunkOptions sets the chunk sizes, counted in Unicode characters (runes).
@@ -77,46 +82,57 @@ type piece struct {
 // pieces cuts doc.Body into chunk ranges.
 func pieces(doc *kb.Document, opts ChunkOptions) []piece {
 	maxChars, overlap := opts.resolved()
-	body := doc.Body
-	lines := scanLines(body)
-	title := textnorm.Normalize(doc.Title)
-
-	type heading struct {
-		level int
-		text  string
-	}
-	var path []heading
 	var out []piece
-	for a := 0; a < len(lines); {
-		// The section is lines[a:b]: a heading (or the text before the
-		// first heading) and the lines up to the next heading.
-		if h := lines[a]; h.kind == lineHeading {
-			for len(path) > 0 && path[len(path)-1].level >= h.level {
-				path = path[:len(path)-1]
-			}
-			if h.heading != "" && !(h.level == 1 && textnorm.Normalize(h.heading) == title) {
-				path = append(path, heading{h.level, h.heading})
-			}
-		}
-		b := a + 1
-		for b < len(lines) && lines[b].kind != lineHeading {
-			b++
-		}
-		sec := lines[a:b]
-		a = b
-		if !hasText(sec) {
-			continue
-		}
-		crumb := doc.Breadcrumb
-		for _, h := range path {
-			crumb += " > " + h.text
-		}
-		for _, p := range splitSection(body, sec, maxChars, overlap) {
+	for sec, crumb := range sections(doc, scanLines(doc.Body)) {
+		for _, p := range splitSection(doc.Body, sec, maxChars, overlap) {
 			p.breadcrumb = crumb
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// sections yields the sections of the body that have text, each with its
+// breadcrumb: a section is a heading (or the text before the first
+// heading) and the lines up to the next heading, and its breadcrumb is
+// the document's followed by the path of headings above it (an H1 equal
+// to the title is left out). Chunking and validation (MaxBreadcrumbLen)
+// both walk the body with it.
+func sections(doc *kb.Document, lines []mdLine) iter.Seq2[[]mdLine, string] {
+	return func(yield func([]mdLine, string) bool) {
+		title := textnorm.Normalize(doc.Title)
+		type heading struct {
+			level int
+			text  string
+		}
+		var path []heading
+		for a := 0; a < len(lines); {
+			if h := lines[a]; h.kind == lineHeading {
+				for len(path) > 0 && path[len(path)-1].level >= h.level {
+					path = path[:len(path)-1]
+				}
+				if h.heading != "" && !(h.level == 1 && textnorm.Normalize(h.heading) == title) {
+					path = append(path, heading{h.level, h.heading})
+				}
+			}
+			b := a + 1
+			for b < len(lines) && lines[b].kind != lineHeading {
+				b++
+			}
+			sec := lines[a:b]
+			a = b
+			if !hasText(sec) {
+				continue
+			}
+			crumb := doc.Breadcrumb
+			for _, h := range path {
+				crumb += " > " + h.text
+			}
+			if !yield(sec, crumb) {
+				return
+			}
+		}
+	}
 }
 
 // splitSection cuts one section into pieces of at most maxChars runes.

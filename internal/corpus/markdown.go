@@ -126,14 +126,14 @@ func isBlank(s string) bool {
 	return strings.TrimSpace(s) == ""
 }
 
-// firstH1 returns the text of the first non-empty level-1 heading.
-func firstH1(lines []mdLine) string {
+// firstH1 returns the first non-empty level-1 heading.
+func firstH1(lines []mdLine) (mdLine, bool) {
 	for _, l := range lines {
 		if l.kind == lineHeading && l.level == 1 && l.heading != "" {
-			return l.heading
+			return l, true
 		}
 	}
-	return ""
+	return mdLine{}, false
 }
 
 // hasText reports whether some line is neither blank nor a heading.

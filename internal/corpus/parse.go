@@ -19,13 +19,23 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
 
-// Limits on seed documents. Lengths are in bytes, so a store can size its
-// columns from them.
+// Limits on seed documents. Lengths are in bytes of UTF-8. They are the one
+// set of limits of every store: each fits the catalog's columns (SQLite,
+// MySQL) and the Milvus collection's fields (a test in package config
+// checks it), so a document that passes validation is written the same way
+// on the embedded store and the server stack, and one that does not is a
+// problem before anything is written.
 const (
-	MaxFileSize  = 16 << 20 // a larger file is a problem, not read further
-	MaxSourceLen = 128      // source, which is also a file name under the data dir
-	MaxDocIDLen  = 256      // doc_id, given or default
-	MaxValueLen  = 1024     // title, breadcrumb, category, kb_scope, each keyword and alias
+	MaxFileSize    = 16 << 20         // a larger file is a problem, not read further
+	MaxSourceLen   = 128              // source, which is also a file name under the data dir
+	MaxDocIDLen    = 256              // doc_id, given or default
+	MaxKBScopeLen  = kb.MaxKBScopeLen // kb_scope
+	MaxCategoryLen = 256              // category
+	MaxTitleLen    = 1024             // title, given or the first H1
+	MaxValueLen    = 1024             // the document's breadcrumb, each keyword and alias
+	// MaxBreadcrumbLen bounds a chunk's breadcrumb: the document's
+	// breadcrumb followed by the heading path of its section.
+	MaxBreadcrumbLen = 4096
 )
 
 // Frontmatter keys.
@@ -120,6 +130,7 @@ func parse(path string, data []byte, kbScope string) *parsed {
 		rest = ""
 	}
 	p.doc.Body = rest
+	bodyLine := len(fmLines) + 3 // the file's line of the body's first line
 
 	entries, badKeys, problems := parseFrontmatter(path, fmLines, 2)
 	p.problems = append(p.problems, problems...)
@@ -174,7 +185,7 @@ func parse(path string, data []byte, kbScope string) *parsed {
 			add(line, "source %q does not match [a-z0-9][a-z0-9._-]*", v)
 		}
 	}
-	if v, _, ok := scalar(keyTitle, MaxValueLen); ok {
+	if v, _, ok := scalar(keyTitle, MaxTitleLen); ok {
 		p.doc.Title = v
 	}
 	if v, line, ok := scalar(keyBreadcrumb, MaxValueLen); ok {
@@ -184,10 +195,10 @@ func parse(path string, data []byte, kbScope string) *parsed {
 			p.doc.Breadcrumb = v
 		}
 	}
-	if v, _, ok := scalar(keyCategory, MaxValueLen); ok {
+	if v, _, ok := scalar(keyCategory, MaxCategoryLen); ok {
 		p.doc.Category = v
 	}
-	if v, line, ok := scalar(keyKBScope, MaxValueLen); ok {
+	if v, line, ok := scalar(keyKBScope, MaxKBScopeLen); ok {
 		if v == kbScope {
 			p.doc.KBScope = v
 		} else {
@@ -221,9 +232,25 @@ func parse(path string, data []byte, kbScope string) *parsed {
 	if !hasText(lines) {
 		add(1, "body has only headings (no text to search)")
 	}
+	lineOf := func(l mdLine) int { return bodyLine + strings.Count(p.doc.Body[:l.start], "\n") }
 	if p.doc.Title == "" {
-		if p.doc.Title = firstH1(lines); p.doc.Title == "" {
+		if h1, ok := firstH1(lines); ok {
+			if len(h1.heading) > MaxTitleLen {
+				add(lineOf(h1), "the first H1, the document's title, is %d bytes long (at most %d); shorten it or set title in the frontmatter",
+					len(h1.heading), MaxTitleLen)
+			}
+			p.doc.Title = h1.heading
+		} else {
 			p.doc.Title = p.doc.Source
+		}
+	}
+	if p.doc.Breadcrumb != "" {
+		for sec, crumb := range sections(&p.doc, lines) {
+			if len(crumb) > MaxBreadcrumbLen {
+				add(lineOf(sec[0]), "the breadcrumb of this section (the document's breadcrumb and the headings above it) is %d bytes long (at most %d); shorten its headings",
+					len(crumb), MaxBreadcrumbLen)
+				break
+			}
 		}
 	}
 	return p

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -433,5 +434,65 @@ keywords: ["a\" or \"1\"=\"1", '%_\*']
 	_, problems = Parse("h.md", file(strings.Replace(front, "doc_id: hostile-doc\n", "", 1), "text\n"), "rag'eval")
 	if want := []string{`h.md:6: default doc_id "rag'eval/hostile" (kb_scope/source) does not match [A-Za-z0-9][A-Za-z0-9._:/#-]* or is longer than 256 bytes; set doc_id`}; !reflect.DeepEqual(problemStrings(problems), want) {
 		t.Errorf("problems %q, want %q", problemStrings(problems), want)
+	}
+}
+
+// TestParseLimits checks each length limit at the limit (accepted) and one
+// byte over (a problem on the right line): the limits are the one set every
+// store accepts, so a document over one must fail here, before anything is
+// written, not on one store after the catalog write.
+func TestParseLimits(t *testing.T) {
+	front := func(key, v string) string {
+		lines := map[string]string{"source": "mysql-pool", "breadcrumb": "Database > MySQL", "category": "database", "kb_scope": "rag-eval"}
+		lines[key] = v
+		return "source: " + lines["source"] + "\nbreadcrumb: " + lines["breadcrumb"] + "\ncategory: " + lines["category"] +
+			"\nkb_scope: " + lines["kb_scope"] + "\n" + map[bool]string{true: "title: " + v + "\n"}[key == "title"] +
+			map[bool]string{true: "doc_id: scoped/mysql-pool\n"}[key == "kb_scope"]
+	}
+	// The breadcrumb of the "## h2" section is "Database > MySQL > " + h2.
+	crumbPrefix := len("Database > MySQL > ")
+	for _, tc := range []struct {
+		name   string
+		max    int
+		scope  string
+		data   func(v string) []byte
+		line   int
+		substr string
+	}{
+		{"category", MaxCategoryLen, "rag-eval", func(v string) []byte { return file(front("category", v), body) }, 4, "category: longer than 256 bytes"},
+		{"title", MaxTitleLen, "rag-eval", func(v string) []byte { return file(front("title", v), body) }, 6, "title: longer than 1024 bytes"},
+		{"H1 title", MaxTitleLen, "rag-eval", func(v string) []byte {
+			return file(front("", ""), "intro\n\n# "+v+"\n\ntext\n")
+		}, 9, "the first H1, the document's title, is 1025 bytes long (at most 1024)"},
+		{"heading breadcrumb", MaxBreadcrumbLen - crumbPrefix, "rag-eval", func(v string) []byte {
+			return file(front("", ""), "# T\n\nintro\n\n## "+v+"\n\ntext\n")
+		}, 11, "the breadcrumb of this section (the document's breadcrumb and the headings above it) is 4097 bytes long (at most 4096)"},
+		{"kb_scope", MaxKBScopeLen, "", func(v string) []byte { return file(front("kb_scope", v), body) }, 5, "kb_scope: longer than 255 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at := strings.Repeat("a", tc.max)
+			scope := tc.scope
+			if scope == "" {
+				scope = at
+			}
+			if _, problems := Parse("t.md", tc.data(at), scope); problems != nil {
+				t.Fatalf("at the limit (%d bytes): %q", tc.max, problemStrings(problems))
+			}
+			over := at + "a"
+			if tc.scope == "" {
+				scope = over
+			}
+			_, problems := Parse("t.md", tc.data(over), scope)
+			want := "t.md:" + strconv.Itoa(tc.line) + ": " + tc.substr
+			if len(problems) != 1 || !strings.HasPrefix(problems[0].Error(), want) {
+				t.Errorf("one byte over: %q, want one problem starting %q", problemStrings(problems), want)
+			}
+		})
+	}
+	// The breadcrumb limit counts the heading path of every section that
+	// has text, and only those: a long heading above nothing is not a chunk.
+	long := strings.Repeat("b", MaxBreadcrumbLen)
+	if _, problems := Parse("t.md", file(front("", ""), "intro\n\n## "+long+"\n"), "rag-eval"); problems != nil {
+		t.Errorf("a long heading of an empty section: %q", problemStrings(problems))
 	}
 }
