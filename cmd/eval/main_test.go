@@ -1,13 +1,12 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ragbaseline/ragbaseline/internal/scripttest"
 )
 
 func TestMain(m *testing.M) {
@@ -27,28 +26,7 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// status N prog args...: run prog and require exit status N
-			// exactly (plain "! exec" accepts any failure).
-			"status": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) < 2 {
-					ts.Fatalf("usage: status N prog args...")
-				}
-				want, err := strconv.Atoi(args[0])
-				if err != nil {
-					ts.Fatalf("status: %v", err)
-				}
-				got := 0
-				if err := ts.Exec(args[1], args[2:]...); err != nil {
-					var ee *exec.ExitError
-					if !errors.As(err, &ee) {
-						ts.Fatalf("status: %v", err)
-					}
-					got = ee.ExitCode()
-				}
-				if got != want {
-					ts.Fatalf("exit status %d, want %d", got, want)
-				}
-			},
+			"status": scripttest.Status,
 		},
 	})
 }

@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,7 +63,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
+// scopeLocker is a catalog that can lock a kbScope against concurrent
+// seeds (the MySQL catalog: GET_LOCK).
+type scopeLocker interface {
+	LockScope(ctx context.Context, kbScope string, wait time.Duration, waiting func()) (unlock func() error, err error)
+}
+
 type seedOptions struct {
+	LockWait time.Duration
 	Docs     string
 	KBScope  string
 	Recreate bool
@@ -103,6 +111,7 @@ run again.`,
 	f.BoolVar(&o.Prune, "prune", false, "remove documents of the kb_scope that are no longer in --docs (default: report them)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "validate and report what would change; write nothing")
 	f.IntVar(&o.Chunk.MaxChars, "chunk-size", o.Chunk.MaxChars, "maximum chunk size in Unicode characters")
+	f.DurationVar(&o.LockWait, "lock-wait", 10*time.Minute, "server store: how long to wait for another rag-seed of the same kb_scope to finish")
 	f.IntVar(&o.Chunk.Overlap, "chunk-overlap", o.Chunk.Overlap, "characters of overlap between pieces of a long section")
 	o.Config.BindFlags(f)
 	return cmd
@@ -115,8 +124,9 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 	if err := o.Config.Validate(); err != nil {
 		return cmdutil.Usage(err)
 	}
-	if o.Chunk.MaxChars < 1 || o.Chunk.Overlap < 0 || o.Chunk.Overlap > o.Chunk.MaxChars/2 {
-		return cmdutil.Usage(fmt.Errorf("--chunk-size must be positive and --chunk-overlap in [0, chunk-size/2], got %d and %d", o.Chunk.MaxChars, o.Chunk.Overlap))
+	if o.Chunk.MaxChars < 1 || o.Chunk.MaxChars > corpus.MaxChunkChars || o.Chunk.Overlap < 0 || o.Chunk.Overlap > o.Chunk.MaxChars/2 {
+		return cmdutil.Usage(fmt.Errorf("--chunk-size must be in [1, %d] and --chunk-overlap in [0, chunk-size/2], got %d and %d",
+			corpus.MaxChunkChars, o.Chunk.MaxChars, o.Chunk.Overlap))
 	}
 	if o.Chunk.Overlap == 0 {
 		o.Chunk.Overlap = -1 // corpus: 0 means the default, negative means none
@@ -130,6 +140,19 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer stack.Close()
+	// Two seeds of one kbScope must not interleave. The embedded store is
+	// held by one process at a time already (its index directory is
+	// locked); a shared server catalog takes an advisory lock per kbScope.
+	if l, ok := stack.Catalog.(scopeLocker); ok && !o.DryRun {
+		unlock, err := l.LockScope(ctx, o.KBScope, o.LockWait, func() {
+			fmt.Fprintf(stderr, "rag-seed: another rag-seed of kb_scope %s is running on this database; waiting up to %s for it (--lock-wait)\n",
+				o.KBScope, o.LockWait)
+		})
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 
 	bar := progress.New(stderr, "seeding")
 	sum, err := ingest.Seed(ctx, docs, ingest.Backends{Catalog: stack.Catalog, Index: stack.Index, Embedder: stack.Embedder}, ingest.Options{
@@ -144,6 +167,9 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 		return cmdutil.Usage(err)
 	case err != nil:
 		return fmt.Errorf("%w (rerun rag-seed to converge)", err)
+	}
+	if sum.Resynced {
+		fmt.Fprintf(stderr, "rag-seed: the index and the catalog disagreed on the chunks of %s (the index was deleted, replaced or only partly rebuilt): every document was re-indexed\n", o.KBScope)
 	}
 	verb := ""
 	if sum.DryRun {

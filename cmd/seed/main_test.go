@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/kbtest"
+	"github.com/ragbaseline/ragbaseline/internal/scripttest"
 )
 
 func TestMain(m *testing.M) {
@@ -20,9 +21,11 @@ func TestMain(m *testing.M) {
 	})
 }
 
+var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": scripttest.Status}
+
 // TestScript runs testdata/script/*.txtar against the embedded store.
 func TestScript(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script", Setup: func(env *testscript.Env) error {
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: cmds, Setup: func(env *testscript.Env) error {
 		for _, k := range []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_MILVUS_COLLECTION"} {
 			env.Setenv(k, "")
 		}
@@ -35,12 +38,15 @@ func TestScript(t *testing.T) {
 func TestScriptServer(t *testing.T) {
 	addr := kbtest.ServiceEnv(t, "RAG_MILVUS_ADDR")
 	redis := kbtest.ServiceEnv(t, "RAG_REDIS_ADDR")
-	testscript.Run(t, testscript.Params{Dir: "testdata/server", Setup: func(env *testscript.Env) error {
+	testscript.Run(t, testscript.Params{Dir: "testdata/server", Cmds: cmds, Setup: func(env *testscript.Env) error {
 		env.Setenv("RAG_STORE", "server")
 		dsn := kbtest.FreshMySQL(env.T().(testing.TB))
 		env.Setenv("RAG_MYSQL_DSN", dsn)
 		if cfg, err := mysqldrv.ParseDSN(dsn); err == nil {
 			env.Setenv("MYSQL_PASSWORD", cfg.Passwd)
+			env.Setenv("MYSQL_USER", cfg.User)
+			env.Setenv("MYSQL_ADDR", cfg.Addr)
+			env.Setenv("MYSQL_DB", cfg.DBName)
 		}
 		env.Setenv("RAG_MILVUS_ADDR", addr)
 		env.Setenv("RAG_REDIS_ADDR", redis)

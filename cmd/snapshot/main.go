@@ -19,7 +19,7 @@
 // keeps its file byte for byte, and when nothing changed the manifest is
 // kept too, so a rerun without retrieval changes leaves no git diff.
 // Fixtures of cases no longer in the golden file are removed. Transient
-// errors (timeouts, network errors, 5xx, gRPC Unavailable) are retried
+// errors (timeouts, network errors, HTTP 502/503/504/429, gRPC Unavailable) are retried
 // --retries times with backoff; after 5 lookups in a row failed that way
 // the service is taken to be down and the remaining cases are not run. See
 // package internal/snapshot for the details.

@@ -17,6 +17,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
+	"github.com/ragbaseline/ragbaseline/internal/scripttest"
 )
 
 func TestMain(m *testing.M) {
@@ -52,6 +53,7 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"seed":    cmdSeed,
+			"status":  scripttest.Status,
 			"waitfor": cmdWaitFor,
 		},
 	})
@@ -188,11 +190,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--lookup-url", "ftp://x"}, 2, "must start with http:// or https://"},
 		{[]string{"--sidecar-fixtures", "x"}, 2, "--sidecar-fixtures needs --sidecar-url"},
 		{[]string{"--concurrency", "0"}, 2, "--concurrency must be at least 1"},
-		{[]string{"--kb-scope", "../x"}, 2, `--kb-scope "../x" must match`},
+		{[]string{"--kb-scope", "../x"}, 2, `--kb-scope "../x" must start with a letter or digit`},
 		{[]string{"--cases", badCases}, 2, `field "expectedSorces": unknown field`},
 		{[]string{"--cases", filepath.Join(dir, "missing.json")}, 2, "load golden cases"},
 		{[]string{cases, "--store", "nosql"}, 2, "--store must be embedded or server"},
-		{[]string{cases, "--data-dir", filepath.Join(dir, "empty"), "--fixtures", filepath.Join(dir, "f")}, 1, "has no chunks in kbScope rag-eval; run rag-seed first"},
+		{[]string{cases, "--data-dir", filepath.Join(dir, "empty"), "--fixtures", filepath.Join(dir, "f")}, 1, "catalog.db is missing); run rag-seed first"},
 		{[]string{cases, "--lookup-url", "http://127.0.0.1:1", "--retries", "0", "--fixtures", filepath.Join(dir, "f")}, 1, "pipeline health check failed; nothing was written: GET http://127.0.0.1:1/healthz unreachable"},
 		{[]string{"serve", "--kb-scope", ""}, 2, "--kb-scope"},
 		{[]string{"serve", "--addr", "256.0.0.1:http", "--data-dir", filepath.Join(dir, "empty")}, 1, "run rag-seed first"},

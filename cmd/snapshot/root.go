@@ -123,7 +123,7 @@ does not change it; rag-eval is the gate.`,
 	f.BoolVar(&o.SkipEval, "skip-eval", false, "do not judge the fixtures after the snapshot")
 	f.BoolVar(&o.Partial, "partial", false, "move the successful cases in even when some failed")
 	f.IntVar(&o.Concurrency, "concurrency", snapshot.DefaultConcurrency, "lookups in flight at once (per pipeline)")
-	f.IntVar(&o.Retries, "retries", snapshot.DefaultRetries, "retries of a lookup that failed with a transient error (timeout, network, 5xx)")
+	f.IntVar(&o.Retries, "retries", snapshot.DefaultRetries, "retries of a lookup that failed with a transient error (timeout, network, HTTP 502/503/504/429, gRPC Unavailable)")
 	f.IntVar(&o.TopK, "top-k", 0, "evidence blocks per lookup (default: the pipeline's, 5)")
 	o.Config.BindFlags(f)
 	f.Lookup("timeout").Usage = "timeout of each lookup attempt, and of each call to a service"
@@ -320,37 +320,22 @@ func colour(w io.Writer) bool {
 // behaviour.
 const builtinVersion = "1"
 
-// openBuiltin opens the stack of cfg and the builtin pipeline over it, after
-// checking that the store holds chunks of kbScope of the embedder's
-// dimension. The caller closes the stack.
+// openBuiltin opens the stack of cfg for reading and the builtin pipeline
+// over it. Nothing is created: a store that cannot answer lookups of
+// kbScope with cfg's embedder (not seeded, a seed that did not finish, an
+// index that disagrees with the catalog) is an error naming rag-seed
+// (config.OpenForLookup). The caller closes the stack.
 func openBuiltin(ctx context.Context, cfg config.Config, kbScope string) (*lookup.Pipeline, *config.Stack, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, cmdutil.Usage(err)
 	}
-	stack, err := config.Open(ctx, cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the store (%s): %w", cfg.Describe(), err)
-	}
-	fail := func(err error) (*lookup.Pipeline, *config.Stack, error) {
-		stack.Close()
+	stack, err := config.OpenForLookup(ctx, cfg, kbScope)
+	var mismatch *config.EmbedderMismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		return nil, nil, cmdutil.Usage(err)
+	case err != nil:
 		return nil, nil, err
-	}
-	if err := stack.Catalog.Init(ctx); err != nil {
-		return fail(fmt.Errorf("catalog: %w", err))
-	}
-	n, err := stack.Catalog.ChunkCount(ctx, kbScope)
-	if err != nil {
-		return fail(fmt.Errorf("catalog: %w", err))
-	}
-	if n == 0 {
-		return fail(fmt.Errorf("the store (%s) has no chunks in kbScope %s; run rag-seed first", cfg.Describe(), kbScope))
-	}
-	if err := stack.Index.Ensure(ctx, stack.Embedder.Dim()); err != nil {
-		var dimErr *kb.DimensionMismatchError
-		if errors.As(err, &dimErr) {
-			return fail(cmdutil.Usage(err))
-		}
-		return fail(fmt.Errorf("index: %w", err))
 	}
 	p := lookup.New(stack.Catalog, stack.Index, stack.Embedder, lookup.DefaultConfig(stack.Embedder.Name()),
 		contract.Pipeline{Version: builtinVersion, Store: cfg.Store})

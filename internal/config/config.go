@@ -79,7 +79,7 @@ func Defaults() Config {
 		Embedder:         env("RAG_EMBEDDER", EmbedderLocal),
 		EmbedModel:       os.Getenv("RAG_EMBED_MODEL"),
 		OpenAIBaseURL:    os.Getenv("OPENAI_BASE_URL"),
-		OpenAIKey:        os.Getenv("OPENAI_API_KEY"),
+		OpenAIKey:        os.Getenv("OPENAI_API_KEY"), // trimmed by package openai
 		Timeout:          30 * time.Second,
 	}
 	if v := os.Getenv("RAG_EMBED_DIM"); v != "" {
@@ -139,6 +139,8 @@ func (c *Config) Validate() error {
 	case StoreServer:
 		if c.MySQLDSN == "" {
 			errs = append(errs, errors.New("--store server needs --mysql-dsn or RAG_MYSQL_DSN (make services writes one to .ragbaseline/services.env)"))
+		} else if err := mysql.CheckDSN(c.MySQLDSN); err != nil {
+			errs = append(errs, fmt.Errorf("--mysql-dsn (RAG_MYSQL_DSN): %w", err))
 		}
 		if c.MilvusAddr == "" {
 			errs = append(errs, errors.New("--store server needs --milvus-addr or RAG_MILVUS_ADDR"))
@@ -154,6 +156,11 @@ func (c *Config) Validate() error {
 		}
 		if c.EmbedDim <= 0 {
 			errs = append(errs, errors.New("--embedder openai needs --embed-dim or RAG_EMBED_DIM (the collection is created for it)"))
+		}
+		if c.OpenAIBaseURL != "" {
+			if u, err := url.Parse(c.OpenAIBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				errs = append(errs, fmt.Errorf("--openai-base-url (OPENAI_BASE_URL) %q is not an http(s) URL", RedactURL(c.OpenAIBaseURL)))
+			}
 		}
 	default:
 		errs = append(errs, fmt.Errorf("--embedder must be %s or %s, got %q", EmbedderLocal, EmbedderOpenAI, c.Embedder))
@@ -173,8 +180,8 @@ func (c *Config) Validate() error {
 // ValidKBScope reports whether s is a usable kbScope: it names a directory
 // under the data dir, so it must be a plain slug.
 func ValidKBScope(s string) error {
-	if !slug.MatchString(s) {
-		return fmt.Errorf("--kb-scope %q must match %s", s, slug)
+	if err := kb.ValidKBScope(s); err != nil {
+		return fmt.Errorf("--kb-scope %q %w", s, err)
 	}
 	return nil
 }
@@ -218,6 +225,9 @@ type Stack struct {
 	Index    kb.Index
 	Embedder kb.Embedder // cached
 	closers  []func() error
+
+	embedder kb.Embedder // without the cache
+	describe string      // Config.Describe()
 }
 
 // Close closes every backend, in reverse order of opening.

@@ -2,7 +2,9 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
 	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlite"
@@ -16,25 +18,54 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// Open validates c and opens its backends. On error nothing stays open.
-func Open(ctx context.Context, c Config) (s *Stack, err error) {
+// Open validates c and opens its backends for writing (rag-seed): the
+// embedded store's data dir, catalog and index are created when missing.
+// On error nothing stays open and the error names the backend that failed;
+// it never panics.
+func Open(ctx context.Context, c Config) (*Stack, error) {
+	return open(ctx, c, false)
+}
+
+// OpenForLookup validates c and opens its backends for reading
+// (rag-snapshot, serve). It creates nothing: no data dir, catalog file,
+// table, index directory or Milvus collection. Then it checks that the
+// store can answer lookups of kbScope with c's embedder (see Stack.Verify);
+// a store that cannot is an error naming rag-seed. The embedding cache is
+// still written to (it only remembers query embeddings).
+func OpenForLookup(ctx context.Context, c Config, kbScope string) (*Stack, error) {
+	s, err := open(ctx, c, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Verify(ctx, kbScope); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func open(ctx context.Context, c Config, readOnly bool) (*Stack, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	s = &Stack{}
-	defer func() {
-		if err != nil {
-			s.Close()
-			s = nil
-		}
-	}()
+	// The stack being opened is a local, not a named result: a
+	// `return nil, err` must not hide it from the cleanup below (it did,
+	// and every open failure panicked closing a nil stack).
+	s := &Stack{describe: c.Describe()}
+	if err := s.open(ctx, c, readOnly); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
 
+func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
 	var emb kb.Embedder
 	switch c.Embedder {
 	case EmbedderLocal:
 		e, err := local.New(c.EmbedDim)
 		if err != nil {
-			return nil, fmt.Errorf("local embedder: %w", err)
+			return fmt.Errorf("local embedder: %w", err)
 		}
 		emb = e
 	case EmbedderOpenAI:
@@ -42,7 +73,7 @@ func Open(ctx context.Context, c Config) (s *Stack, err error) {
 			BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIKey, Model: c.EmbedModel, Dim: c.EmbedDim, Timeout: c.Timeout,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("openai embedder at %s: %w", RedactURL(c.OpenAIBaseURL), err)
+			return fmt.Errorf("openai embedder at %s: %w", RedactURL(c.OpenAIBaseURL), err)
 		}
 		emb = e
 	}
@@ -51,47 +82,196 @@ func Open(ctx context.Context, c Config) (s *Stack, err error) {
 	switch c.Store {
 	case StoreEmbedded:
 		dbPath := c.dataPath("catalog.db")
+		if readOnly {
+			if _, err := os.Stat(dbPath); err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					return notSeeded{fmt.Errorf("no embedded store in %s (%s is missing); run rag-seed first, or point --data-dir (RAG_DATA_DIR) at the seeded one",
+						c.DataDir, dbPath)}
+				}
+				return fmt.Errorf("embedded catalog: %w", err)
+			}
+		}
 		cat, err := sqlite.Open(dbPath)
 		if err != nil {
-			return nil, fmt.Errorf("embedded catalog %s: %w", dbPath, err)
+			return err // names the file
 		}
 		s.Catalog = cat
 		s.closers = append(s.closers, cat.Close)
 		if cache, err = sqlitecache.Open(dbPath); err != nil {
-			return nil, fmt.Errorf("embedding cache %s: %w", dbPath, err)
+			return fmt.Errorf("embedding cache %s: %w", dbPath, err)
 		}
 		s.closers = append(s.closers, cache.Close)
-		idx, err := embedded.Open(c.dataPath("index"))
-		if err != nil {
-			return nil, err // names the index directory
+		var idx *embedded.Index
+		if readOnly {
+			idx, err = embedded.OpenReadOnly(c.dataPath("index"))
+		} else {
+			idx, err = embedded.Open(c.dataPath("index"))
 		}
-		s.Index = idx
+		if err != nil {
+			if errors.Is(err, embedded.ErrNoIndex) {
+				return notSeeded{err} // the message names rag-seed
+			}
+			return err // names the index directory
+		}
+		s.Index = embeddedIndex{idx}
 		s.closers = append(s.closers, idx.Close)
 	case StoreServer:
 		cat, err := mysql.Open(c.MySQLDSN)
 		if err != nil {
-			return nil, err
+			return err // names the server, never the password
 		}
 		s.Catalog = cat
 		s.closers = append(s.closers, cat.Close)
 		if c.RedisAddr != "" {
 			rc, err := rediscache.Open(c.RedisAddr)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			cache = rc
 			s.closers = append(s.closers, rc.Close)
 		}
 		idx, err := milvus.Open(ctx, milvus.Config{Addr: c.MilvusAddr, Collection: c.MilvusCollection, Timeout: c.Timeout})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Index = idx
 		s.closers = append(s.closers, idx.Close)
 	}
+	s.embedder = emb
 	s.Embedder = emb
 	if cache != nil {
 		s.Embedder = embed.Cached(emb, cache)
 	}
-	return s, nil
+	return nil
+}
+
+// existingIndex is an index that can report the dimension of what a seed
+// created without creating anything: the embedded index and Milvus both
+// can. A missing index is an error wrapping kb.ErrNotSeeded.
+type existingIndex interface {
+	ExistingDim(ctx context.Context) (int, error)
+}
+
+// notSeeded is err, also matching kb.ErrNotSeeded.
+type notSeeded struct{ error }
+
+func (e notSeeded) Unwrap() error        { return e.error }
+func (e notSeeded) Is(target error) bool { return target == kb.ErrNotSeeded }
+
+// embeddedIndex gives the embedded index the existingIndex method.
+type embeddedIndex struct{ *embedded.Index }
+
+func (e embeddedIndex) ExistingDim(context.Context) (int, error) {
+	if d, ok := e.Dim(); ok {
+		return d, nil
+	}
+	return 0, fmt.Errorf("embedded index %s holds no index: %w", e.Dir(), kb.ErrNotSeeded)
+}
+
+// NotReadyError reports a store that cannot answer lookups of a kbScope
+// as it is: nothing seeded, a seed that did not finish, an index that
+// disagrees with the catalog. Rerunning rag-seed repairs every case.
+type NotReadyError struct {
+	Store   string // Describe()
+	KBScope string
+	Reason  string
+}
+
+func (e *NotReadyError) Error() string {
+	return fmt.Sprintf("the store (%s) cannot answer lookups of kbScope %s: %s", e.Store, e.KBScope, e.Reason)
+}
+
+// EmbedderMismatchError reports a kbScope whose vectors were made by
+// another embedder than the one configured: a usage error.
+type EmbedderMismatchError struct {
+	KBScope    string
+	Have, Want kb.IndexInfo
+}
+
+func (e *EmbedderMismatchError) Error() string {
+	return fmt.Sprintf("kbScope %s was seeded with embedder %s (dimension %d) but this run uses %s (dimension %d): "+
+		"choose the same embedder (--embedder, RAG_EMBEDDER, RAG_EMBED_MODEL), or rerun rag-seed with --recreate to re-embed it",
+		e.KBScope, e.Have.Embedder, e.Have.Dim, e.Want.Embedder, e.Want.Dim)
+}
+
+// Verify checks, without writing anything, that the store can answer
+// lookups of kbScope with the stack's embedder:
+//
+//   - the catalog exists and has this build's schema;
+//   - it holds chunks of kbScope, every document of which is ready (a
+//     seed that died leaves documents indexing);
+//   - it records that kbScope was seeded with this embedder and dimension
+//     (an *EmbedderMismatchError otherwise);
+//   - the index exists, has that dimension, and holds exactly as many
+//     chunks of kbScope as the catalog (an index deleted, replaced or
+//     only partly rebuilt does not).
+//
+// Every failure but the embedder mismatch is a *NotReadyError naming
+// rag-seed.
+func (s *Stack) Verify(ctx context.Context, kbScope string) error {
+	notReady := func(format string, args ...any) error {
+		return &NotReadyError{Store: s.describe, KBScope: kbScope, Reason: fmt.Sprintf(format, args...)}
+	}
+	if err := s.Catalog.Verify(ctx); err != nil {
+		if errors.Is(err, kb.ErrNotSeeded) {
+			return notReady("%v", err)
+		}
+		return fmt.Errorf("catalog: %w", err)
+	}
+	n, err := s.Catalog.ChunkCount(ctx, kbScope)
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	if n == 0 {
+		return notReady("no chunks; run rag-seed first (with --kb-scope %s)", kbScope)
+	}
+	docs, err := s.Catalog.Documents(ctx, kbScope)
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	var indexing []string
+	for _, d := range docs {
+		if d.Status != kb.StatusReady {
+			indexing = append(indexing, d.DocID)
+		}
+	}
+	if len(indexing) > 0 {
+		return notReady("%d of %d documents are not ready (a rag-seed did not finish, e.g. %s); rerun rag-seed to complete it",
+			len(indexing), len(docs), indexing[0])
+	}
+	want := kb.IndexInfo{Embedder: s.embedder.Name(), Dim: s.embedder.Dim()}
+	have, ok, err := s.Catalog.IndexInfo(ctx, kbScope)
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	if !ok {
+		return notReady("the catalog does not record which embedder made its vectors (seeded by an older rag-seed, or a seed did not finish); rerun rag-seed")
+	}
+	if have != want {
+		return &EmbedderMismatchError{KBScope: kbScope, Have: have, Want: want}
+	}
+	ei, ok := s.Index.(existingIndex)
+	if !ok {
+		return fmt.Errorf("index %T cannot be checked without writing", s.Index)
+	}
+	dim, err := ei.ExistingDim(ctx)
+	if err != nil {
+		if errors.Is(err, kb.ErrNotSeeded) {
+			return notReady("the catalog has %d chunks but there is no index: %v", n, err)
+		}
+		return fmt.Errorf("index: %w", err)
+	}
+	if dim != want.Dim {
+		return notReady("the index has dimension %d, the catalog records %s of dimension %d; rerun rag-seed with --recreate to rebuild it",
+			dim, want.Embedder, want.Dim)
+	}
+	m, err := s.Index.Count(ctx, kb.Filter{KBScope: kbScope})
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if m != n {
+		return notReady("the index holds %d chunks, the catalog %d (the index was deleted, replaced or only partly rebuilt); rerun rag-seed to re-index",
+			m, n)
+	}
+	return nil
 }

@@ -108,6 +108,22 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
+	// The record of what made the kbScope's vectors (kb.IndexInfo) is
+	// forgotten before the first vector of another embedder is written and
+	// set again only when every document is ready: a run that dies half way
+	// leaves no record, and reading commands refuse the mixed index.
+	info := kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: dim}
+	if !opts.DryRun {
+		have, ok, err := b.Catalog.IndexInfo(ctx, opts.KBScope)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		if ok && have != info {
+			if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, nil); err != nil {
+				return nil, fmt.Errorf("catalog: %w", err)
+			}
+		}
+	}
 	have := make(map[string]kb.DocumentState, len(existing))
 	for _, d := range existing {
 		have[d.DocID] = d
@@ -181,6 +197,11 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 		}
 	}
 
+	if !opts.DryRun {
+		if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, &info); err != nil {
+			return sum, fmt.Errorf("catalog: %w", err)
+		}
+	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
 }

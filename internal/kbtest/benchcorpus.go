@@ -22,6 +22,16 @@ heap Redis maxmemory Kafka lag consumer 证书 TLS 网关 timeout upstream Kuber
 func WriteBenchCorpus(tb testing.TB, kbScope string, docs, sections int) string {
 	tb.Helper()
 	dir := tb.TempDir()
+	if err := WriteBenchCorpusDir(dir, kbScope, docs, sections); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// WriteBenchCorpusDir writes the documents of WriteBenchCorpus into dir,
+// which must exist (internal/tools/benchcorpus, for the fault and load
+// scripts).
+func WriteBenchCorpusDir(dir, kbScope string, docs, sections int) error {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for d := range docs {
 		var sb strings.Builder
@@ -38,8 +48,8 @@ func WriteBenchCorpus(tb testing.TB, kbScope string, docs, sections int) string 
 			sb.WriteString("\n")
 		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("doc-%04d.md", d)), []byte(sb.String()), 0o644); err != nil {
-			tb.Fatal(err)
+			return err
 		}
 	}
-	return dir
+	return nil
 }

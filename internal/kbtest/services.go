@@ -5,7 +5,11 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"os"
+	"regexp"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,12 +33,86 @@ func ServiceEnv(t testing.TB, name string) string {
 	return ""
 }
 
-// RandomName returns prefix followed by 12 random hex digits.
+// RandomName returns prefix followed by the Unix time in seconds, '_' and
+// 12 random hex digits: "t_1764590000_9f8e7d6c5b4a". The time lets Sweep
+// tell the leftovers of killed test runs from databases and collections
+// that are in use.
 func RandomName(prefix string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
+	return prefix + strconv.FormatInt(time.Now().Unix(), 10) + "_" + hex.EncodeToString(b[:])
 }
+
+// testName matches the names RandomName gives with the prefixes the tests
+// use ("ragbaseline_test_", "t_", "t_lookup_"), and the names of earlier
+// builds, which had no time ("t_9f8e7d6c5b4a").
+var testName = regexp.MustCompile(`^(?:ragbaseline_test_|t_|t_lookup_)(?:([0-9]{10})_)?[0-9a-f]{12}$`)
+
+// Stale reports whether name is a test database or collection left over
+// for longer than maxAge at now: one made by RandomName more than maxAge
+// ago, or one of an earlier build (no time in its name). Other names are
+// never stale.
+func Stale(name string, maxAge time.Duration, now time.Time) bool {
+	m := testName.FindStringSubmatch(name)
+	if m == nil {
+		return false
+	}
+	if m[1] == "" {
+		return true
+	}
+	sec, err := strconv.ParseInt(m[1], 10, 64)
+	return err == nil && now.Sub(time.Unix(sec, 0)) > maxAge
+}
+
+// SweepAge is how old a test database or collection must be before Sweep
+// removes it: far longer than any test run.
+const SweepAge = time.Hour
+
+// SweepMySQL drops the test databases (ragbaseline_test_*) of the server
+// of dsn that are Stale: integration tests drop their own when they end,
+// so these are the leftovers of killed runs. It returns the names dropped.
+func SweepMySQL(ctx context.Context, dsn string, maxAge time.Duration) ([]string, error) {
+	cfg, err := drv.ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DBName = ""
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SHOW DATABASES LIKE 'ragbaseline\_test\_%'`)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if Stale(n, maxAge, time.Now()) {
+			names = append(names, n)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var dropped []string
+	for _, n := range names {
+		// n matched testName: hex digits, digits and '_' only.
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+n+"`"); err != nil {
+			return dropped, fmt.Errorf("drop %s: %w", n, err)
+		}
+		dropped = append(dropped, n)
+	}
+	return dropped, nil
+}
+
+var sweepOnce sync.Once
 
 // FreshMySQL creates an empty database ragbaseline_test_<random> on the
 // server of RAG_MYSQL_DSN, drops it when the test ends, and returns a DSN
@@ -45,6 +123,16 @@ func FreshMySQL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("RAG_MYSQL_DSN: %v", err)
 	}
+	// Once per test process, the leftovers of killed runs go.
+	sweepOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if dropped, err := SweepMySQL(ctx, cfg.FormatDSN(), SweepAge); err != nil {
+			t.Logf("sweep stale test databases: %v", err)
+		} else if len(dropped) > 0 {
+			t.Logf("dropped %d stale test databases of killed runs", len(dropped))
+		}
+	})
 	admin := cfg.Clone()
 	admin.DBName = ""
 	db, err := sql.Open("mysql", admin.FormatDSN())

@@ -103,6 +103,11 @@ var maxLen = map[string]int{
 	fieldText:        65535,
 }
 
+// FieldMaxLen returns the maximum length in bytes of the collection's
+// VarChar field name ("category", "breadcrumb", …), 0 for another name.
+// The corpus limits are checked against it (package config's tests).
+func FieldMaxLen(name string) int { return maxLen[name] }
+
 // outputFields are the fields a search returns.
 var outputFields = []string{
 	fieldEvidenceKey, fieldDocID, fieldSource, fieldKBScope, fieldCategory,
@@ -157,6 +162,7 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 	if cfg.Addr == "" {
 		return nil, errors.New("milvus: no address (set RAG_MILVUS_ADDR)")
 	}
+	routeClientLog()
 	if cfg.Collection == "" {
 		cfg.Collection = DefaultCollection
 	}
@@ -470,6 +476,12 @@ func checkSchema(name string, s *entity.Schema) (int, error) {
 	return dim, nil
 }
 
+// ExistingDim returns the dimension of the existing collection, loading it
+// for search if needed, and never creates it: a missing collection is an
+// error wrapping kb.ErrNotSeeded. Reading commands call it instead of
+// Ensure.
+func (ix *Index) ExistingDim(ctx context.Context) (int, error) { return ix.currentDim(ctx) }
+
 // currentDim returns the collection's dimension, asking Milvus when this
 // Index has not ensured it. A missing collection is an error that says how
 // to create it.
@@ -484,7 +496,8 @@ func (ix *Index) currentDim(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if !has {
-		return 0, fmt.Errorf("milvus at %s: collection %s does not exist; run rag-seed first", ix.cfg.Addr, ix.cfg.Collection)
+		return 0, fmt.Errorf("milvus at %s: collection %s does not exist: %w (run rag-seed first, or check --milvus-collection / RAG_MILVUS_COLLECTION)",
+			ix.cfg.Addr, ix.cfg.Collection, kb.ErrNotSeeded)
 	}
 	d, err := ix.describeDim(ctx)
 	if err != nil {
