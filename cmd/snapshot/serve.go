@@ -38,14 +38,21 @@ func newServeCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
   POST /v1/lookup  {"query": "…", "kbScope": "rag-eval", "searchMode": "hybrid", "topK": 5}
                    → {"lookupResult": {…}}  (the lookupResult of a fixture)
   GET  /healthz    → {"status": "ok", "pipeline": {…}}
-Errors are {"error": "…"} with status 400 (bad request), 404, 405, 413 (body
-over --max-body-bytes), 500 (lookup failed) or 504 (over --timeout).
+A lookup must be sent as Content-Type: application/json. Errors are
+{"error": "…"} with status 400 (bad request: malformed JSON, an unknown or
+duplicate field, an empty query, a kbScope that --kb-scope would refuse, a
+topK out of range), 404, 405, 413 (body over --max-body-bytes), 415 (not
+application/json), 500 (lookup failed; not worth a retry), 503 (a service is
+unreachable) or 504 (over --timeout). Each 5xx is logged to stderr on one
+line, with the query cut to 64 characters and credentials masked; a 4xx is
+only answered, not logged.
 
 SIGINT or SIGTERM stops accepting connections and lets the requests in flight
 finish (up to 10s). An embedded data dir is opened by one process at a time:
 a sidecar served from the embedded store needs its own --data-dir.`,
 		Example: `  rag-snapshot serve --addr 127.0.0.1:8080
-  curl -s -d '{"query":"连接池满了","kbScope":"rag-eval"}' http://127.0.0.1:8080/v1/lookup
+  curl -s -H 'Content-Type: application/json' \
+    -d '{"query":"连接池满了","kbScope":"rag-eval"}' http://127.0.0.1:8080/v1/lookup
 
   # a second store as the sidecar of a snapshot
   rag-snapshot serve --addr 127.0.0.1:8081 --data-dir /tmp/sidecar-store &

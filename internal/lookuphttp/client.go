@@ -33,6 +33,14 @@ const bodyExcerptLen = 200
 //
 // User info in BaseURL is sent as HTTP basic authentication, but never
 // appears in Describe or in an error; nor do the query string or fragment.
+//
+// Client sends each call once; retrying is the caller's (internal/snapshot
+// retries an error whose Transient method says true). Its errors: an
+// *UnreachableError (no response: refused, reset or dropped connection) and
+// a *TimeoutError are transient; a *StatusError is transient for 502, 503,
+// 504 and 429 only, so a 500 (the lookup failed) or a 4xx (the request is
+// wrong) fails at once; a *ProtocolError (a 2xx that is not the lookup
+// JSON) is not transient.
 type Client struct {
 	// BaseURL is the server's root, e.g. http://127.0.0.1:8080; a URL
 	// ending in /v1/lookup is accepted too.
@@ -82,9 +90,18 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// Transient reports whether retrying may help: a 5xx or 429 status.
+// Transient reports whether retrying may help: 502 Bad Gateway, 503
+// Service Unavailable, 504 Gateway Timeout (the pipeline, or a proxy in
+// front of it, could not reach a service, or ran out of time) and 429 Too
+// Many Requests. A 500 is a lookup that failed and would fail the same way
+// again, another 4xx is the request's fault, and other 5xx (501, 505, …)
+// will not change either: none of them is retried.
 func (e *StatusError) Transient() bool {
-	return e.StatusCode >= 500 || e.StatusCode == http.StatusTooManyRequests
+	switch e.StatusCode {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusTooManyRequests:
+		return true
+	}
+	return false
 }
 
 // TimeoutError is a request that got no complete response in time (the

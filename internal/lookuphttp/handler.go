@@ -6,12 +6,48 @@
 //	                  → 200 {"lookupResult": {…}}   (the lookupResult of a fixture, SPEC §7)
 //	GET  /healthz     → 200 {"status": "ok", "pipeline": {…}}
 //
+// A lookup must be sent with Content-Type application/json (a charset
+// parameter, if any, must be utf-8); text/plain, a form or no Content-Type
+// at all is answered 415, so a web page cannot post a lookup without a CORS
+// preflight, which the handler does not answer.
+//
+// # Errors
+//
 // Errors are JSON too, {"error": "message"}, with the status saying whose
-// fault it was: 400 a malformed request (not UTF-8 JSON, an unknown field,
-// an empty query, an unknown searchMode, a topK out of range, trailing data,
-// or a request the pipeline refuses with lookup.ErrInvalidRequest),
-// 405 another method (with Allow), 404 another path, 413 a body over the size
-// limit, 500 a failed lookup, 504 a lookup over the time limit.
+// fault it was and whether to retry:
+//
+//	400  a malformed request: not UTF-8 JSON, not one object, an unknown or
+//	     duplicate field, a field of the wrong type, an empty query, an
+//	     unknown searchMode, a topK outside 0..MaxTopK, a kbScope that is not
+//	     a kb scope (kb.ValidKBScope, the rule of rag-seed's --kb-scope), or a request the pipeline
+//	     refuses with lookup.ErrInvalidRequest (a query over
+//	     lookup.MaxQueryChars characters)
+//	404  another path; 405 another method (with Allow)
+//	413  a body over the size limit (HandlerOptions.MaxBodyBytes)
+//	415  a Content-Type other than application/json
+//	500  a failed lookup that would fail the same way again (not retried)
+//	503  a backing service could not be reached, or the pipeline's error
+//	     says it is transient (retried)
+//	504  a lookup over the time limit (retried)
+//
+// A 503 or 504 is what snapshot.Transient would retry if the pipeline ran in
+// process, so a pipeline served over HTTP is retried exactly as it would be
+// in process; Client's StatusError.Transient says which statuses to retry.
+//
+// A message quotes at most the first 64 characters of a request value (a
+// field name, a kbScope, a searchMode) and at most 1000 characters of a
+// pipeline error, on one line.
+//
+// # Logging
+//
+// HandlerOptions.ErrorLog gets one line per 5xx answer (500, 503, 504) and
+// none for a 4xx, which is the client's to fix and is told to it in the
+// answer: a client cannot fill the log. A line holds the status, the error
+// message cut to 300 characters, the start of the query (64 characters,
+// quoted, so a line break shows as \n) with its length in bytes, and the
+// kbScope. Credentials in a 5xx message (user:password@ in URLs and DSNs,
+// Bearer tokens, sk- keys, key=, token= and password= parameters) are
+// replaced by ***, in the log line and in the answer.
 //
 // Handler is the server side (rag-snapshot serve); Client is the client
 // side, a lookup.Lookuper, used by rag-snapshot --pipeline http and
@@ -26,11 +62,15 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"mime"
 	"net"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -49,8 +89,14 @@ const (
 	DefaultTimeout      = 30 * time.Second
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultMaxTopK      = lookup.MaxTopK
-	// MaxKBScopeLen is the longest kbScope accepted, in bytes.
-	MaxKBScopeLen = 200
+)
+
+// Bounds of the user text and messages quoted in answers and log lines, in
+// characters.
+const (
+	quoteLen     = 64   // a value or field name of the request, in an answer or a log line
+	logMsgLen    = 300  // an error message, in a log line
+	answerMsgLen = 1000 // an error message of the pipeline, in an answer
 )
 
 // HandlerOptions tune the handler. The zero value is usable.
@@ -66,7 +112,8 @@ type HandlerOptions struct {
 	// DefaultKBScope is used for a request without kbScope; when it is
 	// empty too, kbScope is required.
 	DefaultKBScope string
-	// ErrorLog, when set, receives one line per failed lookup (500, 504).
+	// ErrorLog, when set, receives one bounded line per 5xx answer (500,
+	// 503, 504); 4xx answers are not logged.
 	ErrorLog *log.Logger
 }
 
@@ -128,6 +175,10 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (use POST)", r.Method, LookupPath))
 		return
 	}
+	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+		writeError(w, http.StatusUnsupportedMediaType, err.Error())
+		return
+	}
 	req, status, err := h.decode(w, r)
 	if err != nil {
 		writeError(w, status, err.Error())
@@ -144,19 +195,23 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Err() != nil {
 			return // the client went away; nobody reads an answer
 		}
+		if errors.Is(err, lookup.ErrInvalidRequest) {
+			writeError(w, http.StatusBadRequest, clip(err.Error(), answerMsgLen))
+			return
+		}
 		status, msg := http.StatusInternalServerError, "lookup failed: "+err.Error()
 		switch {
-		case errors.Is(err, lookup.ErrInvalidRequest):
-			status, msg = http.StatusBadRequest, err.Error()
-		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || grpcCode(err, "DeadlineExceeded"):
 			status, msg = http.StatusGatewayTimeout, fmt.Sprintf("lookup did not finish within %s: %v", h.opts.Timeout, err)
-		case unavailable(err):
+		case transient(err):
 			status = http.StatusServiceUnavailable
 		}
+		msg = redactSecrets(msg)
 		if h.opts.ErrorLog != nil {
-			h.opts.ErrorLog.Printf("%s %q: %d %s", LookupPath, req.Query, status, msg)
+			h.opts.ErrorLog.Printf("%s %d: %s (query %s, %d bytes; kbScope %s)",
+				LookupPath, status, clip(msg, logMsgLen), quote(req.Query), len(req.Query), quote(req.KBScope))
 		}
-		writeError(w, status, msg)
+		writeError(w, status, clip(msg, answerMsgLen))
 		return
 	}
 	writeJSON(w, http.StatusOK, lookupResponse{LookupResult: nonNil(res)})
@@ -197,8 +252,11 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) (lookup.Request
 		switch k {
 		case "query", "kbScope", "searchMode", "topK":
 		default:
-			return req, http.StatusBadRequest, fmt.Errorf("invalid request: unknown field %q (the fields are query, kbScope, searchMode, topK)", k)
+			return req, http.StatusBadRequest, fmt.Errorf("invalid request: unknown field %s (the fields are query, kbScope, searchMode, topK)", quote(k))
 		}
+	}
+	if k, ok := duplicateKey(data); ok {
+		return req, http.StatusBadRequest, fmt.Errorf("invalid request: duplicate field %s", quote(k))
 	}
 	if err := json.Unmarshal(data, &req); err != nil {
 		return req, http.StatusBadRequest, fmt.Errorf("invalid request: %s", strings.TrimPrefix(err.Error(), "json: "))
@@ -211,7 +269,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) (lookup.Request
 		req.SearchMode = kb.Hybrid
 	case kb.Hybrid, kb.Dense:
 	default:
-		return req, http.StatusBadRequest, fmt.Errorf("searchMode must be %q or %q, got %q", kb.Hybrid, kb.Dense, req.SearchMode)
+		return req, http.StatusBadRequest, fmt.Errorf("searchMode must be %q or %q, got %s", kb.Hybrid, kb.Dense, quote(string(req.SearchMode)))
 	}
 	if req.TopK < 0 || req.TopK > h.opts.MaxTopK {
 		return req, http.StatusBadRequest, fmt.Errorf("topK must be between 1 and %d (0 or absent: the pipeline's default), got %d", h.opts.MaxTopK, req.TopK)
@@ -222,10 +280,55 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) (lookup.Request
 	switch {
 	case strings.TrimSpace(req.KBScope) == "":
 		return req, http.StatusBadRequest, errors.New("kbScope must not be empty")
-	case len(req.KBScope) > MaxKBScopeLen:
-		return req, http.StatusBadRequest, fmt.Errorf("kbScope longer than %d bytes", MaxKBScopeLen)
+	}
+	// The rule of rag-seed --kb-scope: every kb_scope a store can hold
+	// passes, and a request for any other is refused before it reaches
+	// the pipeline.
+	if err := kb.ValidKBScope(req.KBScope); err != nil {
+		return req, http.StatusBadRequest, fmt.Errorf("kbScope %s is not a kb scope: it %w", quote(req.KBScope), err)
 	}
 	return req, 0, nil
+}
+
+// checkContentType accepts application/json, with no charset or utf-8.
+func checkContentType(ct string) error {
+	if strings.TrimSpace(ct) == "" {
+		return errors.New("Content-Type must be application/json, got none")
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return fmt.Errorf("Content-Type must be application/json, got %s", clip(ct, quoteLen))
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return fmt.Errorf("Content-Type charset must be utf-8, got %s", clip(cs, quoteLen))
+	}
+	return nil
+}
+
+// duplicateKey returns a key that occurs twice in the JSON object data,
+// which encoding/json would silently resolve to the last value.
+func duplicateKey(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
@@ -271,13 +374,75 @@ func orEmpty[S ~[]E, E any](s S) S {
 	return s
 }
 
-// unavailable reports whether err says a backing service could not be
-// reached (a network error, a refused connection, gRPC Unavailable), which
-// is worth retrying; other pipeline errors are answered with 500.
-func unavailable(err error) bool {
+// transient reports whether a pipeline error (other than a deadline, which
+// is a 504) is worth retrying, and so answered 503 rather than 500: an
+// error with a Transient() bool method says so itself; otherwise a backing
+// service could not be reached or dropped the connection (a net.Error, a
+// refused, reset or aborted connection, a broken pipe, an unexpected EOF,
+// gRPC Unavailable, ResourceExhausted or Aborted). These are the rules of
+// snapshot.Transient, which retries the pipeline when it runs in process,
+// so serving it over HTTP keeps the retry decision.
+func transient(err error) bool {
+	var t interface{ Transient() bool }
+	if errors.As(err, &t) {
+		return t.Transient()
+	}
 	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+	if errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return true
 	}
-	return strings.Contains(err.Error(), "code = Unavailable")
+	return grpcCode(err, "Unavailable") || grpcCode(err, "ResourceExhausted") || grpcCode(err, "Aborted")
+}
+
+// grpcCode reports whether err's message carries the gRPC status code
+// ("code = Unavailable"), as Milvus errors do; matching the text keeps the
+// gRPC packages out of this one.
+func grpcCode(err error, code string) bool {
+	return strings.Contains(err.Error(), "code = "+code)
+}
+
+// clip returns s as one line of valid UTF-8 (control characters become
+// spaces) of at most n characters, ending in "…" when cut.
+func clip(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+// quote returns the first quoteLen characters of s, Go-quoted (so a line
+// break shows as \n), followed by "…" when cut.
+func quote(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= quoteLen {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(string([]rune(s)[:quoteLen])) + "…"
+}
+
+// secrets match credentials that an error from a backing service may carry;
+// redactSecrets replaces them by ***.
+var secrets = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@]+@`), "${1}***@"},              // scheme://user:pass@
+	{regexp.MustCompile(`(^|[\s'"(=])[^\s'"(=/:@]+:[^\s@/]*@(tcp|unix)\(`), "${1}***@${2}("}, // MySQL DSN user:pass@tcp(
+	{regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+`), "${1} ***"},
+	{regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{8,}`), "sk-***"},
+	{regexp.MustCompile(`(?i)\b((?:api[_-]?)?key|token|access_token|password|passwd|pwd|secret)=[^&\s"'<>]+`), "${1}=***"},
+}
+
+func redactSecrets(s string) string {
+	for _, sec := range secrets {
+		s = sec.re.ReplaceAllString(s, sec.repl)
+	}
+	return s
 }

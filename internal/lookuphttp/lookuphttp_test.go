@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
@@ -161,31 +164,60 @@ func TestHandlerErrors(t *testing.T) {
 	srv := httptest.NewServer(NewHandler(fp, HandlerOptions{MaxTopK: 50}))
 	defer srv.Close()
 	big := `{"query":"` + strings.Repeat("x", DefaultMaxBodyBytes) + `","kbScope":"s"}`
+	long := strings.Repeat("é", 100_000)
+	const js = "application/json"
 	tests := []struct {
 		name, method, path, body string
 		status                   int
 		msg                      string
+		ct                       string // Content-Type; "-" none
 	}{
-		{"unknown field", "POST", LookupPath, `{"query":"q","kbScope":"s","topk":3}`, 400, `unknown field "topk"`},
-		{"empty query", "POST", LookupPath, `{"query":"  ","kbScope":"s"}`, 400, "query must not be empty"},
-		{"no query", "POST", LookupPath, `{"kbScope":"s"}`, 400, "query must not be empty"},
-		{"bad search mode", "POST", LookupPath, `{"query":"q","kbScope":"s","searchMode":"sparse"}`, 400, `searchMode must be "hybrid" or "dense", got "sparse"`},
-		{"negative topK", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":-1}`, 400, "topK must be between 1 and 50"},
-		{"huge topK", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":51}`, 400, "topK must be between 1 and 50"},
-		{"wrong type", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":"5"}`, 400, "cannot unmarshal string"},
-		{"no kbScope", "POST", LookupPath, `{"query":"q"}`, 400, "kbScope must not be empty"},
-		{"trailing data", "POST", LookupPath, `{"query":"q","kbScope":"s"} {}`, 400, "data after the JSON object"},
-		{"not JSON", "POST", LookupPath, `query=q`, 400, "invalid request"},
-		{"empty body", "POST", LookupPath, ``, 400, "empty request body"},
-		{"bad UTF-8", "POST", LookupPath, "{\"query\":\"\xff\",\"kbScope\":\"s\"}", 400, "not valid UTF-8"},
-		{"too large", "POST", LookupPath, big, 413, "request body larger than 1048576 bytes"},
-		{"GET lookup", "GET", LookupPath, ``, 405, "method GET not allowed"},
-		{"POST health", "POST", HealthPath, `{}`, 405, "method POST not allowed"},
-		{"unknown path", "GET", "/v2/lookup", ``, 404, "no such endpoint /v2/lookup"},
+		{"unknown field", "POST", LookupPath, `{"query":"q","kbScope":"s","topk":3}`, 400, `unknown field "topk"`, js},
+		{"empty query", "POST", LookupPath, `{"query":"  ","kbScope":"s"}`, 400, "query must not be empty", js},
+		{"no query", "POST", LookupPath, `{"kbScope":"s"}`, 400, "query must not be empty", js},
+		{"bad search mode", "POST", LookupPath, `{"query":"q","kbScope":"s","searchMode":"sparse"}`, 400, `searchMode must be "hybrid" or "dense", got "sparse"`, js},
+		{"negative topK", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":-1}`, 400, "topK must be between 1 and 50", js},
+		{"huge topK", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":51}`, 400, "topK must be between 1 and 50", js},
+		{"wrong type", "POST", LookupPath, `{"query":"q","kbScope":"s","topK":"5"}`, 400, "cannot unmarshal string", js},
+		{"no kbScope", "POST", LookupPath, `{"query":"q"}`, 400, "kbScope must not be empty", js},
+		{"trailing data", "POST", LookupPath, `{"query":"q","kbScope":"s"} {}`, 400, "data after the JSON object", js},
+		{"not JSON", "POST", LookupPath, `query=q`, 400, "invalid request", js},
+		{"empty body", "POST", LookupPath, ``, 400, "empty request body", js},
+		{"bad UTF-8", "POST", LookupPath, "{\"query\":\"\xff\",\"kbScope\":\"s\"}", 400, "not valid UTF-8", js},
+		{"too large", "POST", LookupPath, big, 413, "request body larger than 1048576 bytes", js},
+		{"GET lookup", "GET", LookupPath, ``, 405, "method GET not allowed", js},
+		{"POST health", "POST", HealthPath, `{}`, 405, "method POST not allowed", js},
+		{"unknown path", "GET", "/v2/lookup", ``, 404, "no such endpoint /v2/lookup", js},
+
+		// kbScope must be what rag-seed accepts as --kb-scope.
+		{"kbScope with a line break", "POST", LookupPath, `{"query":"q","kbScope":"rag\neval"}`, 400, `kbScope "rag\neval" is not a kb scope: it must start with a letter or digit`, js},
+		{"kbScope with a space", "POST", LookupPath, `{"query":"q","kbScope":"rag eval"}`, 400, `kbScope "rag eval" is not a kb scope`, js},
+		{"kbScope with a quote", "POST", LookupPath, `{"query":"q","kbScope":"s\" || kb_scope != \"x"}`, 400, `kbScope "s\" || kb_scope != \"x" is not a kb scope`, js},
+		{"kbScope with a path", "POST", LookupPath, `{"query":"q","kbScope":"../s"}`, 400, `kbScope "../s" is not a kb scope`, js},
+		{"kbScope with a NUL", "POST", LookupPath, `{"query":"q","kbScope":"s\u0000"}`, 400, `kbScope "s\x00" is not a kb scope`, js},
+		{"kbScope too long", "POST", LookupPath, `{"query":"q","kbScope":"` + strings.Repeat("s", kb.MaxKBScopeLen+1) + `"}`, 400, "is 256 bytes long, at most 255", js},
+
+		// Only JSON is accepted.
+		{"text/plain", "POST", LookupPath, `{"query":"q","kbScope":"s"}`, 415, "Content-Type must be application/json, got text/plain", "text/plain"},
+		{"text/plain with charset", "POST", LookupPath, `{"query":"q","kbScope":"s"}`, 415, "Content-Type must be application/json, got text/plain;charset=UTF-8", "text/plain;charset=UTF-8"},
+		{"form", "POST", LookupPath, `{"query":"q","kbScope":"s"}`, 415, "got application/x-www-form-urlencoded", "application/x-www-form-urlencoded"},
+		{"no Content-Type", "POST", LookupPath, `{"query":"q","kbScope":"s"}`, 415, "Content-Type must be application/json, got none", "-"},
+		{"JSON in latin-1", "POST", LookupPath, `{"query":"q","kbScope":"s"}`, 415, "Content-Type charset must be utf-8, got iso-8859-1", "application/json; charset=iso-8859-1"},
+		{"malformed Content-Type", "POST", LookupPath, `{"query":"q","kbScope":"s"}`, 415, "Content-Type must be application/json, got application/json; charset", "application/json; charset"},
+
+		// Duplicates are ambiguous; echoed request text is cut.
+		{"duplicate field", "POST", LookupPath, `{"query":"q","kbScope":"s","query":"r"}`, 400, `duplicate field "query"`, js},
+		{"long unknown field", "POST", LookupPath, `{"query":"q","kbScope":"s","` + long + `":1}`, 400, `unknown field "` + strings.Repeat("é", 64) + `"… (the fields are`, js},
+		{"long searchMode", "POST", LookupPath, `{"query":"q","kbScope":"s","searchMode":"` + long + `"}`, 400, `got "` + strings.Repeat("é", 64) + `"…`, js},
+		{"null body", "POST", LookupPath, `null`, 400, "query must not be empty", js},
+		{"array body", "POST", LookupPath, `[]`, 400, "the body must be a JSON object, not array", js},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
+			if tt.ct != "-" {
+				req.Header.Set("Content-Type", tt.ct)
+			}
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -197,6 +229,9 @@ func TestHandlerErrors(t *testing.T) {
 			}
 			if resp.StatusCode != tt.status || !strings.Contains(e.Error, tt.msg) {
 				t.Errorf("got %d %q, want %d containing %q", resp.StatusCode, e.Error, tt.status, tt.msg)
+			}
+			if len(e.Error) > 400 {
+				t.Errorf("%d-byte message, want at most 400: %.100s…", len(e.Error), e.Error)
 			}
 			if tt.status == 405 && resp.Header.Get("Allow") == "" {
 				t.Error("405 without Allow")
@@ -224,13 +259,13 @@ func TestClientErrors(t *testing.T) {
 	ctx := context.Background()
 	req := lookup.Request{Query: "q", KBScope: "s"}
 
-	t.Run("pipeline error is a transient 500", func(t *testing.T) {
+	t.Run("pipeline error is a permanent 500", func(t *testing.T) {
 		srv := httptest.NewServer(NewHandler(&fakePipeline{err: errors.New("milvus: connection lost")}, HandlerOptions{}))
 		defer srv.Close()
 		_, err := (&Client{BaseURL: srv.URL}).Lookup(ctx, req)
 		var se *StatusError
-		if !errors.As(err, &se) || se.StatusCode != 500 || !se.Transient() {
-			t.Fatalf("got %T %v, want a transient 500 StatusError", err, err)
+		if !errors.As(err, &se) || se.StatusCode != 500 || se.Transient() {
+			t.Fatalf("got %T %v, want a permanent 500 StatusError", err, err)
 		}
 		if want := "POST " + srv.URL + "/v1/lookup: 500 Internal Server Error: lookup failed: milvus: connection lost"; err.Error() != want {
 			t.Errorf("error %q, want %q", err, want)
@@ -362,5 +397,97 @@ func TestHealth(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !bytes.HasPrefix(body, []byte(`{"status":"ok","pipeline":{"name":"builtin"`)) {
 		t.Errorf("healthz: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestStatusErrorTransient pins which statuses are worth a retry.
+func TestStatusErrorTransient(t *testing.T) {
+	for code := 100; code < 600; code++ {
+		want := code == 429 || code == 502 || code == 503 || code == 504
+		if got := (&StatusError{StatusCode: code}).Transient(); got != want {
+			t.Errorf("StatusError %d: Transient() = %v, want %v", code, got, want)
+		}
+	}
+}
+
+// TestErrorLog checks what the handler logs: one bounded line per 5xx,
+// without credentials, and nothing for a 4xx, however large the request.
+func TestErrorLog(t *testing.T) {
+	hugeQuery := strings.Repeat("连", 300_000) // 900,000 bytes
+	post := func(t *testing.T, h http.Handler, body string) (int, string) {
+		t.Helper()
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		resp, err := http.Post(srv.URL+LookupPath, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var e errorResponse
+		if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, e.Error
+	}
+
+	t.Run("4xx is not logged", func(t *testing.T) {
+		var logged bytes.Buffer
+		refusing := &fakePipeline{err: fmt.Errorf("lookup: %w: query longer than 4096 characters", lookup.ErrInvalidRequest)}
+		h := NewHandler(refusing, HandlerOptions{ErrorLog: log.New(&logged, "", 0)})
+		for _, body := range []string{
+			`{"query":"` + hugeQuery + `","kbScope":"rag-eval"}`, // refused by the pipeline
+			`{"query":"` + hugeQuery + `","kbScope":"rag\neval"}`,
+			`{"query":"` + hugeQuery + `","kbScope":"rag-eval","topK":-1}`,
+			`{"query":"` + hugeQuery + `","kbScope":"rag-eval","extra":1}`,
+		} {
+			if status, msg := post(t, h, body); status != 400 {
+				t.Errorf("status %d %.200s, want 400", status, msg)
+			}
+		}
+		if logged.Len() != 0 {
+			t.Errorf("4xx logged %d bytes: %.300s", logged.Len(), logged.String())
+		}
+	})
+
+	secret := errors.New("embed: Post \"https://alice:s3cret@api.example.com/v1/embeddings?api_key=k3y\": " +
+		"Authorization: Bearer tok3n, key sk-abcdefghijklmnop; mysql alice:s3cret@tcp(db:3306)/rag: " +
+		"query " + hugeQuery)
+	for _, tt := range []struct {
+		name    string
+		p       *fakePipeline
+		timeout time.Duration
+		status  int
+		msg     string
+	}{
+		{"500", &fakePipeline{err: secret}, 0, 500, "lookup failed: embed: Post \"https://***@api.example.com/v1/embeddings?api_key=***\": Authorization: Bearer ***, key sk-***; mysql ***@tcp(db:3306)/rag: query 连连"},
+		{"503", &fakePipeline{err: fmt.Errorf("%w: %v", syscall.ECONNREFUSED, secret)}, 0, 503, "lookup failed: connection refused: embed: Post \"https://***@"},
+		{"504", &fakePipeline{delay: time.Second}, 20 * time.Millisecond, 504, "lookup did not finish within 20ms: context deadline exceeded"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			h := NewHandler(tt.p, HandlerOptions{Timeout: tt.timeout, ErrorLog: log.New(&logged, "", 0)})
+			status, answer := post(t, h, `{"query":"line one\nline two `+hugeQuery+`","kbScope":"rag-eval"}`)
+			if status != tt.status {
+				t.Fatalf("status %d, want %d", status, tt.status)
+			}
+			// The answer says more than the log line, but is bounded too.
+			if n := utf8.RuneCountInString(answer); !strings.HasPrefix(answer, tt.msg) || n > 1001 {
+				t.Errorf("answer of %d characters: %.400s; want at most 1001 starting %s", n, answer, tt.msg)
+			}
+			line := logged.String()
+			if strings.Count(line, "\n") != 1 || len(line) > 1500 {
+				t.Fatalf("want one line of at most 1500 bytes, got %d bytes: %.300s", len(line), line)
+			}
+			prefix := fmt.Sprintf("/v1/lookup %d: %s", tt.status, tt.msg)
+			suffix := fmt.Sprintf(` (query "line one\nline two %s"…, 900018 bytes; kbScope "rag-eval")`+"\n", strings.Repeat("连", 64-len("line one\nline two ")))
+			if !strings.HasPrefix(line, prefix) || !strings.HasSuffix(line, suffix) {
+				t.Errorf("log line\n%s\nwant prefix\n%s\nand suffix\n%s", line, prefix, suffix)
+			}
+			for _, s := range []string{"s3cret", "k3y", "tok3n", "abcdefghijklmnop"} {
+				if strings.Contains(line, s) || strings.Contains(answer, s) {
+					t.Errorf("log line or answer shows the secret %q: %s", s, line)
+				}
+			}
+		})
 	}
 }
