@@ -133,12 +133,14 @@ func judgeRun(o *judgeOptions) error {
 			}
 		}
 	}
-	if err := writeOutputs(outs); err != nil {
-		return err
-	}
-
+	// Warnings first (a fixture directory that mixes snapshots, orphan
+	// fixtures), so that a failed write does not lose them. They are in
+	// the reports too.
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.Stderr, "rag-eval: warning: %v\n", w)
+	}
+	if err := writeOutputs(outs); err != nil {
+		return err
 	}
 	if !o.Quiet {
 		if err := rep.WriteText(o.Stdout, o.Colour); err != nil {

@@ -19,4 +19,11 @@
 // fixture only the fields the checks read (contract.ParseFixtureBorrowed,
 // straight from a reused read buffer), so
 // judging costs little more than reading the files.
+//
+// A fixture directory is read as one snapshot: if it is replaced while Run
+// reads it (rag-snapshot swaps a new one in), Run reads it again. When the
+// directory has a manifest (_snapshot.json), fixtures whose searchMode,
+// kbScope or pipeline disagree with it (a directory that mixes two
+// snapshots) get one warning per kind of disagreement, with the count and
+// the first case ids; the judgement is unchanged (see manifest.go).
 package judge

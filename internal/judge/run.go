@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
@@ -42,18 +43,87 @@ func FixturePath(dir, caseID string) string {
 	return filepath.Join(dir, caseID+".json")
 }
 
+// maxReadAttempts bounds how often Run starts over when the fixture
+// directory was replaced while it read it.
+const maxReadAttempts = 5
+
+// afterRead, when set, is called by Run after it read every fixture and
+// before it checks that the directory is still the one it opened (a test
+// hook).
+var afterRead func()
+
 // Run judges every case of g against the fixtures in dir. A missing fixture
 // makes its case not_run and a broken one makes it error; neither stops the
 // run. Run fails only when dir itself cannot be read (including when it does
 // not exist or is not a directory).
+//
+// rag-snapshot replaces a fixture directory as a whole (a new directory is
+// swapped in under the same name), so fixtures read by name could come
+// from two snapshots if a swap happened while Run read them. Run notes the
+// directory it opened and, when another one is under the name once every
+// fixture was read, starts over (up to maxReadAttempts times): a result
+// never mixes two snapshots of a directory. Where the swap is two renames
+// (no atomic exchange on the file system), the directory is missing for an
+// instant, with the previous one beside it as .<dir>.staging-*.old; Run
+// then waits a little and tries again, and when it stays missing (a
+// rag-snapshot was killed there) the error says so.
+//
+// When dir has a manifest (_snapshot.json), every fixture's searchMode,
+// kbScope and pipeline are checked against it, with one warning per kind
+// of disagreement (see manifest.go).
 func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
-	entries, err := os.ReadDir(dir)
+	for attempt := 1; ; attempt++ {
+		res, again, err := runOnce(g, dir, opts)
+		switch {
+		case !again && err != nil:
+			return nil, err
+		case !again:
+			return res, nil
+		case attempt < maxReadAttempts:
+			time.Sleep(time.Duration(attempt) * 5 * time.Millisecond)
+		case err != nil:
+			return nil, err
+		default:
+			return nil, fmt.Errorf("read fixtures: %s was replaced %d times while it was read; is a rag-snapshot writing it again and again?", dir, attempt)
+		}
+	}
+}
+
+// runOnce judges dir once. again reports that dir was replaced meanwhile
+// (res must not be used), or that it is missing while a swap moved it
+// aside (err says so): worth another try.
+func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, again bool, err error) {
+	d, err := os.Open(dir)
 	if err != nil {
 		// A missing or unreadable directory is an input error, not a set of
 		// not_run cases: a mistyped --fixtures must not replace a report.
-		return nil, fmt.Errorf("read fixtures: %w", err)
+		hint := movedAside(dir, err)
+		return nil, hint != "", fmt.Errorf("read fixtures: %w%s", err, hint)
 	}
-	res := &Result{Golden: g, Fixtures: dir, FlagK: opts.FlagK, Cases: make([]CaseResult, len(g.Cases))}
+	defer d.Close()
+	opened, err := d.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("read fixtures: %w", err)
+	}
+	replaced := func() bool {
+		now, err := os.Stat(dir)
+		return err != nil || !os.SameFile(opened, now)
+	}
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		// The directory opened was swapped out and removed meanwhile.
+		if replaced() {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("read fixtures: %w", err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	mc, mcWarning := loadManifestCheck(dir)
+	res = &Result{Golden: g, Fixtures: dir, FlagK: opts.FlagK, Cases: make([]CaseResult, len(g.Cases))}
+	var metas []fixtureMeta
+	if mc != nil {
+		metas = make([]fixtureMeta, len(g.Cases))
+	}
 
 	workers := opts.Workers
 	if workers <= 0 {
@@ -66,39 +136,73 @@ func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			var buf []byte // reused for every fixture this worker reads
+			var cache pipelineCache
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(g.Cases) {
 					return
 				}
 				c := &g.Cases[i]
-				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf)
+				var meta *fixtureMeta
+				if mc != nil {
+					meta = &metas[i]
+				}
+				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache)
 			}
 		}()
 	}
 	wg.Wait()
+	if afterRead != nil {
+		afterRead()
+	}
+	if replaced() {
+		return nil, true, nil
+	}
 
 	// Orphans: fixtures that match no case.
 	known := make(map[string]bool, len(g.Cases))
 	for i := range g.Cases {
 		known[g.Cases[i].CaseID+".json"] = true
 	}
-	var orphans []string
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, "_") || !strings.HasSuffix(name, ".json") || known[name] {
 			continue
 		}
-		orphans = append(orphans, name)
+		res.Warnings = append(res.Warnings, fmt.Errorf("orphan fixture %s matches no golden case", filepath.Join(dir, name)))
 	}
-	sort.Strings(orphans)
-	for _, o := range orphans {
-		res.Warnings = append(res.Warnings, fmt.Errorf("orphan fixture %s matches no golden case", filepath.Join(dir, o)))
+	if mcWarning != nil {
+		res.Warnings = append(res.Warnings, mcWarning)
 	}
-	return res, nil
+	if mc != nil {
+		res.Warnings = append(res.Warnings, mc.warnings(dir, res.Cases, metas)...)
+	}
+	return res, false, nil
 }
 
-func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte) (CaseResult, []byte) {
+// movedAside explains a missing fixture directory that an interrupted
+// rag-snapshot moved aside (the two-rename swap, where an atomic exchange
+// is not available): "" when there is no such directory.
+func movedAside(dir string, err error) string {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		return ""
+	}
+	prefix := "." + filepath.Base(abs) + ".staging-"
+	entries, _ := os.ReadDir(filepath.Dir(abs))
+	for _, e := range entries {
+		if name := e.Name(); e.IsDir() && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".old") {
+			return fmt.Sprintf(" (an interrupted rag-snapshot was replacing it: run rag-snapshot again to finish, or move %s back)",
+				filepath.Join(filepath.Dir(dir), name))
+		}
+	}
+	return ""
+}
+
+func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache) (CaseResult, []byte) {
 	data, err := readFile(path, buf)
 	if errors.Is(err, fs.ErrNotExist) {
 		return notRun(c, k, "no fixture at "+path), data
@@ -111,6 +215,11 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte) (CaseR
 	f, err := contract.ParseFixtureBorrowed(path, data)
 	if err != nil {
 		return broken(c, k, fmt.Sprintf("invalid fixture: %v", err)), data
+	}
+	if mc != nil {
+		*meta = mc.meta(f, data, cache)
+		// The strings alias data, which the next fixture overwrites.
+		meta.searchMode, meta.kbScope = strings.Clone(meta.searchMode), strings.Clone(meta.kbScope)
 	}
 	return JudgeFixture(c, k, f, kbScope), data
 }

@@ -5,20 +5,76 @@
 //
 // # All or nothing
 //
-// Every fixture is first written into a staging directory beside the fixture
-// directory (.<name>.staging-*, on the same file system). Only when every
-// case succeeded are the fixtures moved in, each with an atomic rename, and
-// the manifest _snapshot.json written last (atomically). When a case fails
-// after its retries, the fixture directory is left exactly as it was — no
-// fixture, no manifest, no removal — the failures are returned in a
-// *FailedError and the staging directory is removed. With Options.Partial
-// the successes are moved in anyway (a failed case keeps its old fixture,
-// if any) and the manifest lists the failures. An interrupted run
-// (ctx cancelled) moves nothing in, even with Partial.
+// Every changed or new fixture is first written (and synced) into a
+// staging directory beside the fixture directory DIR, on the same file
+// system: .DIR.staging-PID-RAND. When a case fails after its retries, DIR
+// is left exactly as it was — no fixture, no manifest, no removal — the
+// failures are returned in a *FailedError and the staging directory is
+// removed. An interrupted run (ctx cancelled) moves nothing in, even with
+// Options.Partial.
 //
-// The set of renames is not one atomic step: a crash or a full disk half way
-// through the move leaves some new and some old fixtures (each file whole)
-// and the old manifest; running again converges.
+// Only when every case succeeded (or with Options.Partial) is the
+// snapshot moved in, and then as a whole: the staging directory is
+// completed into the full new state of DIR — the unchanged fixtures, the
+// old fixtures of failed cases (Partial), every file and directory that is
+// not a fixture (README, .gitkeep, _*.json, subdirectories, symbolic
+// links) are carried over as hard links (the same files: bytes, mode and
+// modification time; copied where the file system refuses links), the
+// fixtures of removed cases are left out, the manifest is written — and
+// the two directories are swapped:
+//
+//   - on Linux, with renameat2(RENAME_EXCHANGE), one atomic step: at every
+//     instant DIR is the complete old directory or the complete new one,
+//     each with its own manifest;
+//   - elsewhere, or on a file system that cannot exchange (NFS, some
+//     FUSE and overlay file systems), with two renames: DIR to
+//     .DIR.staging-PID-RAND.old, then the staging directory to DIR. For
+//     an instant between them DIR does not exist (a reader gets "no such
+//     file or directory", never a mix).
+//
+// The previous directory is then removed. When no fixture changed and none
+// was removed, DIR is not swapped at all; at most its manifest is replaced,
+// atomically, on its own. DIR's mode is kept; a symbolic link at DIR stays
+// a link (the directory it points to is swapped). Ownership, ACLs and
+// extended attributes of DIR itself are not carried over. A file that is
+// not a regular file, a directory or a symbolic link (a FIFO, a socket)
+// cannot be carried over: the run fails before anything was moved.
+//
+// A reader that opens files of DIR one by one (the judge) can still read
+// some from the old directory and some from the new one if a swap happens
+// while it reads; judge.Run detects that (the directory under the name is
+// no longer the one it opened) and reads again.
+//
+// # Crashes and leftovers
+//
+// A run killed at any point (kill -9, a power loss after the syncs) leaves
+// DIR complete, old or new, except in the two-rename window, where it
+// leaves the old directory at .DIR.staging-T.old and the complete new one
+// at .DIR.staging-T. The next run, before anything else, repairs and
+// cleans up (recoverLeftovers), holding an flock on the parent directory
+// that every run holds while it recovers, cleans up or swaps (so two runs
+// never swap the same directory at once):
+//
+//   - DIR missing, .old and its staging directory present (with a
+//     manifest): the swap is finished;
+//   - DIR missing, only .old present: it is put back;
+//   - a .old beside an existing DIR is the previous state of a completed
+//     swap: removed;
+//   - a staging directory is removed when its lock can be taken: each run
+//     holds an flock on its own staging directory from creation to exit,
+//     and the kernel drops it however the run ends, so a locked one
+//     belongs to a live run (left alone) and an unlocked one to a dead run.
+//     Where file locks are not supported, none is removed. The staging
+//     directories of older rag-snapshot versions (.DIR.staging-RAND) were
+//     never locked and are removed.
+//
+// What was done is reported in one line among the Summary's warnings.
+// Leftovers of other directories in the same parent are left to their own
+// runs.
+//
+// A run refuses to swap when DIR was replaced by another process while it
+// looked its cases up (its comparison with the old fixtures would be
+// stale): nothing is moved in, and running again is the fix.
 //
 // # Unchanged stays unchanged
 //

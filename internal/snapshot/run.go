@@ -120,40 +120,45 @@ func sameDir(a, b string) bool {
 	return abs(a) == abs(b)
 }
 
-// prepare checks that t.dir can be written and creates the staging
-// directory beside it.
+// prepare recovers t.dir from an interrupted run and removes the
+// leftovers of killed ones (see recoverLeftovers), checks that t.dir can be
+// written and creates the staging directory beside it.
 func (t *target) prepare(n int) error {
 	t.results = make([]caseOutcome, n)
-	if fi, err := os.Stat(t.dir); err == nil {
+	if err := t.resolve(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(t.parent, 0o755); err != nil {
+		return fmt.Errorf("fixture directory %s: %w", t.dir, err)
+	}
+	unlock, err := lockParent(t.parent)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	note, err := t.recoverLeftovers()
+	if note != "" {
+		t.warnings = append(t.warnings, errors.New(note))
+	}
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(t.real); err == nil {
 		if !fi.IsDir() {
 			return fmt.Errorf("fixture directory %s is not a directory", t.dir)
 		}
 		// Fail now, not after every lookup, when the directory is read-only.
-		f, err := os.CreateTemp(t.dir, ".rag-snapshot-probe-*")
+		f, err := os.CreateTemp(t.real, probePrefix+"*")
 		if err != nil {
 			return fmt.Errorf("fixture directory %s is not writable: %w", t.dir, err)
 		}
 		f.Close()
 		os.Remove(f.Name())
+		t.ident = fi
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("fixture directory: %w", err)
 	}
-	parent := filepath.Dir(filepath.Clean(t.dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("fixture directory %s: %w", t.dir, err)
-	}
-	staging, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(t.dir))+".staging-*")
-	if err != nil {
-		return fmt.Errorf("create staging directory beside %s: %w", t.dir, err)
-	}
-	t.staging = staging
-	return nil
-}
-
-func (t *target) cleanup() {
-	if t.staging != "" {
-		os.RemoveAll(t.staging)
-	}
+	return t.createStaging()
 }
 
 // unavailable returns why the sidecar is unavailable, or "" when it is not:
@@ -316,7 +321,7 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 		return caseOutcome{kind: failed, err: err}
 	}
 	name := c.CaseID + ".json"
-	old, err := os.ReadFile(filepath.Join(t.dir, name))
+	old, err := os.ReadFile(filepath.Join(t.real, name))
 	kind := changed
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -405,41 +410,81 @@ func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 	ds.Failed = len(ds.Failures)
 }
 
-// moveIn renames the staged fixtures into t.dir, removes the fixtures of
-// cases no longer in the golden file, and writes the manifest when
-// something changed.
+// moveIn makes the staged snapshot t.dir's new state, in one atomic swap
+// of the whole directory (see swap). The staging directory already holds
+// the changed and added fixtures; everything else t.dir keeps is carried
+// over into it first (see carryOver): unchanged fixtures, the old fixtures
+// of failed cases (--partial), files that are not fixtures, and
+// subdirectories; the fixtures of cases no longer in the golden file are
+// not. Then the manifest is written into it, and the two directories are
+// swapped. When no fixture changed nor was removed, t.dir is not swapped:
+// at most its manifest is replaced (atomically, on its own).
 func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
-	if err := os.MkdirAll(t.dir, 0o755); err != nil {
-		return fmt.Errorf("create fixture directory: %w", err)
+	reach("lookups-done")
+	unlock, err := lockParent(t.parent)
+	if err != nil {
+		return err
 	}
-	orphans, warnings := t.orphans(o.Cases)
-	t.warnings = append(t.warnings, warnings...)
-	for i, r := range t.results {
-		if r.kind != changed && r.kind != added {
-			continue
-		}
-		name := o.Cases.Cases[i].CaseID + ".json"
-		if err := os.Rename(filepath.Join(t.staging, name), filepath.Join(t.dir, name)); err != nil {
-			return fmt.Errorf("move fixture into %s: %w", t.dir, err)
-		}
+	defer unlock()
+	fi, err := os.Stat(t.real)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("fixture directory: %w", err)
 	}
+	if exists != (t.ident != nil) || exists && !os.SameFile(fi, t.ident) {
+		return fmt.Errorf("%s was replaced by another process while this run looked its cases up; nothing was moved in: run again", t.dir)
+	}
+	var orphans []string
+	if exists {
+		var warnings []error
+		orphans, warnings = t.orphans(o.Cases)
+		t.warnings = append(t.warnings, warnings...)
+	}
+	ds.Removed = len(orphans)
+	m := o.manifest(t, ds, start)
+	if exists && ds.Changed+ds.Removed == 0 {
+		written, err := writeManifest(t.real, m, false)
+		ds.Moved, ds.ManifestWritten = err == nil, written
+		return err
+	}
+
+	skip := make(map[string]bool, len(orphans)+1)
+	skip[ManifestName] = true
 	for _, name := range orphans {
-		if err := os.Remove(filepath.Join(t.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove fixture of a removed case: %w", err)
-		}
-		ds.Removed++
+		skip[name] = true
 	}
-	syncDir(t.dir)
-	ds.Moved = true
-	written, err := writeManifest(t.dir, o.manifest(t, ds, start), ds.Changed+ds.Removed > 0)
-	ds.ManifestWritten = written
-	return err
+	if exists {
+		err := carryOver(t.real, t.staging, func(name string) bool {
+			return skip[name] || strings.HasPrefix(name, probePrefix) || strings.HasPrefix(name, "."+ManifestName+".tmp-")
+		})
+		if err != nil {
+			return fmt.Errorf("carry the files %s keeps over into the staging directory (nothing was moved in): %w", t.dir, err)
+		}
+	}
+	data, err := encodeManifest(m)
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	if err := writeSynced(filepath.Join(t.staging, ManifestName), data); err != nil {
+		return fmt.Errorf("stage manifest (nothing was moved in): %w", err)
+	}
+	if exists {
+		if err := os.Chmod(t.staging, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err != nil {
+			return fmt.Errorf("staging directory: %w", err)
+		}
+	}
+	syncDir(t.staging)
+	if err := t.swap(exists); err != nil {
+		return err
+	}
+	ds.Moved, ds.ManifestWritten = true, true
+	return nil
 }
 
 // orphans lists the fixtures in t.dir that match no golden case. Files that
 // are not fixtures are left alone, with a warning.
 func (t *target) orphans(g *contract.GoldenFile) (names []string, warnings []error) {
-	entries, err := os.ReadDir(t.dir)
+	entries, err := os.ReadDir(t.real)
 	if err != nil {
 		return nil, []error{fmt.Errorf("list %s for fixtures of removed cases: %w", t.dir, err)}
 	}
@@ -468,7 +513,7 @@ func (t *target) orphans(g *contract.GoldenFile) (names []string, warnings []err
 }
 
 // writeSynced writes a new file in the private staging directory and syncs
-// it, so that once renamed into the fixture directory it is whole even
+// it, so that once the staging directory is swapped in it is whole even
 // after a crash. (No temporary name is needed: nobody reads the staging
 // directory.)
 func writeSynced(path string, data []byte) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -147,11 +148,21 @@ func (e *FailedError) Error() string {
 
 // target is one fixture directory and the pipeline that fills it.
 type target struct {
-	name    string // "" for the current path, "sidecar"
-	l       lookup.Lookuper
-	dir     string
-	staging string
-	desc    contract.Pipeline
+	name string // "" for the current path, "sidecar"
+	l    lookup.Lookuper
+	dir  string // as given, for messages
+	desc contract.Pipeline
+
+	// real is dir made absolute, a symbolic link followed: the directory
+	// that is swapped. parent and base split it.
+	real, parent, base string
+	// ident is real as prepare found it (nil: it did not exist); the
+	// swap is refused if another process replaced it meanwhile.
+	ident os.FileInfo
+	// staging is the staging directory ("" once it is gone or swapped
+	// in); stagingLock holds its lock for the run's lifetime.
+	staging     string
+	stagingLock *os.File
 
 	// unreachable is the reason the sidecar is unavailable, once known.
 	unreachable atomic.Pointer[string]
@@ -252,7 +263,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		summaries[i] = ds
 		if reason := t.unavailable(); reason != "" {
 			ds.Status, ds.Reason = StatusUnavailable, reason
-			written, err := writeManifest(t.dir, opts.manifest(t, ds, start), false)
+			written, err := writeManifest(t.real, opts.manifest(t, ds, start), false)
 			ds.ManifestWritten = written
 			if err != nil {
 				return finish(), err

@@ -32,6 +32,7 @@ type cannedPipeline struct {
 	permanent map[string]bool
 	delay     map[string]time.Duration
 	latency   int64
+	version   string // Describe's version; "" means "1"
 	calls     map[string]int
 	inFlight  int
 	maxFlight int
@@ -72,7 +73,9 @@ func (c *cannedPipeline) Lookup(ctx context.Context, req lookup.Request) (*contr
 		if permanent {
 			return nil, fmt.Errorf("%w: refused %q", lookup.ErrInvalidRequest, req.Query)
 		}
-		return nil, fmt.Errorf("index: shard for %q is down", req.Query)
+		// A backing service that cannot be reached: transient in process
+		// (snapshot.Transient) and over HTTP (503, retried).
+		return nil, fmt.Errorf("index: rpc error: code = Unavailable desc = shard for %q is down", req.Query)
 	}
 	if excerpt == "" {
 		excerpt = "about " + req.Query
@@ -96,7 +99,13 @@ func (c *cannedPipeline) Lookup(ctx context.Context, req lookup.Request) (*contr
 }
 
 func (c *cannedPipeline) Describe() contract.Pipeline {
-	return contract.Pipeline{Name: "canned", Version: "1", Store: "memory", Embedder: "none", Dim: 4,
+	c.mu.Lock()
+	version := c.version
+	c.mu.Unlock()
+	if version == "" {
+		version = "1"
+	}
+	return contract.Pipeline{Name: "canned", Version: version, Store: "memory", Embedder: "none", Dim: 4,
 		Params: &contract.PipelineParams{TopK: 5, CandidateK: 20, Rerank: "none", ContextBudget: 3000}}
 }
 
@@ -374,7 +383,7 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			if !strings.Contains(err.Error(), "1 of 3 lookups failed; "+dir+" was left untouched") {
 				t.Errorf("error %q", err)
 			}
-			wantCalls, wantMsg := 3, "index: shard for \"cert expired\" is down (after 3 attempts)"
+			wantCalls, wantMsg := 3, "index: rpc error: code = Unavailable desc = shard for \"cert expired\" is down (after 3 attempts)"
 			if permanent {
 				wantCalls, wantMsg = 1, "400 Bad Request: invalid lookup request: refused \"cert expired\""
 			}
@@ -395,6 +404,9 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			sum, err = Run(context.Background(), opts)
 			if !errors.As(err, &fe) || !fe.Moved || !strings.Contains(err.Error(), "the successes were moved into") {
 				t.Fatalf("partial: err = %v", err)
+			}
+			if !sum.Moved || !sum.ManifestWritten || sum.Failed != 1 {
+				t.Errorf("partial: summary %+v", sum.DirSummary)
 			}
 			after := dirState(t, dir)
 			if after["cert.json"] != before["cert.json"] || after["disk.json"] != before["disk.json"] || after["pool.json"] == before["pool.json"] {
