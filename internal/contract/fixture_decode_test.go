@@ -23,8 +23,6 @@ func readFixture(t *testing.T, name string) []byte {
 	return data
 }
 
-func strPtr(s string) *string { return &s }
-
 // TestDecodeFixtureTestdata decodes every testdata fixture, compares it with
 // the reference decoder, and pins what the judge reads from each.
 func TestDecodeFixtureTestdata(t *testing.T) {

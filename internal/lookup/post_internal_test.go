@@ -13,7 +13,7 @@ import (
 
 func TestQuality(t *testing.T) {
 	for _, c := range []struct{ d, want float64 }{
-		{0, 1}, {math.Sqrt(2), 0}, {2, 0}, {1, 0.5}, {math.Sqrt(2 - 2*0.3), 0.3}, {math.NaN(), 0}, {-0.0, 1},
+		{0, 1}, {math.Sqrt(2), 0}, {2, 0}, {1, 0.5}, {math.Sqrt(2 - 2*0.3), 0.3}, {math.NaN(), 0}, {math.Copysign(0, -1), 1},
 	} {
 		if got := quality(c.d); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("quality(%v) = %v, want %v", c.d, got, c.want)
