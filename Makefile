@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 SERVICES_ENV := .ragbaseline/services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 
-.PHONY: all build demo eval eval-check snapshot-check test test-short test-integration services services-stop bench bench-judge bench-trec fuzz vet clean
+.PHONY: all build demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet clean
 
 all: build
 
@@ -66,6 +66,16 @@ services:
 
 services-stop:
 	scripts/services-stop.sh
+
+# Fault injection on the real binaries (and services, after make services):
+# the README's reliability table.
+faults:
+	scripts/faults.sh
+
+# Drop test databases and collections that killed test runs left behind on
+# the local services (older than an hour; nothing else is touched).
+services-clean:
+	. ./$(SERVICES_ENV); $(GO) run ./internal/tools/sweeptest
 
 test-short:
 	$(GO) test -short ./...

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Fault injection on the real binaries and services: the figures of the
+# README's "Reliability" table. Usage: make faults (after make services for
+# the server rows; without them those rows say "skipped").
+#
+# Every scenario prints one Markdown row: what was done, what happened, and
+# whether that is what the README promises (ok / FAIL). The script exits 1
+# if any row is FAIL. Work files live under .ragbaseline/faults (removed
+# first). It kills only processes it started, and Milvus Lite / MariaDB of
+# make services, which it restarts with scripts/services.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BIN=${BIN:-bin}
+W=$ROOT/.ragbaseline/faults
+DOCS=${FAULT_DOCS:-2000}
+rm -rf "$W" && mkdir -p "$W"
+failed=0
+
+row() { # row SCENARIO RESULT VERDICT
+	printf '| %s | %s | %s |\n' "$1" "$2" "$3"
+	[ "$3" = ok ] || [ "$3" = skipped ] || failed=1
+}
+verdict() { if "$@"; then echo ok; else echo FAIL; fi; }
+hashes() { (cd "$1" && find . -type f ! -name LOCK -print0 | sort -z | xargs -0 sha256sum); }
+first_line() { head -n1 "$1" | cut -c1-160 | sed 's/|/\\|/g'; }
+
+make --no-print-directory build >/dev/null
+go run ./internal/tools/benchcorpus -docs "$DOCS" -sections 7 -out "$W/docs"
+cat >"$W/cases.json" <<'EOF'
+{"version": 1, "kbScope": "rag-eval", "cases": [
+  {"caseId": "c1", "scenario": "chat", "query": "连接池 max_connections 排查", "expectedSources": ["doc-0000"]},
+  {"caseId": "c2", "scenario": "chat", "query": "Kafka consumer lag rebalance", "expectedSources": ["doc-0017"]},
+  {"caseId": "c3", "scenario": "aiops", "query": "证书 TLS 过期 告警", "expectedSources": ["doc-0019"]}
+]}
+EOF
+snap() { # snap OUTDIR [flags...]: rag-snapshot of the three cases, no judge
+	local out=$1
+	shift
+	"$BIN/rag-snapshot" --cases "$W/cases.json" --fixtures "$out" --skip-eval "$@"
+}
+
+echo "| scenario | result | verdict |"
+echo "|---|---|---|"
+
+# ---------------------------------------------------------------- embedded
+
+# 1. A seed killed with SIGKILL part way, then 8 bytes flipped in the
+# middle of the index log: rag-snapshot refuses with a clear error and
+# leaves every file as it was; rag-seed --recreate converges.
+D=$W/embedded
+export RAG_STORE=embedded RAG_DATA_DIR=$D
+"$BIN/rag-seed" --docs "$W/docs" >"$W/seed1.out" 2>&1 &
+pid=$!
+while kill -0 "$pid" 2>/dev/null && [ "$(stat -c %s "$D/index/index.wal" 2>/dev/null || echo 0)" -lt 8000000 ]; do sleep 0.02; done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+wal=$D/index/index.wal
+size=$(stat -c %s "$wal" 2>/dev/null || echo 0)
+if [ "$size" -lt 1000000 ]; then
+	row "seed of $DOCS docs killed with SIGKILL" "the seed finished before the log reached 8 MB ($size bytes); rerun with FAULT_DOCS larger" FAIL
+else
+	printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$wal" bs=1 seek=$((size / 2)) conv=notrunc status=none
+	before=$(hashes "$D/index")
+	"$BIN/rag-snapshot" --cases "$W/cases.json" --fixtures "$W/fx1" --skip-eval >"$W/snap1.out" 2>"$W/snap1.err"
+	code=$?
+	after=$(hashes "$D/index")
+	row "seed of $DOCS docs killed (SIGKILL) at a ${size}-byte log, 8 bytes flipped at its middle, then rag-snapshot" \
+		"exit $code, index files unchanged: $([ "$before" = "$after" ] && echo yes || echo NO), no fixtures: $([ -e "$W/fx1" ] && echo NO || echo yes); $(first_line "$W/snap1.err")" \
+		"$(verdict test "$code" = 1 -a "$before" = "$after" -a ! -e "$W/fx1")"
+	"$BIN/rag-seed" --docs "$W/docs" >"$W/seed2.out" 2>"$W/seed2.err"
+	code=$?
+	row "… then rag-seed (without --recreate)" "exit $code; $(first_line "$W/seed2.err")" "$(verdict test "$code" = 1)"
+	"$BIN/rag-seed" --docs "$W/docs" --recreate >"$W/seed3.out" 2>"$W/seed3.err"
+	code=$?
+	snap "$W/fx1" >"$W/snap1b.out" 2>&1
+	code2=$?
+	row "… then rag-seed --recreate, rag-snapshot" "exit $code ($(first_line "$W/seed3.out")), snapshot exit $code2" \
+		"$(verdict test "$code" = 0 -a "$code2" = 0)"
+fi
+
+# 2. The index directory deleted: reading commands refuse and create nothing.
+rm -rf "$D/index"
+snap "$W/fx2" >/dev/null 2>"$W/snap2.err"
+code=$?
+row "index directory deleted, then rag-snapshot" \
+	"exit $code, index re-created: $([ -e "$D/index" ] && echo YES || echo no); $(first_line "$W/snap2.err")" \
+	"$(verdict test "$code" = 1 -a ! -e "$D/index" -a ! -e "$W/fx2")"
+"$BIN/rag-seed" --docs "$W/docs" >"$W/seed4.out" 2>"$W/seed4.err"
+code=$?
+row "… then rag-seed" "exit $code; $(first_line "$W/seed4.err")" "$(verdict grep -q 're-indexed' "$W/seed4.err")"
+
+# 3. rag-snapshot killed (SIGKILL) at random moments, 20 times: every
+# fixture directory a reader sees is one run's complete set with its
+# manifest, and no staging directory outlives the next run.
+bad=0
+for i in $(seq 1 20); do
+	snap "$W/fx3" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.$((RANDOM % 60))"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if [ -d "$W/fx3" ]; then
+		"$BIN/rag-eval" --cases "$W/cases.json" --fixtures "$W/fx3" -q --json-report "$W/r3.json" --markdown-report "$W/r3.md" >/dev/null 2>"$W/eval3.err"
+		grep -q 'disagree' "$W/eval3.err" && bad=$((bad + 1))
+		n=$(find "$W/fx3" -name '*.json' ! -name _snapshot.json | wc -l)
+		[ "$n" = 3 ] && [ -f "$W/fx3/_snapshot.json" ] || bad=$((bad + 1))
+	fi
+done
+snap "$W/fx3" >/dev/null 2>&1
+left=$(find "$W" -maxdepth 1 -name '.fx3.*' | wc -l)
+row "rag-snapshot killed (SIGKILL) at random moments, 20 runs, then one more run" \
+	"mixed or incomplete fixture dirs seen: $bad; staging/old dirs left after the next run: $left" \
+	"$(verdict test "$bad" = 0 -a "$left" = 0)"
+unset RAG_STORE RAG_DATA_DIR
+
+# ---------------------------------------------------------------- server
+
+if [ ! -f .ragbaseline/services.env ]; then
+	row "server stack scenarios" "no .ragbaseline/services.env (run make services)" skipped
+	exit "$failed"
+fi
+. .ragbaseline/services.env
+export RAG_STORE=server RAG_MILVUS_COLLECTION="t_$(date +%s)_faults00000"
+DB=ragbaseline_faults
+ADMIN_DSN=${RAG_MYSQL_DSN%%/*}/
+export RAG_MYSQL_DSN="${ADMIN_DSN}${DB}"
+mysql_exec() { # the DSN's user, password and host for the mariadb client
+	local up=${ADMIN_DSN%%@*} hp=${ADMIN_DSN#*tcp(}
+	hp=${hp%%)*}
+	mariadb -u"${up%%:*}" -p"${up#*:}" -h"${hp%%:*}" -P"${hp##*:}" -e "$1"
+}
+mysql_exec "DROP DATABASE IF EXISTS $DB; CREATE DATABASE $DB CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+milvus_pid() { tr -dc '0-9' <.ragbaseline/services/milvus/milvus.pid; }
+mariadb_pid() { tr -dc '0-9' <.ragbaseline/services/mysql/mariadb.pid; }
+restart_services() { scripts/services.sh >"$W/services.log" 2>&1; }
+converged() { # the seed reports nothing to do and the lookups check out
+	"$BIN/rag-seed" --docs "$W/docs" >"$W/conv.out" 2>&1 && grep -q " 0 added, 0 updated, $DOCS unchanged" "$W/conv.out" &&
+		snap "$W/fx-conv" >/dev/null 2>&1
+}
+
+# 4/5. Milvus, then MariaDB, killed (SIGKILL) in the middle of a seed.
+for svc in milvus mariadb; do
+	"$BIN/rag-seed" --docs "$W/docs" --recreate >"$W/kill-$svc.out" 2>"$W/kill-$svc.err" &
+	pid=$!
+	sleep 1.5
+	kill -9 "$("${svc}_pid")"
+	wait "$pid"
+	code=$?
+	restart_services
+	"$BIN/rag-seed" --docs "$W/docs" >"$W/rerun-$svc.out" 2>&1
+	rerun=$?
+	ok=no
+	converged && ok=yes
+	row "$svc killed (SIGKILL) 1.5 s into a seed of $DOCS docs, restarted, rag-seed rerun" \
+		"seed exit $code: $(first_line "$W/kill-$svc.err"); rerun exit $rerun; then unchanged and vectors = catalog rows: $ok" \
+		"$(verdict test "$code" = 1 -a "$rerun" = 0 -a "$ok" = yes)"
+done
+
+# 6. Milvus stopped (SIGSTOP) during lookups: a timeout, said as one.
+kill -STOP "$(milvus_pid)"
+snap "$W/fx6" --timeout 2s --retries 0 >/dev/null 2>"$W/snap6.err"
+code=$?
+kill -CONT "$(milvus_pid)"
+row "Milvus frozen (SIGSTOP), rag-snapshot --timeout 2s" "exit $code; $(first_line "$W/snap6.err")" \
+	"$(verdict grep -q 'within' "$W/snap6.err")"
+
+# 7. Two seeds of one kbScope at once: the second waits for the first.
+touch "$W/docs/doc-0000.md" # nothing changes: both runs only verify
+"$BIN/rag-seed" --docs "$W/docs" --recreate >"$W/c1.out" 2>"$W/c1.err" &
+p1=$!
+sleep 0.3
+"$BIN/rag-seed" --docs "$W/docs" >"$W/c2.out" 2>"$W/c2.err"
+c2=$?
+wait "$p1"
+c1=$?
+ok=no
+converged && ok=yes
+row "two rag-seed runs of one kbScope at once (the first with --recreate)" \
+	"exits $c1 and $c2; second said: $(first_line "$W/c2.err"); converged: $ok" \
+	"$(verdict test "$c1" = 0 -a "$c2" = 0 -a "$ok" = yes)"
+
+# 8. A mistyped collection: rag-snapshot refuses and creates nothing.
+RAG_MILVUS_COLLECTION=${RAG_MILVUS_COLLECTION}_typo snap "$W/fx8" >/dev/null 2>"$W/snap8.err"
+code=$?
+RAG_MILVUS_COLLECTION=${RAG_MILVUS_COLLECTION}_typo snap "$W/fx8" >/dev/null 2>"$W/snap8b.err"
+still=no
+grep -q 'does not exist' "$W/snap8b.err" && still=yes
+row "rag-snapshot with a mistyped RAG_MILVUS_COLLECTION, twice" \
+	"exit $code; still missing on the second run: $still; $(first_line "$W/snap8.err")" \
+	"$(verdict test "$code" = 1 -a "$still" = yes)"
+
+mysql_exec "DROP DATABASE IF EXISTS $DB"
+go run ./internal/tools/sweeptest -drop-collection "$RAG_MILVUS_COLLECTION" >/dev/null 2>&1 || true
+exit "$failed"
