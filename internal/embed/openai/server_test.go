@@ -22,7 +22,8 @@ import (
 // fakeServer is a real HTTP server speaking the OpenAI embeddings protocol
 // (POST /v1/embeddings), strict the way api.openai.com is: unknown request
 // fields, an empty input string, a wrong API key or dimensions for a model
-// without them are 4xx errors in the OpenAI error format.
+// without them are 4xx errors in the OpenAI error format. With inputTypes
+// set it also takes "input_type" (query or passage), as e5 servers do.
 type fakeServer struct {
 	*httptest.Server
 	key       string // the Bearer token it accepts
@@ -35,6 +36,9 @@ type fakeServer struct {
 	reverse  bool          // return data in reverse order
 	delay    time.Duration // wait before answering (until the client hangs up)
 	wrongDim int           // answer with vectors of this dimension
+	// inputTypes makes it take "input_type" ("query" or "passage"); the
+	// vector is then that of "<type>: <text>", as an e5 server's.
+	inputTypes bool
 	// hook, when set, may answer request number n (1-based) itself and
 	// return true.
 	hook func(n int, w http.ResponseWriter, req recordedRequest) bool
@@ -46,6 +50,7 @@ type recordedRequest struct {
 	Model          string
 	Dimensions     *int
 	EncodingFormat *string
+	InputType      *string
 }
 
 func newFakeServer(t *testing.T, key string, nativeDim int) *fakeServer {
@@ -88,6 +93,7 @@ func (s *fakeServer) embeddings(w http.ResponseWriter, r *http.Request) {
 		Dimensions     *int            `json:"dimensions"`
 		EncodingFormat *string         `json:"encoding_format"`
 		User           *string         `json:"user"`
+		InputType      *string         `json:"input_type"`
 	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
@@ -95,7 +101,7 @@ func (s *fakeServer) embeddings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "We could not parse the JSON body of your request: "+err.Error())
 		return
 	}
-	rec := recordedRequest{Auth: r.Header.Get("Authorization"), Model: body.Model, Dimensions: body.Dimensions, EncodingFormat: body.EncodingFormat}
+	rec := recordedRequest{Auth: r.Header.Get("Authorization"), Model: body.Model, Dimensions: body.Dimensions, EncodingFormat: body.EncodingFormat, InputType: body.InputType}
 	var one string
 	if err := json.Unmarshal(body.Input, &rec.Input); err != nil {
 		if err := json.Unmarshal(body.Input, &one); err != nil {
@@ -129,6 +135,18 @@ func (s *fakeServer) embeddings(w http.ResponseWriter, r *http.Request) {
 	if body.Model == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "you must provide a model parameter")
 		return
+	}
+	prefix := ""
+	if body.InputType != nil {
+		if !s.inputTypes {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "", "Unrecognized request argument supplied: input_type")
+			return
+		}
+		if *body.InputType != "query" && *body.InputType != "passage" {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "", "input_type must be query or passage")
+			return
+		}
+		prefix = *body.InputType + ": "
 	}
 	if len(rec.Input) == 0 || len(rec.Input) > 2048 {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "'input' must have between 1 and 2048 items")
@@ -168,7 +186,7 @@ func (s *fakeServer) embeddings(w http.ResponseWriter, r *http.Request) {
 	data := make([]item, len(rec.Input))
 	tokens := 0
 	for i, in := range rec.Input {
-		v := rawVector(in, dim)
+		v := rawVector(prefix+in, dim)
 		var emb any = v
 		if format == "base64" {
 			emb = base64.StdEncoding.EncodeToString(embed.EncodeVector(v))
