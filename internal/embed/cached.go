@@ -54,7 +54,7 @@ func TolerateCacheErrors(report func(error)) CacheOption {
 }
 
 // Cached wraps e with the cache c. Embed looks up every text under
-// CacheKey(e.Name(), e.Dim(), text), sends only the misses to e (each
+// CacheKey(e.Name(), e.Dim(), kind, text), sends only the misses to e (each
 // distinct text once), checks what e returned (Check), stores it, and
 // returns one vector per text in order. A cached vector of the wrong length
 // is treated as a miss and overwritten.
@@ -82,7 +82,7 @@ func (ce *CachedEmbedder) Stats() CacheStats {
 }
 
 // Embed implements kb.Embedder.
-func (ce *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+func (ce *CachedEmbedder) Embed(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
@@ -93,7 +93,7 @@ func (ce *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	first := make(map[string]int, len(texts)) // key -> index of its first text
 	uniq := make([]string, 0, len(texts))
 	for i, t := range texts {
-		k := CacheKey(name, dim, t)
+		k := CacheKey(name, dim, kind, t)
 		keys[i] = k
 		if _, ok := first[k]; !ok {
 			first[k] = i
@@ -123,7 +123,7 @@ func (ce *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	}
 
 	if len(missTexts) > 0 {
-		vecs, err := ce.e.Embed(ctx, missTexts)
+		vecs, err := ce.e.Embed(ctx, kind, missTexts)
 		if err != nil {
 			return nil, err
 		}
@@ -192,10 +192,10 @@ type batched struct {
 func (b *batched) Name() string { return b.e.Name() }
 func (b *batched) Dim() int     { return b.e.Dim() }
 
-func (b *batched) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+func (b *batched) Embed(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for start, end := range Batches(len(texts), b.size) {
-		vecs, err := b.e.Embed(ctx, texts[start:end])
+		vecs, err := b.e.Embed(ctx, kind, texts[start:end])
 		if err != nil {
 			return nil, err
 		}

@@ -26,21 +26,26 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// CacheKey returns the cache key of the embedding of text by model at
-// dimension dim: the lowercase hex SHA-256 of the length-prefixed encoding
+// CacheKey returns the cache key of the embedding of text, as kind, by
+// model at dimension dim: the lowercase hex SHA-256 of the length-prefixed
+// encoding
 //
-//	uint64be(len(model)) ‖ model ‖ uint64be(dim) ‖ uint64be(len(text)) ‖ text
+//	uint64be(len(model)) ‖ model ‖ uint64be(dim) ‖ uint64be(len(kind)) ‖ kind ‖ uint64be(len(text)) ‖ text
 //
 // (lengths in bytes). The length prefixes make the encoding injective, so no
-// two different (model, dim, text) triples share an input to the hash, and
-// the key is the same on every machine. Changing this encoding invalidates
-// every cache; TestCacheKeyGolden pins it.
-func CacheKey(model string, dim int, text string) string {
+// two different (model, dim, kind, text) tuples share an input to the hash,
+// and the key is the same on every machine. The kind is part of the key
+// because a query and a passage of the same text embed differently with
+// models such as e5. Changing this encoding invalidates every cache;
+// TestCacheKeyGolden pins it.
+func CacheKey(model string, dim int, kind kb.InputType, text string) string {
 	var stack [1024]byte
 	b := stack[:0]
 	b = binary.BigEndian.AppendUint64(b, uint64(len(model)))
 	b = append(b, model...)
 	b = binary.BigEndian.AppendUint64(b, uint64(dim))
+	b = binary.BigEndian.AppendUint64(b, uint64(len(kind)))
+	b = append(b, kind...)
 	b = binary.BigEndian.AppendUint64(b, uint64(len(text)))
 	b = append(b, text...)
 	sum := sha256.Sum256(b)

@@ -9,19 +9,22 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
 func TestCacheKeyGolden(t *testing.T) {
-	// sha256 of u64be(5) "local" u64be(512) u64be(5) "hello", computed
-	// independently: python3 -c "import hashlib,struct; print(hashlib.sha256(
-	// struct.pack('>Q',5)+b'local'+struct.pack('>Q',512)+struct.pack('>Q',5)+b'hello').hexdigest())"
-	const want = "bdd821014d2dce601a6ffbcef9fdb1ee2a3afedb2d9db236fae06e6430c5e070"
-	got := CacheKey("local", 512, "hello")
+	// sha256 of u64be(5) "local" u64be(512) u64be(7) "passage" u64be(5)
+	// "hello", computed independently: python3 -c "import hashlib,struct;
+	// print(hashlib.sha256(struct.pack('>Q',5)+b'local'+struct.pack('>Q',512)+
+	// struct.pack('>Q',7)+b'passage'+struct.pack('>Q',5)+b'hello').hexdigest())"
+	const want = "ec5cea08e35a2a4abf0ffb9fea191fce80874c40a9cbc163972a36d222af07fc"
+	got := CacheKey("local", 512, kb.Passage, "hello")
 	if len(got) != 64 || strings.ToLower(got) != got {
 		t.Fatalf("CacheKey = %q, want 64 lowercase hex digits", got)
 	}
 	if got != want {
-		t.Errorf("CacheKey(local, 512, hello) = %s, want %s; changing the key encoding invalidates every cache", got, want)
+		t.Errorf("CacheKey(local, 512, passage, hello) = %s, want %s; changing the key encoding invalidates every cache", got, want)
 	}
 }
 
@@ -29,16 +32,18 @@ func TestCacheKeyInjective(t *testing.T) {
 	type in struct {
 		model string
 		dim   int
+		kind  kb.InputType
 		text  string
 	}
 	ins := []in{
-		{"ab", 1, "c"}, {"a", 1, "bc"}, {"abc", 1, ""}, {"", 1, "abc"},
-		{"a", 1, "b"}, {"a", 2, "b"}, {"a", 256, "b"}, {"a", 1 << 16, "b"},
-		{"a\x00", 1, "b"}, {"a", 1, "\x00b"}, {"local-hash-v1", 512, "连接池"}, {"local-hash-v1", 512, "连接池 "},
+		{"ab", 1, "", "c"}, {"a", 1, "", "bc"}, {"abc", 1, "", ""}, {"", 1, "", "abc"},
+		{"a", 1, "", "b"}, {"a", 2, "", "b"}, {"a", 256, "", "b"}, {"a", 1 << 16, "", "b"},
+		{"a\x00", 1, "", "b"}, {"a", 1, "", "\x00b"}, {"local-hash-v1", 512, "", "连接池"}, {"local-hash-v1", 512, "", "连接池 "},
+		{"a", 1, kb.Query, "b"}, {"a", 1, kb.Passage, "b"}, {"a", 1, "q", "uery"}, {"a", 1, "query", ""},
 	}
 	seen := map[string]in{}
 	for _, x := range ins {
-		k := CacheKey(x.model, x.dim, x.text)
+		k := CacheKey(x.model, x.dim, x.kind, x.text)
 		if prev, ok := seen[k]; ok {
 			t.Errorf("CacheKey%v == CacheKey%v", x, prev)
 		}
@@ -162,7 +167,7 @@ func (f *fakeEmbedder) Dim() int {
 	}
 	return f.dim
 }
-func (f *fakeEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (f *fakeEmbedder) Embed(_ context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, append([]string(nil), texts...))
 	f.mu.Unlock()
@@ -235,7 +240,7 @@ func TestCached(t *testing.T) {
 	}
 
 	in := []string{"a", "bb", "a", "ccc", "bb"}
-	got, err := ce.Embed(ctx, in)
+	got, err := ce.Embed(ctx, kb.Passage, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +255,8 @@ func TestCached(t *testing.T) {
 	if len(cache.m) != 3 {
 		t.Errorf("cache holds %d entries, want 3", len(cache.m))
 	}
-	if _, ok := cache.m[CacheKey("fake", 3, "bb")]; !ok {
-		t.Error("entries are not stored under CacheKey(name, dim, text)")
+	if _, ok := cache.m[CacheKey("fake", 3, kb.Passage, "bb")]; !ok {
+		t.Error("entries are not stored under CacheKey(name, dim, kind, text)")
 	}
 	// Equal texts get distinct slices.
 	got[0][0] = 42
@@ -260,7 +265,7 @@ func TestCached(t *testing.T) {
 	}
 
 	// Second call: all hits, one new text.
-	got, err = ce.Embed(ctx, []string{"ccc", "a", "dddd"})
+	got, err = ce.Embed(ctx, kb.Passage, []string{"ccc", "a", "dddd"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,10 +281,10 @@ func TestCached(t *testing.T) {
 
 	// All hits: the embedder is not called.
 	n := len(inner.calls)
-	if _, err := ce.Embed(ctx, []string{"a", "a", "bb"}); err != nil || len(inner.calls) != n {
+	if _, err := ce.Embed(ctx, kb.Passage, []string{"a", "a", "bb"}); err != nil || len(inner.calls) != n {
 		t.Errorf("all-hit call: err %v, %d embedder calls", err, len(inner.calls)-n)
 	}
-	if out, err := ce.Embed(ctx, nil); err != nil || len(out) != 0 {
+	if out, err := ce.Embed(ctx, kb.Passage, nil); err != nil || len(out) != 0 {
 		t.Errorf("Embed(nil) = %v, %v", out, err)
 	}
 }
@@ -287,25 +292,25 @@ func TestCached(t *testing.T) {
 func TestCachedWrongLengthIsMiss(t *testing.T) {
 	inner := &fakeEmbedder{}
 	cache := newMapCache()
-	cache.m[CacheKey("fake", 3, "a")] = []float32{1, 0} // damaged
-	got, err := Cached(inner, cache).Embed(context.Background(), []string{"a"})
+	cache.m[CacheKey("fake", 3, kb.Passage, "a")] = []float32{1, 0} // damaged
+	got, err := Cached(inner, cache).Embed(context.Background(), kb.Passage, []string{"a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got[0], vecOf("a")) || len(inner.calls) != 1 || len(cache.m[CacheKey("fake", 3, "a")]) != 3 {
+	if !reflect.DeepEqual(got[0], vecOf("a")) || len(inner.calls) != 1 || len(cache.m[CacheKey("fake", 3, kb.Passage, "a")]) != 3 {
 		t.Errorf("a damaged entry was not re-embedded and overwritten: %v", got)
 	}
 }
 
 func TestCachedChecksInner(t *testing.T) {
 	inner := &fakeEmbedder{dim: 4} // says 4, returns 3
-	_, err := Cached(inner, newMapCache()).Embed(context.Background(), []string{"a"})
+	_, err := Cached(inner, newMapCache()).Embed(context.Background(), kb.Passage, []string{"a"})
 	var de *DimensionError
 	if !errors.As(err, &de) || de.Want != 4 || de.Got != 3 || de.Model != "fake" {
 		t.Errorf("error %v, want a DimensionError", err)
 	}
 	inner = &fakeEmbedder{err: errors.New("server down")}
-	if _, err := Cached(inner, newMapCache()).Embed(context.Background(), []string{"a"}); err == nil || !strings.Contains(err.Error(), "server down") {
+	if _, err := Cached(inner, newMapCache()).Embed(context.Background(), kb.Passage, []string{"a"}); err == nil || !strings.Contains(err.Error(), "server down") {
 		t.Errorf("inner error lost: %v", err)
 	}
 }
@@ -322,13 +327,13 @@ func TestCachedCacheErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := newMapCache()
 			cache.getErr, cache.putErr = tc.getErr, tc.putErr
-			_, err := Cached(&fakeEmbedder{}, cache).Embed(ctx, []string{"a"})
+			_, err := Cached(&fakeEmbedder{}, cache).Embed(ctx, kb.Passage, []string{"a"})
 			if err == nil || !strings.Contains(err.Error(), "redis down") || !strings.Contains(err.Error(), "embedding cache") {
 				t.Errorf("strict: error %v, want the cache error", err)
 			}
 			var reported []error
 			ce := Cached(&fakeEmbedder{}, cache, TolerateCacheErrors(func(err error) { reported = append(reported, err) }))
-			got, err := ce.Embed(ctx, []string{"a", "b"})
+			got, err := ce.Embed(ctx, kb.Passage, []string{"a", "b"})
 			if err != nil {
 				t.Fatalf("tolerant: %v", err)
 			}
@@ -355,7 +360,7 @@ func (c *modelCache) PutModel(ctx context.Context, model string, entries map[str
 
 func TestCachedUsesPutModel(t *testing.T) {
 	c := &modelCache{mapCache: newMapCache()}
-	if _, err := Cached(&fakeEmbedder{}, c).Embed(context.Background(), []string{"a"}); err != nil {
+	if _, err := Cached(&fakeEmbedder{}, c).Embed(context.Background(), kb.Passage, []string{"a"}); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(c.models, []string{"fake"}) {
@@ -367,7 +372,7 @@ func TestBatched(t *testing.T) {
 	inner := &fakeEmbedder{}
 	b := Batched(inner, 2)
 	in := []string{"a", "b", "c", "d", "e"}
-	got, err := b.Embed(context.Background(), in)
+	got, err := b.Embed(context.Background(), kb.Passage, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +385,7 @@ func TestBatched(t *testing.T) {
 	if b.Name() != "fake" || b.Dim() != 3 {
 		t.Error("Batched changes Name or Dim")
 	}
-	if _, err := Batched(&fakeEmbedder{dim: 2}, 2).Embed(context.Background(), in); err == nil {
+	if _, err := Batched(&fakeEmbedder{dim: 2}, 2).Embed(context.Background(), kb.Passage, in); err == nil {
 		t.Error("Batched accepted vectors of the wrong dimension")
 	}
 }
@@ -389,7 +394,7 @@ func BenchmarkCacheKey(b *testing.B) {
 	text := strings.Repeat("连接池 max_connections ", 40) // ~800 characters
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		CacheKey("local-hash-v1", 512, text)
+		CacheKey("local-hash-v1", 512, kb.Passage, text)
 	}
 }
 
@@ -405,13 +410,13 @@ func BenchmarkCachedHit(b *testing.B) {
 				texts[i] = fmt.Sprintf("%d %s", i, strings.Repeat("连接池 max_connections ", 40))
 				v := make([]float32, 512)
 				v[i%512] = 1
-				cache.m[CacheKey("fake", 512, texts[i])] = v
+				cache.m[CacheKey("fake", 512, kb.Passage, texts[i])] = v
 			}
 			ce := Cached(inner, cache)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ce.Embed(ctx, texts); err != nil {
+				if _, err := ce.Embed(ctx, kb.Passage, texts); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -420,5 +425,46 @@ func BenchmarkCachedHit(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "texts/s")
 		})
+	}
+}
+
+// kindEmbedder embeds a text as a different vector per input type, as e5
+// does, and records the kinds it was asked for.
+type kindEmbedder struct{ kinds []kb.InputType }
+
+func (*kindEmbedder) Name() string { return "kinds" }
+func (*kindEmbedder) Dim() int     { return 2 }
+func (e *kindEmbedder) Embed(_ context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
+	e.kinds = append(e.kinds, kind)
+	out := make([][]float32, len(texts))
+	for i := range texts {
+		out[i] = []float32{1, 0}
+		if kind == kb.Query {
+			out[i] = []float32{0, 1}
+		}
+	}
+	return out, nil
+}
+
+// The cache passes the input type through and keeps a query and a passage
+// of the same text apart.
+func TestCachedKeepsInputTypesApart(t *testing.T) {
+	inner := &kindEmbedder{}
+	ce := Cached(inner, newMapCache())
+	ctx := context.Background()
+	q, err := ce.Embed(ctx, kb.Query, []string{"same text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ce.Embed(ctx, kb.Passage, []string{"same text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(q, p) {
+		t.Errorf("the passage got the query's cached vector: %v", p)
+	}
+	q2, _ := ce.Embed(ctx, kb.Query, []string{"same text"})
+	if !reflect.DeepEqual(q, q2) || !reflect.DeepEqual(inner.kinds, []kb.InputType{kb.Query, kb.Passage}) {
+		t.Errorf("calls %v, second query %v; want one call per kind and a cache hit", inner.kinds, q2)
 	}
 }

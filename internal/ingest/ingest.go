@@ -215,7 +215,7 @@ func indexDocument(ctx context.Context, d *kb.Document, hash string, b Backends,
 	}
 	for lo := 0; lo < len(texts); lo += opts.BatchSize {
 		hi := min(lo+opts.BatchSize, len(texts))
-		vecs, err := b.Embedder.Embed(ctx, texts[lo:hi])
+		vecs, err := b.Embedder.Embed(ctx, kb.Passage, texts[lo:hi])
 		if err != nil {
 			return 0, fmt.Errorf("embed: %w", err)
 		}

@@ -207,7 +207,7 @@ func TestFrontmatterOnlyWordIsNotSearchable(t *testing.T) {
 		seed(t, b, dir, ingest.Options{})
 		ctx := context.Background()
 		search := func(mode kb.SearchMode, q string) []kb.Hit {
-			vecs, err := b.Embedder.Embed(ctx, []string{q})
+			vecs, err := b.Embedder.Embed(ctx, kb.Passage, []string{q})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -133,10 +133,22 @@ type Embedder interface {
 	Name() string
 	// Dim is the vector dimension.
 	Dim() int
-	// Embed returns one vector per text, in order. A vector of another
-	// dimension is an error, never silently accepted.
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Embed returns one vector per text, in order, embedding them as
+	// kind says: retrieval models such as e5 embed a query and a passage
+	// differently (the lookup embeds queries as Query, ingestion chunks as
+	// Passage); an embedder that makes no difference ignores it. A vector
+	// of another dimension is an error, never silently accepted.
+	Embed(ctx context.Context, kind InputType, texts []string) ([][]float32, error)
 }
+
+// InputType says what an embedder is embedding.
+type InputType string
+
+// Input types.
+const (
+	Query   InputType = "query"
+	Passage InputType = "passage"
+)
 
 // EmbedCache stores embeddings by key (see embed.CacheKey).
 type EmbedCache interface {

@@ -64,7 +64,7 @@ func TestLocalHashCalibration(t *testing.T) {
 	cfg := lookup.DefaultConfig(lookup.LocalHashEmbedder)
 	ctx := context.Background()
 	best := func(q string, cats []string) (float64, string) {
-		v, err := s.emb.Embed(ctx, []string{q})
+		v, err := s.emb.Embed(ctx, kb.Passage, []string{q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestLocalHashCalibration(t *testing.T) {
 	}
 	// bestOf is the best qualityScore of a chunk of one of sources.
 	bestOf := func(q string, sources ...string) float64 {
-		v, err := s.emb.Embed(ctx, []string{q})
+		v, err := s.emb.Embed(ctx, kb.Passage, []string{q})
 		if err != nil {
 			t.Fatal(err)
 		}

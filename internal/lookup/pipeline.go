@@ -99,7 +99,7 @@ func (p *Pipeline) Lookup(ctx context.Context, req Request) (*contract.LookupRes
 	cfg := &p.cfg
 
 	// 1. Embed the query.
-	vecs, err := p.emb.Embed(ctx, []string{req.Query})
+	vecs, err := p.emb.Embed(ctx, kb.Query, []string{req.Query})
 	if err != nil {
 		return nil, fmt.Errorf("lookup: embed query: %w", err)
 	}

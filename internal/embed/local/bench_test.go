@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
 // mixedChunks returns n deterministic chunks of exactly size characters
@@ -61,7 +63,7 @@ func BenchmarkEmbedBatch1000(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		if _, err := e.Embed(ctx, chunks); err != nil {
+		if _, err := e.Embed(ctx, kb.Passage, chunks); err != nil {
 			b.Fatal(err)
 		}
 		n += len(chunks)

@@ -169,9 +169,10 @@ func (e *Embedder) Dim() int { return e.dim }
 // GOMAXPROCS goroutines.
 const parallelMin = 64
 
-// Embed returns the vector of each text, in order. Large batches are
+// Embed returns the vector of each text, in order. A lexical embedder
+// embeds a query and a passage alike: kind is ignored. Large batches are
 // embedded in parallel; the result does not depend on it.
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+func (e *Embedder) Embed(ctx context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	workers := min(runtime.GOMAXPROCS(0), len(texts)/parallelMin)
 	if workers <= 1 {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/embed"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
 
@@ -205,7 +206,7 @@ func TestEmbedDeterministicAndParallel(t *testing.T) {
 	e := mustNew(t, DefaultDim)
 	texts := mixedChunks(300, 800) // enough for the parallel path
 	texts = append(texts, goldenTexts...)
-	got, err := e.Embed(context.Background(), texts)
+	got, err := e.Embed(context.Background(), kb.Passage, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,11 +218,11 @@ func TestEmbedDeterministicAndParallel(t *testing.T) {
 			t.Fatalf("text %d: the parallel batch and a single call differ", i)
 		}
 	}
-	again, _ := e.Embed(context.Background(), texts)
+	again, _ := e.Embed(context.Background(), kb.Passage, texts)
 	if !reflect.DeepEqual(got, again) {
 		t.Fatal("two runs differ")
 	}
-	if out, err := e.Embed(context.Background(), nil); err != nil || len(out) != 0 {
+	if out, err := e.Embed(context.Background(), kb.Passage, nil); err != nil || len(out) != 0 {
 		t.Errorf("Embed(nil) = %v, %v", out, err)
 	}
 }
@@ -231,7 +232,7 @@ func TestEmbedCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, n := range []int{1, 1000} {
-		if _, err := e.Embed(ctx, mixedChunks(n, 50)); !errors.Is(err, context.Canceled) {
+		if _, err := e.Embed(ctx, kb.Passage, mixedChunks(n, 50)); !errors.Is(err, context.Canceled) {
 			t.Errorf("Embed of %d texts with a canceled context: %v, want context.Canceled", n, err)
 		}
 	}

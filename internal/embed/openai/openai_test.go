@@ -61,7 +61,7 @@ func TestBatchingOrderAndEncodings(t *testing.T) {
 			srv.reverse = true // data out of order: the client must use "index"
 			e, _ := newTestEmbedder(t, srv, Options{Dim: 256, BatchSize: 64, EncodingFormat: format})
 			in := texts(150)
-			got, err := e.Embed(context.Background(), in)
+			got, err := e.Embed(context.Background(), "", in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestBatchCountSequential(t *testing.T) {
 		srv := newFakeServer(t, testKey, 8)
 		e, _ := newTestEmbedder(t, srv, Options{Model: "bge-small", Dim: 8, BatchSize: tc.batch, Concurrency: 1})
 		in := texts(tc.n)
-		got, err := e.Embed(context.Background(), in)
+		got, err := e.Embed(context.Background(), "", in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestDimensionsParam(t *testing.T) {
 			if e.SendsDimensions() != tc.send {
 				t.Errorf("SendsDimensions = %v, want %v", e.SendsDimensions(), tc.send)
 			}
-			if _, err := e.Embed(context.Background(), []string{"hello"}); err != nil {
+			if _, err := e.Embed(context.Background(), "", []string{"hello"}); err != nil {
 				t.Fatal(err)
 			}
 			r := srv.recorded()[0]
@@ -166,7 +166,7 @@ func TestDimensionsParam(t *testing.T) {
 func TestDimensionMismatch(t *testing.T) {
 	srv := newFakeServer(t, testKey, 768) // the server's model gives 768
 	e, _ := newTestEmbedder(t, srv, Options{Model: "bge-base", Dim: 1024})
-	_, err := e.Embed(context.Background(), []string{"a", "b"})
+	_, err := e.Embed(context.Background(), "", []string{"a", "b"})
 	var de *embed.DimensionError
 	if !errors.As(err, &de) {
 		t.Fatalf("error %v (%T), want *embed.DimensionError", err, err)
@@ -187,7 +187,7 @@ func TestDimensionMismatch(t *testing.T) {
 	srv2 := newFakeServer(t, testKey, 1536)
 	srv2.wrongDim = 1536
 	e2, _ := newTestEmbedder(t, srv2, Options{Model: "text-embedding-3-small", Dim: 512})
-	if _, err := e2.Embed(context.Background(), []string{"a"}); !errors.As(err, &de) || de.Got != 1536 || de.Want != 512 {
+	if _, err := e2.Embed(context.Background(), "", []string{"a"}); !errors.As(err, &de) || de.Got != 1536 || de.Want != 512 {
 		t.Errorf("server ignoring dimensions: %v", err)
 	}
 }
@@ -207,7 +207,7 @@ func Test429ThenSuccess(t *testing.T) {
 		return false
 	}
 	e, rec := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, InitialBackoff: 100 * time.Millisecond, MaxBackoff: 10 * time.Second})
-	got, err := e.Embed(context.Background(), []string{"hello", "world"})
+	got, err := e.Embed(context.Background(), "", []string{"hello", "world"})
 	if err != nil {
 		t.Fatalf("Embed after two 429s: %v", err)
 	}
@@ -235,7 +235,7 @@ func Test5xxExhaustsRetries(t *testing.T) {
 		return true
 	}
 	e, rec := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, MaxRetries: 3, InitialBackoff: 100 * time.Millisecond, Rand: func() float64 { return 0 }})
-	_, err := e.Embed(context.Background(), []string{"hello"})
+	_, err := e.Embed(context.Background(), "", []string{"hello"})
 	var oe *Error
 	if !errors.As(err, &oe) {
 		t.Fatalf("error %v (%T), want *Error", err, err)
@@ -274,7 +274,7 @@ func Test400NotRetried(t *testing.T) {
 	srv := newFakeServer(t, testKey, 16)
 	// bge does not take "dimensions": the server answers 400.
 	e, rec := newTestEmbedder(t, srv, Options{Model: "bge", Dim: 16, Dimensions: DimensionsAlways})
-	_, err := e.Embed(context.Background(), []string{"hello"})
+	_, err := e.Embed(context.Background(), "", []string{"hello"})
 	var oe *Error
 	if !errors.As(err, &oe) || oe.StatusCode != 400 || oe.Attempts != 1 || oe.Retryable() {
 		t.Fatalf("error %#v, want a 400 after one attempt", err)
@@ -292,7 +292,7 @@ func TestTimeout(t *testing.T) {
 	srv.delay = 5 * time.Second
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, Timeout: 50 * time.Millisecond, MaxRetries: 1})
 	start := time.Now()
-	_, err := e.Embed(context.Background(), []string{"hello"})
+	_, err := e.Embed(context.Background(), "", []string{"hello"})
 	if err == nil {
 		t.Fatal("Embed against a server that does not answer succeeded")
 	}
@@ -311,7 +311,7 @@ func TestNetworkErrorRetried(t *testing.T) {
 	srv := newFakeServer(t, testKey, 16)
 	srv.Close() // nobody listens any more
 	e, rec := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, MaxRetries: 2})
-	_, err := e.Embed(context.Background(), []string{"hello"})
+	_, err := e.Embed(context.Background(), "", []string{"hello"})
 	var oe *Error
 	if !errors.As(err, &oe) || oe.StatusCode != 0 || oe.Attempts != 3 {
 		t.Fatalf("error %v, want a network error after 3 attempts", err)
@@ -330,7 +330,7 @@ func TestAPIKeyNeverShown(t *testing.T) {
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, Logger: logger})
-	_, err := e.Embed(context.Background(), []string{"hello"})
+	_, err := e.Embed(context.Background(), "", []string{"hello"})
 	if err == nil {
 		t.Fatal("a wrong key was accepted")
 	}
@@ -354,7 +354,7 @@ func TestAPIKeyNeverShown(t *testing.T) {
 		return false
 	}
 	e2, _ := newTestEmbedder(t, srv2, Options{Model: "m", Dim: 16, Logger: logger})
-	if _, err := e2.Embed(context.Background(), []string{"hello"}); err != nil {
+	if _, err := e2.Embed(context.Background(), "", []string{"hello"}); err != nil {
 		t.Fatal(err)
 	}
 	out := logs.String()
@@ -371,7 +371,7 @@ func TestAPIKeyNeverShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e3.Embed(context.Background(), []string{"x"})
+	_, err = e3.Embed(context.Background(), "", []string{"x"})
 	if err == nil || strings.Contains(err.Error(), testKey) {
 		t.Errorf("error %v shows the key or is nil", err)
 	}
@@ -394,7 +394,7 @@ func TestBadResponses(t *testing.T) {
 			}))
 			defer srv.Close()
 			e, _ := newTestEmbedder(t, nil, Options{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2})
-			_, err := e.Embed(context.Background(), []string{"a", "b"})
+			_, err := e.Embed(context.Background(), "", []string{"a", "b"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one mentioning %q", err, tc.want)
 			}
@@ -405,11 +405,11 @@ func TestBadResponses(t *testing.T) {
 func TestEmptyTexts(t *testing.T) {
 	srv := newFakeServer(t, testKey, 8)
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 8})
-	out, err := e.Embed(context.Background(), nil)
+	out, err := e.Embed(context.Background(), "", nil)
 	if err != nil || len(out) != 0 || len(srv.recorded()) != 0 {
 		t.Fatalf("Embed(nil) = %v, %v with %d requests", out, err, len(srv.recorded()))
 	}
-	out, err = e.Embed(context.Background(), []string{"", "a", ""})
+	out, err = e.Embed(context.Background(), "", []string{"", "a", ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestCanceled(t *testing.T) {
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 8})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := e.Embed(ctx, []string{"a"})
+	_, err := e.Embed(ctx, "", []string{"a"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want the caller's deadline", err)
 	}
@@ -446,7 +446,7 @@ func TestFailureStopsOtherBatches(t *testing.T) {
 		return false
 	}
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 8, BatchSize: 1, Concurrency: 1})
-	if _, err := e.Embed(context.Background(), texts(50)); err == nil || !strings.Contains(err.Error(), "bad batch") {
+	if _, err := e.Embed(context.Background(), "", texts(50)); err == nil || !strings.Contains(err.Error(), "bad batch") {
 		t.Fatalf("error %v", err)
 	}
 	if n := len(srv.recorded()); n != 1 {
@@ -520,11 +520,11 @@ func TestCachedOpenAI(t *testing.T) {
 	defer c.Close()
 	ce := embed.Cached(e, c)
 	in := []string{"a", "b", "a", "c"}
-	first, err := ce.Embed(context.Background(), in)
+	first, err := ce.Embed(context.Background(), "", in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := ce.Embed(context.Background(), in)
+	second, err := ce.Embed(context.Background(), "", in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func TestAPIKeyTrimmedAndRedacted(t *testing.T) {
 		return true
 	}
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, APIKey: padded})
-	_, err := e.Embed(context.Background(), []string{"hello"})
+	_, err := e.Embed(context.Background(), "", []string{"hello"})
 	if err == nil {
 		t.Fatal("a wrong key was accepted")
 	}
@@ -646,7 +646,7 @@ func deref(s *string) string {
 func TestInputTypeRejected(t *testing.T) {
 	srv := newFakeServer(t, testKey, 16) // strict: no input_type
 	e, rec := newTestEmbedder(t, srv, Options{Model: "bge-m3", Dim: 16, InputTypeMode: InputTypeField})
-	if _, err := e.Embed(context.Background(), []string{"hello"}); err != nil {
+	if _, err := e.Embed(context.Background(), "", []string{"hello"}); err != nil {
 		t.Fatalf("Embed: %v", err)
 	}
 	_, err := e.EmbedAs(context.Background(), InputQuery, []string{"hello"})

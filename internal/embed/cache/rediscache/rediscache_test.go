@@ -80,7 +80,7 @@ func TestKeyLayoutAndTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	key := embed.CacheKey("openai:text-embedding-3-small", 2, "hello")
+	key := embed.CacheKey("openai:text-embedding-3-small", 2, kb.Passage, "hello")
 	if err := c.Put(ctx, map[string][]float32{key: {1, -2}}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,11 +199,11 @@ func TestCachedOverRedis(t *testing.T) {
 	inner := &countingEmbedder{}
 	ce := embed.Cached(inner, c)
 	texts := []string{"连接池", "pool", "连接池"}
-	first, err := ce.Embed(ctx, texts)
+	first, err := ce.Embed(ctx, kb.Passage, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := ce.Embed(ctx, texts)
+	second, err := ce.Embed(ctx, kb.Passage, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ type countingEmbedder struct{ texts int }
 
 func (e *countingEmbedder) Name() string { return "counting" }
 func (e *countingEmbedder) Dim() int     { return 2 }
-func (e *countingEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (e *countingEmbedder) Embed(_ context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	e.texts += len(texts)
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
@@ -263,12 +263,12 @@ func BenchmarkCachedHit(b *testing.B) {
 	for i := range texts {
 		texts[i] = strings.Repeat("连接池 max_connections ", 40) + strings.Repeat("x", i)
 	}
-	if _, err := ce.Embed(ctx, texts); err != nil {
+	if _, err := ce.Embed(ctx, kb.Passage, texts); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ce.Embed(ctx, texts); err != nil {
+		if _, err := ce.Embed(ctx, kb.Passage, texts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -282,7 +282,7 @@ type countingEmbedder512 struct{}
 
 func (countingEmbedder512) Name() string { return "bench" }
 func (countingEmbedder512) Dim() int     { return 512 }
-func (countingEmbedder512) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (countingEmbedder512) Embed(_ context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i := range out {
 		out[i] = make([]float32, 512)

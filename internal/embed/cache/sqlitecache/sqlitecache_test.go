@@ -77,7 +77,7 @@ func TestSchemaAndModelColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	key := embed.CacheKey("local-hash-v1", 3, "hello")
+	key := embed.CacheKey("local-hash-v1", 3, kb.Passage, "hello")
 	if err := c.PutModel(ctx, "local-hash-v1", map[string][]float32{key: {1, 0, 0}}); err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +195,10 @@ func TestCachedOverSQLite(t *testing.T) {
 	inner := &countingEmbedder{}
 	ce := embed.Cached(inner, c)
 	texts := []string{"a", "b", "a"}
-	if _, err := ce.Embed(ctx, texts); err != nil {
+	if _, err := ce.Embed(ctx, kb.Passage, texts); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ce.Embed(ctx, texts); err != nil {
+	if _, err := ce.Embed(ctx, kb.Passage, texts); err != nil {
 		t.Fatal(err)
 	}
 	if inner.texts != 2 {
@@ -214,7 +214,7 @@ type countingEmbedder struct{ texts int }
 
 func (e *countingEmbedder) Name() string { return "counting" }
 func (e *countingEmbedder) Dim() int     { return 2 }
-func (e *countingEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (e *countingEmbedder) Embed(_ context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	e.texts += len(texts)
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
@@ -243,13 +243,13 @@ func benchCachedHit(b *testing.B, c kb.EmbedCache) {
 	for i := range texts {
 		texts[i] = strings.Repeat("连接池 max_connections ", 40) + string(rune('a'+i%26)) + strings.Repeat("x", i)
 	}
-	if _, err := ce.Embed(ctx, texts); err != nil { // fill
+	if _, err := ce.Embed(ctx, kb.Passage, texts); err != nil { // fill
 		b.Fatal(err)
 	}
 	inner.calls = 0
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ce.Embed(ctx, texts); err != nil {
+		if _, err := ce.Embed(ctx, kb.Passage, texts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -263,7 +263,7 @@ type dimEmbedder struct{ dim, calls int }
 
 func (e *dimEmbedder) Name() string { return "bench" }
 func (e *dimEmbedder) Dim() int     { return e.dim }
-func (e *dimEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (e *dimEmbedder) Embed(_ context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	e.calls++
 	out := make([][]float32, len(texts))
 	for i := range out {
