@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIN=${BIN:-bin}
-W=$ROOT/.ragbaseline/faults
+W=.ragbaseline/faults # relative: the table shows no machine path
 DOCS=${FAULT_DOCS:-2000}
 rm -rf "$W" && mkdir -p "$W"
 failed=0

@@ -3,7 +3,7 @@
 // driver name "sqlite").
 //
 //	CREATE TABLE embedding_cache (
-//	    key    TEXT PRIMARY KEY,   -- embed.CacheKey(model, dim, text)
+//	    key    TEXT PRIMARY KEY,   -- embed.CacheKey(model, dim, kind, text)
 //	    model  TEXT NOT NULL,      -- the embedder's Name; '' when Put did not say
 //	    dim    INTEGER NOT NULL,   -- number of float32 values in vector
 //	    vector BLOB NOT NULL       -- little-endian IEEE-754 float32 (embed.EncodeVector)
