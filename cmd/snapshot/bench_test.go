@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func BenchmarkSnapshot(b *testing.B) {
 
 	cfg := config.Config{Store: config.StoreEmbedded, DataDir: dataDir, Embedder: config.EmbedderLocal,
 		MilvusCollection: "rag_eval", Timeout: 30 * time.Second}
-	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval")
+	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 	"github.com/ragbaseline/ragbaseline/internal/scripttest"
 )
 
@@ -43,6 +44,9 @@ func TestScript(t *testing.T) {
 			for _, k := range ragEnv {
 				env.Setenv(k, "")
 			}
+			// The "seed" command seeds with the lexical embedder (no
+			// model), and so do the scripts.
+			env.Setenv("RAG_EMBEDDER", "local")
 			env.Setenv("NO_COLOR", "1")
 			addr, err := freeAddr()
 			if err != nil {
@@ -72,10 +76,14 @@ func cmdSeed(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("seeded %d documents into %s", n, dataDir)
 }
 
-// seed loads docs into the embedded store in dataDir, as rag-seed does.
-func seed(docs, dataDir string) (int, error) {
+// seed loads docs into the embedded store in dataDir, as rag-seed does,
+// with the lexical embedder.
+func seed(docs, dataDir string) (int, error) { return seedWith(docs, dataDir, config.EmbedderLocal) }
+
+// seedWith is seed with another embedder.
+func seedWith(docs, dataDir, embedder string) (int, error) {
 	ctx := context.Background()
-	cfg := config.Config{Store: config.StoreEmbedded, DataDir: dataDir, Embedder: config.EmbedderLocal,
+	cfg := config.Config{Store: config.StoreEmbedded, DataDir: dataDir, Embedder: embedder,
 		MilvusCollection: "rag_eval", Timeout: 30 * time.Second}
 	stack, err := config.Open(ctx, cfg)
 	if err != nil {
@@ -133,13 +141,15 @@ func shippedCaseCount(t *testing.T) int {
 }
 
 // TestShippedCorpus snapshots the shipped golden cases on the shipped
-// corpus, hybrid and dense, twice each: the second run changes nothing.
+// corpus with the neural embedder (use-multilingual-v3), hybrid and dense,
+// twice each: the second run changes nothing.
 func TestShippedCorpus(t *testing.T) {
 	for _, k := range ragEnv {
 		t.Setenv(k, "")
 	}
+	t.Setenv("RAG_MODEL_DIR", kbtest.ModelBase(t))
 	dataDir := t.TempDir()
-	if _, err := seed("../../eval/rag-retrieval/seed-docs", dataDir); err != nil {
+	if _, err := seedWith("../../eval/rag-retrieval/seed-docs", dataDir, config.EmbedderUSE); err != nil {
 		t.Fatal(err)
 	}
 	n := shippedCaseCount(t)
@@ -147,7 +157,7 @@ func TestShippedCorpus(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			fixtures := filepath.Join(t.TempDir(), "fixtures")
 			args := []string{"--cases", "../../eval/rag-retrieval/cases/golden-cases.json", "--fixtures", fixtures,
-				"--data-dir", dataDir, "--search-mode", mode}
+				"--data-dir", dataDir, "--search-mode", mode, "--embedder", config.EmbedderUSE}
 			for i, want := range []string{
 				fmt.Sprintf(" %d written (%d changed, 0 unchanged), 0 failed, 0 removed", n, n),
 				fmt.Sprintf(" %d written (0 changed, %d unchanged), 0 failed, 0 removed", n, n),

@@ -219,7 +219,7 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	case pipelineHTTP:
 		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout}
 	case pipelineBuiltin:
-		p, stack, err := openBuiltin(ctx, o.Config, kbScope)
+		p, stack, err := openBuiltin(ctx, o.Config, kbScope, o.Stderr)
 		if err != nil {
 			return err
 		}
@@ -325,7 +325,7 @@ const builtinVersion = "1"
 // kbScope with cfg's embedder (not seeded, a seed that did not finish, an
 // index that disagrees with the catalog) is an error naming rag-seed
 // (config.OpenForLookup). The caller closes the stack.
-func openBuiltin(ctx context.Context, cfg config.Config, kbScope string) (*lookup.Pipeline, *config.Stack, error) {
+func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, stderr io.Writer) (*lookup.Pipeline, *config.Stack, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, cmdutil.Usage(err)
 	}
@@ -336,6 +336,11 @@ func openBuiltin(ctx context.Context, cfg config.Config, kbScope string) (*looku
 		return nil, nil, cmdutil.Usage(err)
 	case err != nil:
 		return nil, nil, err
+	}
+	if _, ok := lookup.ThresholdsFor(stack.Embedder.Name()); !ok {
+		t := lookup.UncalibratedThresholds
+		fmt.Fprintf(stderr, "rag-snapshot: warning: embedder %s is not calibrated: using lowQuality %g, minQuality %g, levels high %g / medium %g; run rag-eval calibrate on your fixtures to see where its scores fall\n",
+			stack.Embedder.Name(), t.LowQuality, t.MinQuality, t.Levels.High, t.Levels.Medium)
 	}
 	p := lookup.New(stack.Catalog, stack.Index, stack.Embedder, lookup.DefaultConfig(stack.Embedder.Name()),
 		contract.Pipeline{Version: builtinVersion, Store: cfg.Store})

@@ -86,7 +86,7 @@ func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	if o.Config.Timeout <= 0 {
 		return usagef("--timeout must be positive")
 	}
-	p, stack, err := openBuiltin(ctx, o.Config, o.KBScope)
+	p, stack, err := openBuiltin(ctx, o.Config, o.KBScope, stderr)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func seedConfig(t *testing.T, cfg config.Config, docs string) {
 
 func serverFlags(cfg config.Config) []string {
 	f := []string{"--store", "server", "--mysql-dsn", cfg.MySQLDSN, "--milvus-addr", cfg.MilvusAddr,
-		"--milvus-collection", cfg.MilvusCollection, "--data-dir", cfg.DataDir}
+		"--milvus-collection", cfg.MilvusCollection, "--data-dir", cfg.DataDir, "--embedder", cfg.Embedder}
 	if cfg.RedisAddr != "" {
 		f = append(f, "--redis-addr", cfg.RedisAddr)
 	}
@@ -123,7 +123,7 @@ func TestMilvusDiesMidSnapshot(t *testing.T) {
 		c.CaseID, c.Query = fmt.Sprintf("%s-%02d", c.CaseID, i), fmt.Sprintf("%s %d", c.Query, i)
 		g.Cases = append(g.Cases, c)
 	}
-	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval")
+	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,6 +205,7 @@ func startServe(t *testing.T, args ...string) (base string, stderr *syncBuffer, 
 	for _, k := range ragEnv {
 		t.Setenv(k, "")
 	}
+	t.Setenv("RAG_EMBEDDER", "local") // as seed seeds
 	addr, err := freeAddr()
 	if err != nil {
 		t.Fatal(err)

@@ -11,9 +11,11 @@
 //	--milvus-addr        RAG_MILVUS_ADDR        server store: host:port
 //	--milvus-collection  RAG_MILVUS_COLLECTION  default rag_eval
 //	--redis-addr         RAG_REDIS_ADDR         server store: embedding cache (optional)
-//	--embedder           RAG_EMBEDDER           local | openai (default local)
+//	--embedder           RAG_EMBEDDER           local | use | openai (default local)
+//	                     RAG_MODEL_DIR          use: where `make models` installed the model
 //	--embed-model        RAG_EMBED_MODEL        openai: model name
-//	--embed-dim          RAG_EMBED_DIM          vector dimension (local default 512)
+//	--embed-dim          RAG_EMBED_DIM          vector dimension (use 512; local default 512)
+//	--embed-input-type   RAG_EMBED_INPUT_TYPE   openai: how query/passage is sent (auto|field|prefix|none)
 //	--openai-base-url    OPENAI_BASE_URL        openai: server base URL
 //	                     OPENAI_API_KEY         openai: API key (environment only)
 //
@@ -36,6 +38,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
+	"github.com/ragbaseline/ragbaseline/internal/embed/local"
+	"github.com/ragbaseline/ragbaseline/internal/embed/openai"
+	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
@@ -43,6 +48,7 @@ import (
 const (
 	StoreEmbedded  = "embedded"
 	StoreServer    = "server"
+	EmbedderUSE    = "use"
 	EmbedderLocal  = "local"
 	EmbedderOpenAI = "openai"
 )
@@ -58,6 +64,7 @@ type Config struct {
 	Embedder         string
 	EmbedModel       string
 	EmbedDim         int
+	EmbedInputType   string // openai: openai.InputTypeMode
 	OpenAIBaseURL    string
 	OpenAIKey        string // from OPENAI_API_KEY only
 	// Timeout bounds every call to a service.
@@ -78,6 +85,7 @@ func Defaults() Config {
 		RedisAddr:        os.Getenv("RAG_REDIS_ADDR"),
 		Embedder:         env("RAG_EMBEDDER", EmbedderLocal),
 		EmbedModel:       os.Getenv("RAG_EMBED_MODEL"),
+		EmbedInputType:   env("RAG_EMBED_INPUT_TYPE", string(openai.InputTypeAuto)),
 		OpenAIBaseURL:    os.Getenv("OPENAI_BASE_URL"),
 		OpenAIKey:        os.Getenv("OPENAI_API_KEY"), // trimmed by package openai
 		Timeout:          30 * time.Second,
@@ -108,9 +116,10 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.MilvusAddr, "milvus-addr", c.MilvusAddr, "Milvus host:port for --store server [RAG_MILVUS_ADDR]")
 	fs.StringVar(&c.MilvusCollection, "milvus-collection", c.MilvusCollection, "Milvus collection [RAG_MILVUS_COLLECTION]")
 	fs.StringVar(&c.RedisAddr, "redis-addr", c.RedisAddr, "Redis host:port for the embedding cache with --store server [RAG_REDIS_ADDR]")
-	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local (deterministic, offline) or openai (any OpenAI-compatible server) [RAG_EMBEDDER]")
+	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local (lexical hashed n-grams, no model), use (multilingual Universal Sentence Encoder in process; make models installs it) or openai (any OpenAI-compatible server) [RAG_EMBEDDER]")
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embedding model for --embedder openai [RAG_EMBED_MODEL]")
-	fs.IntVar(&c.EmbedDim, "embed-dim", c.EmbedDim, "embedding dimension (local default 512) [RAG_EMBED_DIM]")
+	fs.IntVar(&c.EmbedDim, "embed-dim", c.EmbedDim, "embedding dimension (use: 512; local default 512) [RAG_EMBED_DIM]")
+	fs.StringVar(&c.EmbedInputType, "embed-input-type", c.EmbedInputType, "openai: how query/passage is sent: auto, field (input_type), prefix (\"query: \"/\"passage: \"), none [RAG_EMBED_INPUT_TYPE]")
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 [OPENAI_BASE_URL]; the key is read from OPENAI_API_KEY")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "timeout of each call to a service")
 	// Defaults that come from the environment may carry passwords: --help
@@ -149,6 +158,10 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--store must be %s or %s, got %q", StoreEmbedded, StoreServer, c.Store))
 	}
 	switch c.Embedder {
+	case EmbedderUSE:
+		if c.EmbedDim != 0 && c.EmbedDim != usem3.Dim {
+			errs = append(errs, fmt.Errorf("--embedder use gives %d dimensions; --embed-dim %d is not possible", usem3.Dim, c.EmbedDim))
+		}
 	case EmbedderLocal:
 	case EmbedderOpenAI:
 		if c.EmbedModel == "" {
@@ -163,7 +176,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--embedder must be %s or %s, got %q", EmbedderLocal, EmbedderOpenAI, c.Embedder))
+		errs = append(errs, fmt.Errorf("--embedder must be %s, %s or %s, got %q", EmbedderUSE, EmbedderLocal, EmbedderOpenAI, c.Embedder))
 	}
 	if c.EmbedDim < 0 {
 		errs = append(errs, fmt.Errorf("--embed-dim must be positive, got %d", c.EmbedDim))
@@ -188,15 +201,24 @@ func ValidKBScope(s string) error {
 
 // Describe is a one-line, secret-free description of the stack.
 func (c *Config) Describe() string {
-	emb := "local-hash-v1"
-	if c.Embedder == EmbedderOpenAI {
-		emb = "openai:" + c.EmbedModel
-	}
+	emb := c.EmbedderName()
 	if c.Store == StoreEmbedded {
 		return fmt.Sprintf("embedded store in %s, embedder %s", c.DataDir, emb)
 	}
 	return fmt.Sprintf("server store: mysql %s, milvus %s/%s, redis %s, embedder %s",
 		RedactDSN(c.MySQLDSN), RedactURL(c.MilvusAddr), c.MilvusCollection, orNone(RedactURL(c.RedisAddr)), emb)
+}
+
+// EmbedderName is the name the configured embedder records in fixtures
+// (kb.Embedder.Name), known before it is loaded.
+func (c *Config) EmbedderName() string {
+	switch c.Embedder {
+	case EmbedderUSE:
+		return usem3.Name
+	case EmbedderOpenAI:
+		return "openai:" + c.EmbedModel
+	}
+	return local.Name
 }
 
 func orNone(s string) string {

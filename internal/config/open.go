@@ -8,11 +8,13 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
 	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlite"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/embed"
 	"github.com/ragbaseline/ragbaseline/internal/embed/cache/rediscache"
 	"github.com/ragbaseline/ragbaseline/internal/embed/cache/sqlitecache"
 	"github.com/ragbaseline/ragbaseline/internal/embed/local"
 	"github.com/ragbaseline/ragbaseline/internal/embed/openai"
+	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
 	"github.com/ragbaseline/ragbaseline/internal/index/embedded"
 	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
@@ -62,6 +64,16 @@ func open(ctx context.Context, c Config, readOnly bool) (*Stack, error) {
 func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
 	var emb kb.Embedder
 	switch c.Embedder {
+	case EmbedderUSE:
+		e, err := usem3.LoadDefault()
+		if err != nil {
+			var missing *usem3.MissingModelError
+			if errors.As(err, &missing) {
+				return cmdutil.Usage(err) // names make models and RAG_MODEL_DIR
+			}
+			return err
+		}
+		emb = e
 	case EmbedderLocal:
 		e, err := local.New(c.EmbedDim)
 		if err != nil {
@@ -71,6 +83,7 @@ func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
 	case EmbedderOpenAI:
 		e, err := openai.New(openai.Options{
 			BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIKey, Model: c.EmbedModel, Dim: c.EmbedDim, Timeout: c.Timeout,
+			InputTypeMode: openai.InputTypeMode(c.EmbedInputType),
 		})
 		if err != nil {
 			return fmt.Errorf("openai embedder at %s: %w", RedactURL(c.OpenAIBaseURL), err)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	drv "github.com/go-sql-driver/mysql"
+
+	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
 )
 
 // ServiceEnv returns the environment variable name that locates a service
@@ -31,6 +34,40 @@ func ServiceEnv(t testing.TB, name string) string {
 	}
 	t.Skipf("%s is not set; %s", name, how)
 	return ""
+}
+
+// ModelBase returns the directory to pass as RAG_MODEL_DIR so a child
+// process (a testscript, whose HOME is not the user's) finds the model
+// `make models` installed: the parent of usem3.ModelDir(). Without the
+// model the test is skipped, saying how to install it, or fails when
+// RAG_REQUIRE_MODEL=1 (CI), so model tests cannot be skipped silently.
+func ModelBase(t testing.TB) string {
+	t.Helper()
+	dir, err := usem3.ModelDir()
+	if err == nil {
+		if _, err = os.Stat(filepath.Join(dir, usem3.WeightsFile)); err == nil {
+			return filepath.Dir(dir)
+		}
+	}
+	const how = "run `make models` to install the use-multilingual-v3 model"
+	if os.Getenv("RAG_REQUIRE_MODEL") == "1" {
+		t.Fatalf("the model is missing (%v) and RAG_REQUIRE_MODEL=1: %s", err, how)
+	}
+	t.Skipf("the model is missing (%v); %s", err, how)
+	return ""
+}
+
+// ModelBaseIfPresent is ModelBase without skipping: "" when the model is
+// not installed.
+func ModelBaseIfPresent() string {
+	dir, err := usem3.ModelDir()
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(dir, usem3.WeightsFile)); err != nil {
+		return ""
+	}
+	return filepath.Dir(dir)
 }
 
 // RandomName returns prefix followed by the Unix time in seconds, '_' and

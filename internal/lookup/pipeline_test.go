@@ -14,6 +14,8 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/embed/local"
+	"github.com/ragbaseline/ragbaseline/internal/embed/openai"
+	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 )
@@ -483,6 +485,21 @@ func TestDescribe(t *testing.T) {
 func TestLocalEmbedderName(t *testing.T) {
 	if lookup.LocalHashEmbedder != local.Name {
 		t.Fatalf("lookup calibrates %q, the local embedder is %q", lookup.LocalHashEmbedder, local.Name)
+	}
+	if lookup.USEEmbedder != usem3.Name {
+		t.Fatalf("lookup calibrates %q, the default embedder is %q", lookup.USEEmbedder, usem3.Name)
+	}
+	e5, err := openai.New(openai.Options{Model: "multilingual-e5-small-q4", Dim: 384, BaseURL: "http://127.0.0.1:1/v1"})
+	if err != nil || lookup.E5Embedder != e5.Name() {
+		t.Fatalf("lookup calibrates %q, the e5 embedder is named %q (%v)", lookup.E5Embedder, e5.Name(), err)
+	}
+	for _, name := range []string{lookup.LocalHashEmbedder, lookup.USEEmbedder, lookup.E5Embedder} {
+		if _, ok := lookup.ThresholdsFor(name); !ok {
+			t.Errorf("%s has no calibrated thresholds", name)
+		}
+	}
+	if _, ok := lookup.ThresholdsFor("openai:text-embedding-3-small"); ok {
+		t.Error("an embedder never calibrated here has calibrated thresholds")
 	}
 	if c := lookup.DefaultConfig("openai:text-embedding-3-small"); c.LowQuality != 0.5 || c.Levels != (lookup.Levels{High: 0.75, Medium: 0.5}) || c.MinQuality != 0 {
 		t.Errorf("neural defaults %+v", c)
