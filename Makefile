@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 SERVICES_ENV := .ragbaseline/services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 
-.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet clean
+.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet lint clean
 
 all: build
 
@@ -130,6 +130,10 @@ fuzz:
 
 vet:
 	$(GO) vet ./...
+
+# staticcheck, pinned (CI runs it).
+lint:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 clean:
 	rm -rf $(BIN)
