@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
-	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
-	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
 // limitDoc is a seed document with every length at its limit, plus extra
@@ -38,19 +36,7 @@ func limitDoc(over string) string {
 // written, on both (it used to pass validation and fail after the catalog
 // write on the server stack only, leaving the document indexing).
 func TestLimitsOnEveryStore(t *testing.T) {
-	stacks := map[string][]string{"embedded": {"--store", "embedded"}}
-	if os.Getenv("RAG_MILVUS_ADDR") != "" || os.Getenv("RAG_REQUIRE_SERVICES") == "1" {
-		coll := kbtest.RandomName("t_")
-		stacks["server"] = []string{"--store", "server", "--mysql-dsn", kbtest.FreshMySQL(t),
-			"--milvus-addr", kbtest.ServiceEnv(t, "RAG_MILVUS_ADDR"), "--milvus-collection", coll}
-		t.Cleanup(func() {
-			if ix, err := milvus.Open(context.Background(), milvus.Config{Addr: os.Getenv("RAG_MILVUS_ADDR"), Collection: coll}); err == nil {
-				ix.Drop(context.Background())
-				ix.Close()
-			}
-		})
-	}
-	for name, flags := range stacks {
+	for name, flags := range stackFlags(t) {
 		t.Run(name, func(t *testing.T) {
 			dataDir := t.TempDir()
 			seed := func(doc string) (int, string, string) {

@@ -68,10 +68,10 @@ func TestScriptServer(t *testing.T) {
 	}})
 }
 
-// TestShippedCorpus seeds eval/rag-retrieval/seed-docs, the corpus rag-seed
-// loads by default, twice on the embedded store and, with the services, on
-// the server stack.
-func TestShippedCorpus(t *testing.T) {
+// stackFlags returns the rag-seed flags of each stack to test: the embedded
+// store and, with the services, the server stack on a fresh database and
+// collection (dropped when the test ends).
+func stackFlags(t *testing.T) map[string][]string {
 	stacks := map[string][]string{"embedded": {"--store", "embedded"}}
 	if os.Getenv("RAG_MILVUS_ADDR") != "" || os.Getenv("RAG_REQUIRE_SERVICES") == "1" {
 		coll := kbtest.RandomName("t_")
@@ -84,7 +84,14 @@ func TestShippedCorpus(t *testing.T) {
 			}
 		})
 	}
-	for name, flags := range stacks {
+	return stacks
+}
+
+// TestShippedCorpus seeds eval/rag-retrieval/seed-docs, the corpus rag-seed
+// loads by default, twice on the embedded store and, with the services, on
+// the server stack.
+func TestShippedCorpus(t *testing.T) {
+	for name, flags := range stackFlags(t) {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"--docs", "../../eval/rag-retrieval/seed-docs", "--data-dir", t.TempDir()}, flags...)
 			for i, want := range []string{" 0 updated, 0 unchanged, 0 pruned", " 0 added, 0 updated, "} {
