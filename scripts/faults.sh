@@ -92,10 +92,11 @@ row "… then rag-seed" "exit $code; $(first_line "$W/seed4.err")" "$(verdict gr
 
 # 3. rag-snapshot killed (SIGKILL) at random moments, 20 times: every
 # fixture directory a reader sees is one run's complete set with its
-# manifest, and no staging directory outlives the next run.
+# manifest, and no staging directory outlives the next run. Runs alternate
+# --top-k 5 and 6, so every run changes every fixture and swaps.
 bad=0
 for i in $(seq 1 20); do
-	snap "$W/fx3" >/dev/null 2>&1 &
+	snap "$W/fx3" --top-k $((5 + i % 2)) >/dev/null 2>&1 &
 	pid=$!
 	sleep "0.$((RANDOM % 60))"
 	kill -9 "$pid" 2>/dev/null
@@ -105,6 +106,9 @@ for i in $(seq 1 20); do
 		grep -q 'disagree' "$W/eval3.err" && bad=$((bad + 1))
 		n=$(find "$W/fx3" -name '*.json' ! -name _snapshot.json | wc -l)
 		[ "$n" = 3 ] && [ -f "$W/fx3/_snapshot.json" ] || bad=$((bad + 1))
+		# One run's set: every fixture has the manifest's topK.
+		k=$(grep -o '"topK": [0-9]*' "$W/fx3/_snapshot.json" | head -n1)
+		[ "$(grep -l -- "$k" "$W"/fx3/c?.json | wc -l)" = 3 ] || bad=$((bad + 1))
 	fi
 done
 snap "$W/fx3" >/dev/null 2>&1
@@ -157,16 +161,34 @@ for svc in milvus mariadb; do
 		"$(verdict test "$code" = 1 -a "$rerun" = 0 -a "$ok" = yes)"
 done
 
-# 6. Milvus stopped (SIGSTOP) during lookups: a timeout, said as one.
+# 6. Milvus stopped (SIGSTOP) before and during lookups: a timeout, said
+# as one, within --timeout.
 kill -STOP "$(milvus_pid)"
 snap "$W/fx6" --timeout 2s --retries 0 >/dev/null 2>"$W/snap6.err"
 code=$?
 kill -CONT "$(milvus_pid)"
-row "Milvus frozen (SIGSTOP), rag-snapshot --timeout 2s" "exit $code; $(first_line "$W/snap6.err")" \
-	"$(verdict grep -q 'within' "$W/snap6.err")"
+row "Milvus frozen (SIGSTOP) before rag-snapshot --timeout 2s" "exit $code; $(first_line "$W/snap6.err")" \
+	"$(verdict grep -q 'within 2s' "$W/snap6.err")"
+{ # 400 lookups, so the freeze lands among them
+	printf '{"version": 1, "kbScope": "rag-eval", "cases": ['
+	for i in $(seq 1 400); do
+		[ "$i" = 1 ] || printf ','
+		printf '{"caseId": "q%03d", "scenario": "chat", "query": "连接池 max_connections %d", "expectedSources": ["doc-0000"]}' "$i" "$i"
+	done
+	printf ']}\n'
+} >"$W/cases400.json"
+"$BIN/rag-snapshot" --cases "$W/cases400.json" --fixtures "$W/fx6b" --skip-eval --timeout 2s --retries 0 --concurrency 1 >/dev/null 2>"$W/snap6b.err" &
+pid=$!
+sleep 0.5
+kill -STOP "$(milvus_pid)"
+wait "$pid"
+code=$?
+kill -CONT "$(milvus_pid)"
+row "Milvus frozen (SIGSTOP) 0.5 s into rag-snapshot --timeout 2s" "exit $code, fixtures written: $([ -e "$W/fx6b" ] && echo YES || echo no); $(first_line "$W/snap6b.err")" \
+	"$(verdict grep -q 'within 2s' "$W/snap6b.err")"
 
 # 7. Two seeds of one kbScope at once: the second waits for the first.
-touch "$W/docs/doc-0000.md" # nothing changes: both runs only verify
+check7() { grep -q 'waiting up to' "$W/c2.err" && test "$c1" = 0 -a "$c2" = 0 -a "$ok" = yes; }
 "$BIN/rag-seed" --docs "$W/docs" --recreate >"$W/c1.out" 2>"$W/c1.err" &
 p1=$!
 sleep 0.3
@@ -176,9 +198,9 @@ wait "$p1"
 c1=$?
 ok=no
 converged && ok=yes
-row "two rag-seed runs of one kbScope at once (the first with --recreate)" \
+row "two rag-seed runs at once on one database and collection (the first with --recreate)" \
 	"exits $c1 and $c2; second said: $(first_line "$W/c2.err"); converged: $ok" \
-	"$(verdict test "$c1" = 0 -a "$c2" = 0 -a "$ok" = yes)"
+	"$(verdict check7)"
 
 # 8. A mistyped collection: rag-snapshot refuses and creates nothing.
 RAG_MILVUS_COLLECTION=${RAG_MILVUS_COLLECTION}_typo snap "$W/fx8" >/dev/null 2>"$W/snap8.err"

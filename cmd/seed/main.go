@@ -63,10 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// scopeLocker is a catalog that can lock a kbScope against concurrent
+// seedLocker is a catalog that can lock a collection against concurrent
 // seeds (the MySQL catalog: GET_LOCK).
-type scopeLocker interface {
-	LockScope(ctx context.Context, kbScope string, wait time.Duration, waiting func()) (unlock func() error, err error)
+type seedLocker interface {
+	LockSeed(ctx context.Context, collection string, wait time.Duration, waiting func()) (held context.Context, unlock func() error, err error)
 }
 
 type seedOptions struct {
@@ -111,7 +111,7 @@ run again.`,
 	f.BoolVar(&o.Prune, "prune", false, "remove documents of the kb_scope that are no longer in --docs (default: report them)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "validate and report what would change; write nothing")
 	f.IntVar(&o.Chunk.MaxChars, "chunk-size", o.Chunk.MaxChars, "maximum chunk size in Unicode characters")
-	f.DurationVar(&o.LockWait, "lock-wait", 10*time.Minute, "server store: how long to wait for another rag-seed of the same kb_scope to finish")
+	f.DurationVar(&o.LockWait, "lock-wait", 10*time.Minute, "server store: how long to wait for another rag-seed of the same database and collection to finish")
 	f.IntVar(&o.Chunk.Overlap, "chunk-overlap", o.Chunk.Overlap, "characters of overlap between pieces of a long section")
 	o.Config.BindFlags(f)
 	return cmd
@@ -140,18 +140,21 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer stack.Close()
-	// Two seeds of one kbScope must not interleave. The embedded store is
-	// held by one process at a time already (its index directory is
-	// locked); a shared server catalog takes an advisory lock per kbScope.
-	if l, ok := stack.Catalog.(scopeLocker); ok && !o.DryRun {
-		unlock, err := l.LockScope(ctx, o.KBScope, o.LockWait, func() {
-			fmt.Fprintf(stderr, "rag-seed: another rag-seed of kb_scope %s is running on this database; waiting up to %s for it (--lock-wait)\n",
-				o.KBScope, o.LockWait)
+	// Two seeds must not interleave. The embedded store is held by one
+	// process at a time already (its index directory is locked); on the
+	// server stack every seed of one database and collection takes an
+	// advisory lock (a --recreate drops the collection all kbScopes share),
+	// and stops if the lock is lost.
+	if l, ok := stack.Catalog.(seedLocker); ok && !o.DryRun {
+		held, unlock, err := l.LockSeed(ctx, o.Config.MilvusCollection, o.LockWait, func() {
+			fmt.Fprintf(stderr, "rag-seed: another rag-seed is writing to this database and collection %s; waiting up to %s for it (--lock-wait)\n",
+				o.Config.MilvusCollection, o.LockWait)
 		})
 		if err != nil {
 			return err
 		}
 		defer unlock()
+		ctx = held
 	}
 
 	bar := progress.New(stderr, "seeding")
@@ -166,6 +169,10 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 	case errors.As(err, &dimErr):
 		return cmdutil.Usage(err)
 	case err != nil:
+		// A lost seed lock cancels ctx with its reason: say it.
+		if cause := context.Cause(ctx); cause != nil && cause != context.Canceled && !errors.Is(err, cause) {
+			err = fmt.Errorf("%v: %w", cause, err)
+		}
 		return fmt.Errorf("%w (rerun rag-seed to converge)", err)
 	}
 	if sum.Resynced {

@@ -143,7 +143,8 @@ func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
 			cache = rc
 			s.closers = append(s.closers, rc.Close)
 		}
-		idx, err := milvus.Open(ctx, milvus.Config{Addr: c.MilvusAddr, Collection: c.MilvusCollection, Timeout: c.Timeout})
+		idx, err := milvus.Open(ctx, milvus.Config{Addr: c.MilvusAddr, Collection: c.MilvusCollection, Timeout: c.Timeout,
+			ConnectTimeout: min(c.Timeout, milvus.DefaultConnectTimeout)})
 		if err != nil {
 			return err
 		}

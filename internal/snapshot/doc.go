@@ -98,7 +98,7 @@
 // # Retries
 //
 // Each lookup gets Options.Timeout. A transient failure (see Transient: a
-// timeout, a network error, a 5xx or 429 from an HTTP pipeline, a gRPC
+// timeout, a network error, a 502/503/504 or 429 from an HTTP pipeline, a gRPC
 // Unavailable) is retried up to Options.Retries times, after
 // Backoff·2^attempt with ±50% jitter. Other errors fail the case at once.
 // When Options.MaxConsecutiveFailures lookups in a row (default 5) failed

@@ -13,7 +13,8 @@ import (
 
 // Transient reports whether retrying err may help:
 //   - an error with a Transient() bool method says so itself (the
-//     lookuphttp errors: no response, a timeout, a 5xx or 429 status);
+//     lookuphttp errors: no response, a timeout, a 502, 503, 504 or 429
+//     status; a plain 500 is not retried);
 //   - a deadline (the per-request timeout), a net.Error, a refused or reset
 //     connection, a broken pipe or an unexpected EOF;
 //   - a gRPC status Unavailable, DeadlineExceeded, ResourceExhausted or

@@ -10,43 +10,64 @@ import (
 	"time"
 )
 
-// lockSlice is the longest single GET_LOCK wait.
+// lockSlice is the longest single GET_LOCK wait: shorter than the
+// connection's read timeout (DefaultIOTimeout), which one long GET_LOCK
+// would hit.
 const lockSlice = 5 * time.Second
 
-// ScopeLockedError reports that another seed held the lock of a kbScope
-// for longer than the caller would wait.
-type ScopeLockedError struct {
-	KBScope string
-	Waited  time.Duration
-	Label   string
+// lockCheckEvery is how often a held seed lock is checked to still be held.
+var lockCheckEvery = 10 * time.Second
+
+// SeedLockedError reports that another seed held the lock for longer than
+// the caller would wait.
+type SeedLockedError struct {
+	Collection string
+	Waited     time.Duration
+	Label      string
 }
 
-func (e *ScopeLockedError) Error() string {
-	return fmt.Sprintf("%s: another rag-seed of kb_scope %q is running on this database (waited %s for it); try again when it has finished",
-		e.Label, e.KBScope, e.Waited.Round(time.Second))
+func (e *SeedLockedError) Error() string {
+	return fmt.Sprintf("%s: another rag-seed is writing to this database and collection %s (waited %s for it); try again when it has finished",
+		e.Label, e.Collection, e.Waited.Round(time.Second))
 }
 
-// LockScope takes the advisory lock of kbScope on this database
-// (MySQL/MariaDB GET_LOCK), so two seeds of one kbScope never interleave
-// their writes: a second one waits, calling waiting once if the lock is
-// taken, for up to wait, then fails with a *ScopeLockedError. The lock is
-// held by one connection of its own and released by unlock, or by the
-// server when the process dies and the connection closes, so a killed seed
-// never leaves it behind. Seeds of other kbScopes or other databases do
-// not wait.
-func (c *Catalog) LockScope(ctx context.Context, kbScope string, wait time.Duration, waiting func()) (unlock func() error, err error) {
+// ErrSeedLockLost is the cause of the context LockSeed returns when the
+// lock is lost while held (its connection closed: a server restart, a
+// wait_timeout, a proxy's idle timeout).
+var ErrSeedLockLost = errors.New("the seed lock was lost (its database connection closed); rerun rag-seed")
+
+// LockSeed takes the advisory lock of seeding collection from this database
+// (MySQL/MariaDB GET_LOCK on the hash of the database and collection
+// names), so two seeds never interleave their writes. Every seed of one
+// database and collection takes it, whatever its kbScope: a --recreate
+// drops the collection every kbScope shares. A second seed waits, calling
+// waiting once if the lock is taken, for up to wait, then fails with a
+// *SeedLockedError.
+//
+// The lock is held by a connection of its own, with a long wait_timeout,
+// and released by unlock, or by the server when the process dies. The
+// returned context is ctx, cancelled with ErrSeedLockLost as its cause if
+// the lock is found not held any more (checked every 10 s): the seed stops
+// instead of going on unprotected.
+func (c *Catalog) LockSeed(ctx context.Context, collection string, wait time.Duration, waiting func()) (held context.Context, unlock func() error, err error) {
 	conn, err := c.DB().Conn(ctx)
 	if err != nil {
-		return nil, c.lockErr(kbScope, err)
+		return nil, nil, c.lockErr(err)
+	}
+	fail := func(err error) (context.Context, func() error, error) {
+		conn.Close()
+		return nil, nil, err
 	}
 	var db string
 	if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil {
-		conn.Close()
-		return nil, c.lockErr(kbScope, err)
+		return fail(c.lockErr(err))
 	}
-	// GET_LOCK names are at most 64 characters on MySQL and global to the
-	// server: a hash of the database and the kbScope.
-	sum := sha256.Sum256([]byte(db + "\x00" + kbScope))
+	// An idle connection must not be closed by the server while held.
+	if _, err := conn.ExecContext(ctx, "SET SESSION wait_timeout = 31536000"); err != nil {
+		return fail(c.lockErr(err))
+	}
+	// GET_LOCK names are at most 64 characters and global to the server.
+	sum := sha256.Sum256([]byte(db + "\x00" + collection))
 	name := "ragbaseline-seed-" + hex.EncodeToString(sum[:20])
 	try := func(seconds float64) (bool, error) {
 		var got sql.NullInt64
@@ -63,8 +84,6 @@ func (c *Catalog) LockScope(ctx context.Context, kbScope string, wait time.Durat
 		if waiting != nil {
 			waiting()
 		}
-		// Wait in slices shorter than the connection's read timeout
-		// (DefaultIOTimeout), which a single long GET_LOCK would hit.
 		deadline := time.Now().Add(wait)
 		for err == nil && !ok {
 			left := time.Until(deadline)
@@ -75,18 +94,45 @@ func (c *Catalog) LockScope(ctx context.Context, kbScope string, wait time.Durat
 		}
 	}
 	if err != nil {
-		conn.Close()
-		return nil, c.lockErr(kbScope, err)
+		return fail(c.lockErr(err))
 	}
 	if !ok {
-		conn.Close()
-		return nil, &ScopeLockedError{KBScope: kbScope, Waited: wait, Label: c.label()}
+		return fail(&SeedLockedError{Collection: collection, Waited: wait, Label: c.label()})
 	}
-	return func() error {
+
+	held, cancel := context.WithCancelCause(ctx)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(lockCheckEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-held.Done():
+				return
+			case <-t.C:
+				var mine sql.NullBool
+				cctx, ccancel := context.WithTimeout(context.Background(), DefaultIOTimeout)
+				err := conn.QueryRowContext(cctx, "SELECT IS_USED_LOCK(?) = CONNECTION_ID()", name).Scan(&mine)
+				ccancel()
+				if err != nil || !mine.Valid || !mine.Bool {
+					cancel(ErrSeedLockLost)
+					return
+				}
+			}
+		}
+	}()
+	return held, func() error {
+		close(stop)
+		<-done
+		cancel(nil)
 		// Closing the connection releases the lock even if RELEASE_LOCK
 		// cannot be sent.
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultIOTimeout)
-		defer cancel()
+		ctx, ccancel := context.WithTimeout(context.Background(), DefaultIOTimeout)
+		defer ccancel()
 		_, rerr := conn.ExecContext(ctx, "DO RELEASE_LOCK(?)", name)
 		return errors.Join(rerr, conn.Close())
 	}, nil
@@ -94,6 +140,6 @@ func (c *Catalog) LockScope(ctx context.Context, kbScope string, wait time.Durat
 
 func (c *Catalog) label() string { return c.Catalog.Label() }
 
-func (c *Catalog) lockErr(kbScope string, err error) error {
-	return fmt.Errorf("%s: lock kb_scope %q for seeding: %w", c.label(), kbScope, err)
+func (c *Catalog) lockErr(err error) error {
+	return fmt.Errorf("%s: lock for seeding: %w", c.label(), err)
 }

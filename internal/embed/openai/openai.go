@@ -40,6 +40,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -511,14 +512,20 @@ func (e *Embedder) describe(err error, timedOut bool) (int, string) {
 		}
 		return apiErr.HTTPStatusCode, e.scrub(msg)
 	case errors.As(err, &reqErr):
-		msg := strings.TrimSpace(string(reqErr.Body))
+		// Scrub before cutting: a key echoed across the cut would
+		// otherwise leave its first part behind. Cut on a rune boundary.
+		msg := e.scrub(strings.TrimSpace(string(reqErr.Body)))
 		if len(msg) > 300 {
-			msg = msg[:300] + "…"
+			cut := 300
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + "…"
 		}
 		if msg == "" {
 			msg = reqErr.HTTPStatus
 		}
-		return reqErr.HTTPStatusCode, e.scrub(msg)
+		return reqErr.HTTPStatusCode, msg
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/embed"
 	"github.com/ragbaseline/ragbaseline/internal/embed/cache/sqlitecache"
@@ -677,5 +679,25 @@ func TestEmbedAsBadType(t *testing.T) {
 	}
 	if _, err := New(Options{Model: "m", Dim: 8, InputTypeMode: "header"}); err == nil || !strings.Contains(err.Error(), "input type mode") {
 		t.Errorf("bad input type mode: %v", err)
+	}
+}
+
+// A key echoed in a plain-text error body across the 300-byte cut of the
+// message is redacted whole: nothing of it is left before the cut.
+func TestAPIKeyRedactedBeforeTheCut(t *testing.T) {
+	srv := newFakeServer(t, testKey, 16)
+	srv.hook = func(n int, w http.ResponseWriter, r recordedRequest) bool {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, strings.Repeat("x", 285)+" key "+testKey+" refused "+strings.Repeat("连", 200))
+		return true
+	}
+	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16})
+	_, err := e.Embed(context.Background(), "", []string{"hello"})
+	if err == nil {
+		t.Fatal("a 403 was accepted")
+	}
+	if strings.Contains(err.Error(), "sk-test") || !utf8.ValidString(err.Error()) {
+		t.Errorf("error shows part of the key or is cut inside a character: %q", err)
 	}
 }

@@ -53,3 +53,15 @@ func TestClientLogGoesToStderr(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:19530":                         "127.0.0.1:19530",
+		"http://root:s3cret@milvus.example:19530": "http://root:xxxxx@milvus.example:19530",
+		"https://milvus.example:443":              "https://milvus.example:443",
+	} {
+		if got := redactAddr(in); got != want || strings.Contains(got, "s3cret") {
+			t.Errorf("redactAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

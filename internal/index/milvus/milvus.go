@@ -46,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -186,7 +187,7 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 		var d net.Dialer
 		c, err := d.DialContext(cctx, "tcp", cfg.Addr)
 		if err != nil {
-			return nil, fmt.Errorf("milvus at %s: connect: %w", cfg.Addr, err)
+			return nil, fmt.Errorf("milvus at %s: connect: %w", redactAddr(cfg.Addr), err)
 		}
 		c.Close()
 	}
@@ -197,9 +198,22 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 		if cctx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("no answer within %s: %w", cfg.ConnectTimeout, err)
 		}
-		return nil, fmt.Errorf("milvus at %s: connect: %w", cfg.Addr, err)
+		return nil, fmt.Errorf("milvus at %s: connect: %w", redactAddr(cfg.Addr), err)
 	}
 	return &Index{cfg: cfg, cli: cli}, nil
+}
+
+// redactAddr hides the password of an address given as a URL
+// (http://user:pass@host:19530), for messages.
+func redactAddr(addr string) string {
+	if !strings.Contains(addr, "://") {
+		return addr
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		return "<unparsable address>"
+	}
+	return u.Redacted()
 }
 
 // Collection returns the name of the collection.
@@ -223,7 +237,7 @@ func (ix *Index) Close() error {
 // call runs fn under the per-call timeout.
 func (ix *Index) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
 	if ix.closed.Load() {
-		return fmt.Errorf("milvus at %s: collection %s: %s: index is closed", ix.cfg.Addr, ix.cfg.Collection, op)
+		return fmt.Errorf("milvus at %s: collection %s: %s: index is closed", redactAddr(ix.cfg.Addr), ix.cfg.Collection, op)
 	}
 	cctx, cancel := context.WithTimeout(ctx, ix.cfg.Timeout)
 	defer cancel()
@@ -238,7 +252,7 @@ func (ix *Index) call(ctx context.Context, op string, fn func(ctx context.Contex
 }
 
 func (ix *Index) wrap(op string, err error) error {
-	return fmt.Errorf("milvus at %s: collection %s: %s: %w", ix.cfg.Addr, ix.cfg.Collection, op, err)
+	return fmt.Errorf("milvus at %s: collection %s: %s: %w", redactAddr(ix.cfg.Addr), ix.cfg.Collection, op, err)
 }
 
 // Ensure creates the collection for vectors of dim, with its indexes, and
@@ -497,7 +511,7 @@ func (ix *Index) currentDim(ctx context.Context) (int, error) {
 	}
 	if !has {
 		return 0, fmt.Errorf("milvus at %s: collection %s does not exist: %w (run rag-seed first, or check --milvus-collection / RAG_MILVUS_COLLECTION)",
-			ix.cfg.Addr, ix.cfg.Collection, kb.ErrNotSeeded)
+			redactAddr(ix.cfg.Addr), ix.cfg.Collection, kb.ErrNotSeeded)
 	}
 	d, err := ix.describeDim(ctx)
 	if err != nil {
