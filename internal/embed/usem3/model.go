@@ -40,7 +40,13 @@ func ModelDir() (string, error) {
 		}
 		base = filepath.Join(cache, "ragbaseline", "models")
 	}
-	return filepath.Join(base, Name), nil
+	// A relative RAG_MODEL_DIR would mean another directory in every
+	// working directory (go test runs in each package's).
+	abs, err := filepath.Abs(base)
+	if err != nil {
+		return "", fmt.Errorf("usem3: %s=%q: %v", ModelDirEnv, base, err)
+	}
+	return filepath.Join(abs, Name), nil
 }
 
 // MissingModelError is returned by Load when the model directory or one of

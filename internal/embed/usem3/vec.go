@@ -3,7 +3,7 @@ package usem3
 import "fmt"
 
 // The element-wise loops of the forward pass. Each has a portable Go
-// definition here, which fixes the result bit for bit; gemm_amd64.s has
+// definition here, which fixes the result bit for bit; vec_amd64.s has
 // AVX2 versions that compute exactly the same values (same operations,
 // same rounding, same order), selected at start-up. Products that are
 // followed by an addition are rounded explicitly, so the Go compiler
