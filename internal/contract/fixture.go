@@ -69,7 +69,10 @@ type PipelineParams struct {
 	LowQuality Float6 `json:"lowQuality"`
 	// MinQuality is the floor below which a candidate is not evidence
 	// (0: no floor).
-	MinQuality    Float6 `json:"minQuality"`
+	MinQuality Float6 `json:"minQuality"`
+	// RelQuality is the relative quality gate of a filtered attempt
+	// (lookup.Config.RelQuality); absent when off.
+	RelQuality    Float6 `json:"relQuality,omitempty"`
 	Levels        Levels `json:"levels"`
 	Rerank        string `json:"rerank"`
 	ContextBudget int    `json:"contextBudget"`

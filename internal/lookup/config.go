@@ -34,6 +34,8 @@ const (
 type Thresholds struct {
 	LowQuality, MinQuality float64
 	Levels                 Levels
+	// RelQuality is Config.RelQuality (0: off).
+	RelQuality float64
 }
 
 // calibrated are the thresholds calibrated with rag-eval calibrate on the
@@ -43,7 +45,7 @@ type Thresholds struct {
 // so one embedder's thresholds say nothing about another's.
 var calibrated = map[string]Thresholds{
 	LocalHashEmbedder: {LowQuality: 0.15, MinQuality: 0.13, Levels: Levels{High: 0.3, Medium: 0.19}},
-	USEEmbedder:       {LowQuality: 0.19, MinQuality: 0.16, Levels: Levels{High: 0.55, Medium: 0.35}},
+	USEEmbedder:       {LowQuality: 0.19, MinQuality: 0.16, Levels: Levels{High: 0.55, Medium: 0.35}, RelQuality: 0.77},
 	E5Embedder:        {LowQuality: 0.86, MinQuality: 0.85, Levels: Levels{High: 0.93, Medium: 0.89}},
 }
 
@@ -105,6 +107,15 @@ type Config struct {
 	// candidates, bestQuality or lowQuality. It may not exceed LowQuality
 	// (Validate): the band [MinQuality, LowQuality) is weak evidence.
 	MinQuality float64
+	// RelQuality, when above 0, is a relative quality gate: a filtered
+	// attempt whose best qualityScore is below RelQuality × the best of
+	// the unfiltered search is low quality too, however high it is. The
+	// unfiltered search then runs with every filtered attempt (it is the
+	// retry when one follows). It is for embedders that score loosely
+	// related text in the wrong category above any usable absolute gate
+	// (a semantic model behind an L0 decoy); 0 keeps SPEC §6's absolute
+	// gate alone.
+	RelQuality float64
 	// Levels are the relevance level thresholds.
 	Levels Levels
 	// MinVotes is the number of L0 votes a category needs to become a hint
@@ -164,7 +175,7 @@ func DefaultConfig(embedderName string) Config {
 		L0TTL:         DefaultL0TTL,
 	}
 	t, _ := ThresholdsFor(embedderName)
-	c.LowQuality, c.MinQuality, c.Levels = t.LowQuality, t.MinQuality, t.Levels
+	c.LowQuality, c.MinQuality, c.Levels, c.RelQuality = t.LowQuality, t.MinQuality, t.Levels, t.RelQuality
 	return c
 }
 
@@ -217,7 +228,7 @@ func (c Config) Validate() error {
 	for _, t := range []struct {
 		name string
 		v    float64
-	}{{"lowQuality", c.LowQuality}, {"minQuality", c.MinQuality}, {"levels.high", c.Levels.High}, {"levels.medium", c.Levels.Medium}} {
+	}{{"lowQuality", c.LowQuality}, {"minQuality", c.MinQuality}, {"relQuality", c.RelQuality}, {"levels.high", c.Levels.High}, {"levels.medium", c.Levels.Medium}} {
 		if math.IsNaN(t.v) || t.v < 0 || t.v > 1 {
 			return bad("%s %v, want 0..1", t.name, t.v)
 		}

@@ -59,6 +59,7 @@ func New(cat kb.Catalog, idx kb.Index, emb kb.Embedder, cfg Config, info contrac
 		CandidateK:    cfg.CandidateK,
 		LowQuality:    contract.Float6(cfg.LowQuality),
 		MinQuality:    contract.Float6(cfg.MinQuality),
+		RelQuality:    contract.Float6(cfg.RelQuality),
 		Levels:        contract.Levels{High: contract.Float6(cfg.Levels.High), Medium: contract.Float6(cfg.Levels.Medium)},
 		Rerank:        cfg.Rerank,
 		ContextBudget: cfg.ContextBudget,
@@ -151,6 +152,20 @@ func (p *Pipeline) Lookup(ctx context.Context, req Request) (*contract.LookupRes
 		if err != nil {
 			return nil, err
 		}
+		// The relative gate: the unfiltered search runs beside the
+		// filtered one and is reused as the retry.
+		var pa contract.Attempt
+		var ph []kb.Hit
+		probed := cfg.RelQuality > 0
+		if probed {
+			pa, ph, err = search(contract.AttemptUnfilteredRetry, kb.Filter{KBScope: req.KBScope})
+			if err != nil {
+				return nil, err
+			}
+			if float64(a.BestQuality) < cfg.RelQuality*float64(pa.BestQuality) {
+				a.LowQuality = true
+			}
+		}
 		trace.Attempts = []contract.Attempt{a}
 		trace.SelectedAttempt, hits = a.Name, h
 		reason := ""
@@ -163,9 +178,12 @@ func (p *Pipeline) Lookup(ctx context.Context, req Request) (*contract.LookupRes
 		}
 		if reason != "" {
 			trace.FallbackReason = &reason
-			ra, rh, err := search(contract.AttemptUnfilteredRetry, kb.Filter{KBScope: req.KBScope})
-			if err != nil {
-				return nil, err
+			ra, rh := pa, ph
+			if !probed {
+				ra, rh, err = search(contract.AttemptUnfilteredRetry, kb.Filter{KBScope: req.KBScope})
+				if err != nil {
+					return nil, err
+				}
 			}
 			trace.Attempts = append(trace.Attempts, ra)
 			if len(rh) > 0 {

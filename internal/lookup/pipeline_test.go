@@ -634,3 +634,49 @@ func TestConcurrentLookups(t *testing.T) {
 		}
 	}
 }
+
+// The relative gate: with no absolute gate or floor at all (as when a
+// semantic model scores the decoy's category above any usable one), a
+// filtered attempt far below what the unfiltered search finds is low
+// quality all the same, and the unfiltered search it was compared with
+// is the retry. A filtered attempt that holds the best answer is kept.
+func TestRelativeQualityGate(t *testing.T) {
+	s := openEmbedded(t)
+	seedDocs(t, s, opsCorpus...)
+	const decoyQuery = "服务器磁盘满了，inode 也用尽了"
+	noAbsolute := func(rel float64) func(*lookup.Config) {
+		return func(c *lookup.Config) { c.LowQuality, c.MinQuality, c.RelQuality = 0, 0, rel }
+	}
+	// Off: nothing stops the filtered attempt.
+	res := run(t, newPipeline(s, noAbsolute(0)), decoyQuery)
+	if tr := res.RetrievalTrace; tr.SelectedAttempt != contract.AttemptFiltered || tr.FallbackReason != nil {
+		t.Fatalf("relative gate off: want the filtered attempt kept: %s", describe(res))
+	}
+	filteredBest := float64(res.RetrievalTrace.Attempts[0].BestQuality)
+
+	// On: the decoy's category is far below the unfiltered best.
+	p := newPipeline(s, noAbsolute(0.77))
+	if p.Describe().Params.RelQuality != 0.77 {
+		t.Errorf("params %+v: relQuality not recorded", p.Describe().Params)
+	}
+	res = run(t, p, decoyQuery)
+	tr := res.RetrievalTrace
+	if !slices.Equal(attemptNames(res), []string{contract.AttemptFiltered, contract.AttemptUnfilteredRetry}) ||
+		reason(res) != contract.FallbackLowQuality || tr.SelectedAttempt != contract.AttemptUnfilteredRetry {
+		t.Fatalf("relative gate on: want a low-quality retry: %s", describe(res))
+	}
+	if first, retry := tr.Attempts[0], tr.Attempts[1]; !first.LowQuality || float64(first.BestQuality) != filteredBest ||
+		float64(first.BestQuality) >= 0.77*float64(retry.BestQuality) {
+		t.Errorf("attempts %+v / %+v: want the filtered best below 0.77 × the unfiltered best", first, retry)
+	}
+	if got := sources(res); len(got) == 0 || got[0] != "disk-full" {
+		t.Errorf("sources %v", got)
+	}
+
+	// A filtered attempt that finds the answer is as good as the
+	// unfiltered search: kept.
+	res = run(t, p, "连接池满了 too many connections")
+	if tr := res.RetrievalTrace; len(tr.L0Hints.Categories) == 0 || tr.SelectedAttempt != contract.AttemptFiltered || tr.FallbackReason != nil {
+		t.Errorf("a good filtered attempt fell back: %s", describe(res))
+	}
+}
