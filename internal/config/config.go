@@ -247,9 +247,7 @@ type Stack struct {
 	Index    kb.Index
 	Embedder kb.Embedder // cached
 	closers  []func() error
-
-	embedder kb.Embedder // without the cache
-	describe string      // Config.Describe()
+	describe string // Config.Describe(), for messages
 }
 
 // Close closes every backend, in reverse order of opening.

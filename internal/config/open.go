@@ -126,7 +126,7 @@ func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
 			}
 			return err // names the index directory
 		}
-		s.Index = embeddedIndex{idx}
+		s.Index = idx
 		s.closers = append(s.closers, idx.Close)
 	case StoreServer:
 		cat, err := mysql.Open(c.MySQLDSN)
@@ -151,7 +151,6 @@ func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
 		s.Index = idx
 		s.closers = append(s.closers, idx.Close)
 	}
-	s.embedder = emb
 	s.Embedder = emb
 	if cache != nil {
 		s.Embedder = embed.Cached(emb, cache)
@@ -171,16 +170,6 @@ type notSeeded struct{ error }
 
 func (e notSeeded) Unwrap() error        { return e.error }
 func (e notSeeded) Is(target error) bool { return target == kb.ErrNotSeeded }
-
-// embeddedIndex gives the embedded index the existingIndex method.
-type embeddedIndex struct{ *embedded.Index }
-
-func (e embeddedIndex) ExistingDim(context.Context) (int, error) {
-	if d, ok := e.Dim(); ok {
-		return d, nil
-	}
-	return 0, fmt.Errorf("embedded index %s holds no index: %w", e.Dir(), kb.ErrNotSeeded)
-}
 
 // NotReadyError reports a store that cannot answer lookups of a kbScope
 // as it is: nothing seeded, a seed that did not finish, an index that
@@ -253,7 +242,7 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 		return notReady("%d of %d documents are not ready (a rag-seed did not finish, e.g. %s); rerun rag-seed to complete it",
 			len(indexing), len(docs), indexing[0])
 	}
-	want := kb.IndexInfo{Embedder: s.embedder.Name(), Dim: s.embedder.Dim()}
+	want := kb.IndexInfo{Embedder: s.Embedder.Name(), Dim: s.Embedder.Dim()}
 	have, ok, err := s.Catalog.IndexInfo(ctx, kbScope)
 	if err != nil {
 		return fmt.Errorf("catalog: %w", err)

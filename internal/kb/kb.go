@@ -28,20 +28,20 @@ func ValidKBScope(s string) error {
 	if len(s) > MaxKBScopeLen {
 		return fmt.Errorf("is %d bytes long, at most %d", len(s), MaxKBScopeLen)
 	}
-	if s == "" || !isSlugStart(s[0]) {
-		return errors.New("must start with a letter or digit, then letters, digits, '.', '_' or '-'")
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isSlugStart(c) && c != '.' && c != '_' && c != '-' {
-			return errors.New("must start with a letter or digit, then letters, digits, '.', '_' or '-'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return errSlug
 		}
+	}
+	if s == "" {
+		return errSlug
 	}
 	return nil
 }
 
-func isSlugStart(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
+var errSlug = errors.New("must start with a letter or digit, then letters, digits, '.', '_' or '-'")
 
 // Document is one seed document after frontmatter parsing (SPEC §4).
 type Document struct {

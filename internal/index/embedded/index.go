@@ -56,6 +56,7 @@ package embedded
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -181,6 +182,16 @@ func (ix *Index) Dim() (int, bool) {
 		return 0, false
 	}
 	return ix.st.dim, true
+}
+
+// ExistingDim returns the dimension of the index a seed created, creating
+// nothing: an index with no usable data is an error wrapping
+// kb.ErrNotSeeded (config.Stack.Verify calls it, as it calls Milvus').
+func (ix *Index) ExistingDim(context.Context) (int, error) {
+	if d, ok := ix.Dim(); ok {
+		return d, nil
+	}
+	return 0, fmt.Errorf("embedded index %s holds no index: %w", ix.dir, kb.ErrNotSeeded)
 }
 
 // ReadOnly reports whether the index was opened with OpenReadOnly.
