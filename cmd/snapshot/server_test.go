@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -178,29 +177,11 @@ func readDir(t *testing.T, dir string) map[string]string {
 	return m
 }
 
-// syncBuffer is a bytes.Buffer safe for the server's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startServe runs rag-snapshot serve with args on a free loopback port of
 // an embedded store seeded with the shipped corpus (unless args give a
 // store), and returns its base URL, its stderr, and a stop function that
 // cancels it (as SIGINT does) and returns its exit code.
-func startServe(t *testing.T, args ...string) (base string, stderr *syncBuffer, stop func() int) {
+func startServe(t *testing.T, args ...string) (base string, stderr *kbtest.SyncBuffer, stop func() int) {
 	t.Helper()
 	for _, k := range ragEnv {
 		t.Setenv(k, "")
@@ -217,7 +198,7 @@ func startServe(t *testing.T, args ...string) (base string, stderr *syncBuffer, 
 		}
 		args = append(args, "--data-dir", dataDir)
 	}
-	stderr = &syncBuffer{}
+	stderr = &kbtest.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), io.Discard, stderr) }()

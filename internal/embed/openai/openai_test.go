@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/embed"
 	"github.com/ragbaseline/ragbaseline/internal/embed/cache/sqlitecache"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
 const testKey = "sk-test-9f8e7d6c5b4a-SECRET"
@@ -329,7 +330,7 @@ func TestNetworkErrorRetried(t *testing.T) {
 func TestAPIKeyNeverShown(t *testing.T) {
 	// The server rejects the key and echoes it back.
 	srv := newFakeServer(t, "sk-the-right-one", 16)
-	logs := &syncBuffer{}
+	logs := &kbtest.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 16, Logger: logger})
 	_, err := e.Embed(context.Background(), "", []string{"hello"})
