@@ -63,12 +63,10 @@ import (
 	"io"
 	"log"
 	"mime"
-	"net"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -201,9 +199,9 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) {
 		}
 		status, msg := http.StatusInternalServerError, "lookup failed: "+err.Error()
 		switch {
-		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || grpcCode(err, "DeadlineExceeded"):
+		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || strings.Contains(err.Error(), "code = DeadlineExceeded"):
 			status, msg = http.StatusGatewayTimeout, fmt.Sprintf("lookup did not finish within %s: %v", h.opts.Timeout, err)
-		case transient(err):
+		case lookup.Transient(err):
 			status = http.StatusServiceUnavailable
 		}
 		msg = redactSecrets(msg)
@@ -372,34 +370,6 @@ func orEmpty[S ~[]E, E any](s S) S {
 		return S{}
 	}
 	return s
-}
-
-// transient reports whether a pipeline error (other than a deadline, which
-// is a 504) is worth retrying, and so answered 503 rather than 500: an
-// error with a Transient() bool method says so itself; otherwise a backing
-// service could not be reached or dropped the connection (a net.Error, a
-// refused, reset or aborted connection, a broken pipe, an unexpected EOF,
-// gRPC Unavailable, ResourceExhausted or Aborted). These are the rules of
-// snapshot.Transient, which retries the pipeline when it runs in process,
-// so serving it over HTTP keeps the retry decision.
-func transient(err error) bool {
-	var t interface{ Transient() bool }
-	if errors.As(err, &t) {
-		return t.Transient()
-	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return true
-	}
-	return grpcCode(err, "Unavailable") || grpcCode(err, "ResourceExhausted") || grpcCode(err, "Aborted")
-}
-
-// grpcCode reports whether err's message carries the gRPC status code
-// ("code = Unavailable"), as Milvus errors do; matching the text keeps the
-// gRPC packages out of this one.
-func grpcCode(err error, code string) bool {
-	return strings.Contains(err.Error(), "code = "+code)
 }
 
 // clip returns s as one line of valid UTF-8 (control characters become
