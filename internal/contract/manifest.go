@@ -5,11 +5,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ManifestName is the manifest's file name in a fixture directory. Files
 // whose name starts with "_" are never read as fixtures.
 const ManifestName = "_snapshot.json"
+
+// What rag-snapshot leaves beside a fixture directory DIR while it swaps a
+// new set in: .DIR.staging-TOKEN, the set being built, and
+// .DIR.staging-TOKEN.old, DIR moved aside by a two-rename swap (package
+// snapshot makes them; the judge names the second when DIR is missing).
+const (
+	StagingInfix     = ".staging-"
+	MovedAsideSuffix = ".old"
+)
+
+// IsMovedAside reports whether name, in DIR's parent, is DIR (whose base
+// name is base) moved aside by an interrupted swap.
+func IsMovedAside(base, name string) bool {
+	return strings.HasPrefix(name, "."+base+StagingInfix) && strings.HasSuffix(name, MovedAsideSuffix)
+}
 
 // ManifestVersion is the version of the manifest format.
 const ManifestVersion = 1

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -62,8 +61,7 @@ func (f pipelineField) names() []string {
 
 // manifestCheck holds the manifest the fixtures are checked against.
 type manifestCheck struct {
-	path string
-	m    *contract.Manifest
+	m *contract.Manifest
 }
 
 // loadManifestCheck reads dir's manifest. It returns nil (nothing to
@@ -82,7 +80,7 @@ func loadManifestCheck(dir string) (*manifestCheck, error) {
 	if m.SearchMode == "" && m.KBScope == "" && m.Pipeline == nil {
 		return nil, nil
 	}
-	return &manifestCheck{path: filepath.Join(dir, contract.ManifestName), m: m}, nil
+	return &manifestCheck{m: m}, nil
 }
 
 // fixtureMeta is what the manifest check needs of one fixture.

@@ -191,10 +191,9 @@ func movedAside(dir string, err error) string {
 	if aerr != nil {
 		return ""
 	}
-	prefix := "." + filepath.Base(abs) + ".staging-"
 	entries, _ := os.ReadDir(filepath.Dir(abs))
 	for _, e := range entries {
-		if name := e.Name(); e.IsDir() && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".old") {
+		if name := e.Name(); e.IsDir() && contract.IsMovedAside(filepath.Base(abs), name) {
 			return fmt.Sprintf(" (an interrupted rag-snapshot was replacing it: run rag-snapshot again to finish, or move %s back)",
 				filepath.Join(filepath.Dir(dir), name))
 		}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
 // Names beside a fixture directory DIR, in its parent directory:
@@ -25,8 +27,8 @@ import (
 // rag-snapshot, which never locked it. Every one of these names matches the
 // repository's .gitignore pattern .*.staging-*.
 const (
-	stagingInfix = ".staging-"
-	oldSuffix    = ".old"
+	stagingInfix = contract.StagingInfix
+	oldSuffix    = contract.MovedAsideSuffix
 	probePrefix  = ".rag-snapshot-probe-"
 )
 
