@@ -165,8 +165,9 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 	})
 	bar.Done()
 	var dimErr *kb.DimensionMismatchError
+	var staleErr *ingest.StaleVectorsError
 	switch {
-	case errors.As(err, &dimErr):
+	case errors.As(err, &dimErr), errors.As(err, &staleErr):
 		return cmdutil.Usage(err)
 	case err != nil:
 		// A lost seed lock cancels ctx with its reason: say it.

@@ -73,6 +73,20 @@ type Summary struct {
 	Resynced bool
 }
 
+// StaleVectorsError reports a seed with a new embedder that left documents
+// of the kbScope (no longer in the input, kept without Prune) with the
+// vectors of the previous one.
+type StaleVectorsError struct {
+	KBScope  string
+	Stale    []string // docIds
+	Embedder string
+}
+
+func (e *StaleVectorsError) Error() string {
+	return fmt.Sprintf("%d documents of kb_scope %s are no longer in the input and keep the vectors of the previous embedder (e.g. %s), so the kbScope would mix two models with %s: rerun with --prune to remove them",
+		len(e.Stale), e.KBScope, e.Stale[0], e.Embedder)
+}
+
 // Backends are what a seed writes to.
 type Backends struct {
 	Catalog  kb.Catalog
@@ -113,11 +127,13 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	// set again only when every document is ready: a run that dies half way
 	// leaves no record, and reading commands refuse the mixed index.
 	info := kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: dim}
+	sameEmbedder := true
 	if !opts.DryRun {
 		have, ok, err := b.Catalog.IndexInfo(ctx, opts.KBScope)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
+		sameEmbedder = ok && have == info
 		if ok && have != info {
 			if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, nil); err != nil {
 				return nil, fmt.Errorf("catalog: %w", err)
@@ -198,6 +214,12 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	}
 
 	if !opts.DryRun {
+		// Documents kept without --prune keep the vectors they had: under
+		// another (or an unrecorded) embedder the kbScope would mix two
+		// models, so it is left without a record.
+		if !sameEmbedder && len(sum.Stale) > 0 {
+			return sum, &StaleVectorsError{KBScope: opts.KBScope, Stale: sum.Stale, Embedder: info.Embedder}
+		}
 		if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, &info); err != nil {
 			return sum, fmt.Errorf("catalog: %w", err)
 		}

@@ -482,3 +482,29 @@ func TestChunkOptionsOrModelChangeReindex(t *testing.T) {
 type renamed struct{ kb.Embedder }
 
 func (renamed) Name() string { return "other-model" }
+
+// An embedder change that leaves documents of the kbScope behind (no longer
+// in the input, kept without Prune) would mix two models' vectors in one
+// kbScope: the seed fails saying so and records no embedder, so reading
+// commands refuse the store; with Prune it records the new embedder.
+func TestEmbedderChangeWithStaleDocuments(t *testing.T) {
+	b := backends[0].open(t, hooks{})
+	dir := copyDocs(t)
+	seed(t, b, dir, ingest.Options{})
+	if err := os.Remove(filepath.Join(dir, "overfilter-decoy.md")); err != nil {
+		t.Fatal(err)
+	}
+	b.Embedder = renamed{b.Embedder}
+	_, err := ingest.Seed(context.Background(), load(t, dir), b, ingest.Options{KBScope: scope})
+	var sv *ingest.StaleVectorsError
+	if !errors.As(err, &sv) || len(sv.Stale) != 1 || sv.Stale[0] != "rag-eval/overfilter-decoy" || !strings.Contains(err.Error(), "--prune") {
+		t.Fatalf("got %v, want a *StaleVectorsError naming the stale document and --prune", err)
+	}
+	if info, ok, err := b.Catalog.IndexInfo(context.Background(), scope); err != nil || ok {
+		t.Fatalf("a mixed kbScope has a record: %+v, %v, %v", info, ok, err)
+	}
+	seed(t, b, dir, ingest.Options{Prune: true})
+	if info, ok, err := b.Catalog.IndexInfo(context.Background(), scope); err != nil || !ok || info.Embedder != "other-model" {
+		t.Fatalf("after --prune: %+v, %v, %v", info, ok, err)
+	}
+}
