@@ -337,8 +337,7 @@ func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, stderr 
 	case err != nil:
 		return nil, nil, err
 	}
-	if _, ok := lookup.ThresholdsFor(stack.Embedder.Name()); !ok {
-		t := lookup.UncalibratedThresholds
+	if t, ok := lookup.ThresholdsFor(stack.Embedder.Name()); !ok {
 		fmt.Fprintf(stderr, "rag-snapshot: warning: embedder %s is not calibrated: using lowQuality %g, minQuality %g, levels high %g / medium %g; run rag-eval calibrate on your fixtures to see where its scores fall\n",
 			stack.Embedder.Name(), t.LowQuality, t.MinQuality, t.Levels.High, t.Levels.Medium)
 	}

@@ -170,6 +170,11 @@ func (c *Config) Validate() error {
 		if c.EmbedDim <= 0 {
 			errs = append(errs, errors.New("--embedder openai needs --embed-dim or RAG_EMBED_DIM (the collection is created for it)"))
 		}
+		if m := openai.InputTypeMode(c.EmbedInputType); m != "" {
+			if err := m.Valid(); err != nil {
+				errs = append(errs, fmt.Errorf("--embed-input-type (RAG_EMBED_INPUT_TYPE): %w", err))
+			}
+		}
 		if c.OpenAIBaseURL != "" {
 			if u, err := url.Parse(c.OpenAIBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				errs = append(errs, fmt.Errorf("--openai-base-url (OPENAI_BASE_URL) %q is not an http(s) URL", RedactURL(c.OpenAIBaseURL)))

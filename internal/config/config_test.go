@@ -63,6 +63,25 @@ func TestValidate(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--embed-model") {
 		t.Errorf("openai without model: %v", err)
 	}
+	for _, bad := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Embedder = "bogus" }, `--embedder must be use, local or openai, got "bogus"`},
+		{func(c *Config) { c.Embedder, c.EmbedDim = EmbedderUSE, 384 }, "--embedder use gives 512 dimensions; --embed-dim 384 is not possible"},
+		{func(c *Config) {
+			c.Embedder, c.EmbedModel, c.EmbedDim, c.EmbedInputType = EmbedderOpenAI, "m", 4, "sideways"
+		}, `--embed-input-type (RAG_EMBED_INPUT_TYPE): input type mode "sideways" is not auto`},
+		{func(c *Config) {
+			c.Embedder, c.EmbedModel, c.EmbedDim, c.OpenAIBaseURL = EmbedderOpenAI, "m", 4, "ftp://x/v1"
+		}, `--openai-base-url (OPENAI_BASE_URL) "ftp://x/v1" is not an http(s) URL`},
+	} {
+		c = Defaults()
+		bad.edit(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Validate = %v, want %q", err, bad.want)
+		}
+	}
 	if err := ValidKBScope("../x"); err == nil {
 		t.Error("kb scope ../x accepted")
 	}

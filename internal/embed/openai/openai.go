@@ -83,6 +83,15 @@ const (
 // InputTypeMode says how EmbedAs conveys the input type to the server.
 type InputTypeMode string
 
+// Valid reports a mode that is not one of the modes below.
+func (m InputTypeMode) Valid() error {
+	switch m {
+	case InputTypeAuto, InputTypeField, InputTypePrefix, InputTypeNone:
+		return nil
+	}
+	return fmt.Errorf("input type mode %q is not auto, field, prefix or none", string(m))
+}
+
 // Input type modes.
 const (
 	// InputTypeAuto is InputTypeField for an e5 model (a model name
@@ -218,12 +227,11 @@ func New(opts Options) (*Embedder, error) {
 	default:
 		return nil, fmt.Errorf("openai embedder: encoding format %q is not float or base64", opts.EncodingFormat)
 	}
-	switch opts.InputTypeMode {
-	case "":
+	if opts.InputTypeMode == "" {
 		opts.InputTypeMode = InputTypeAuto
-	case InputTypeAuto, InputTypeField, InputTypePrefix, InputTypeNone:
-	default:
-		return nil, fmt.Errorf("openai embedder: input type mode %q is not auto, field, prefix or none", opts.InputTypeMode)
+	}
+	if err := opts.InputTypeMode.Valid(); err != nil {
+		return nil, fmt.Errorf("openai embedder: %w", err)
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
