@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/embed"
 )
 
 // npyArray is one array of a .npy file: its dtype (the numpy descr, such as
@@ -229,9 +231,9 @@ func (z npz) float32s(name string, shape ...int) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := make([]float32, len(a.data)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(a.data[4*i:]))
+	v, err := embed.DecodeVector(a.data) // little-endian float32, as <f4 is
+	if err != nil {
+		return nil, fmt.Errorf("array %s: %w", name, err)
 	}
 	for i, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
