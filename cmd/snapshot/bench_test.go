@@ -13,6 +13,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
@@ -54,7 +55,7 @@ func BenchmarkSnapshot(b *testing.B) {
 
 	cfg := config.Config{Store: config.StoreEmbedded, DataDir: dataDir, Embedder: config.EmbedderLocal,
 		MilvusCollection: "rag_eval", Timeout: 30 * time.Second}
-	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", io.Discard)
+	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", kb.FusionAnchored, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

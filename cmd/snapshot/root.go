@@ -43,6 +43,7 @@ type snapshotOptions struct {
 	Fixtures        string
 	KBScope         string
 	SearchMode      string
+	Fusion          string
 	Pipeline        string
 	LookupURL       string
 	SidecarURL      string
@@ -115,7 +116,8 @@ does not change it; rag-eval is the gate.`,
 	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
 	f.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures, or <dir>/fixtures-dense with --search-mode dense)")
 	f.StringVar(&o.KBScope, "kb-scope", "", "kbScope of every lookup (default: the golden file's kbScope, else rag-eval)")
-	f.StringVar(&o.SearchMode, "search-mode", string(kb.Hybrid), "hybrid (dense + BM25 fused by RRF) or dense")
+	f.StringVar(&o.SearchMode, "search-mode", string(kb.Hybrid), "hybrid (dense + BM25, fused as --fusion says) or dense")
+	f.StringVar(&o.Fusion, "fusion", string(kb.FusionAnchored), fusionUsage)
 	f.StringVar(&o.Pipeline, "pipeline", pipelineBuiltin, "builtin (the store of --store) or http (--lookup-url)")
 	f.StringVar(&o.LookupURL, "lookup-url", "", "base URL of a pipeline serving POST /v1/lookup, for --pipeline http")
 	f.StringVar(&o.SidecarURL, "sidecar-url", "", "base URL of a sidecar pipeline that also runs every case")
@@ -136,6 +138,9 @@ func (o *snapshotOptions) defaults() error {
 	mode := kb.SearchMode(o.SearchMode)
 	if mode != kb.Hybrid && mode != kb.Dense {
 		return usagef("--search-mode must be %s or %s, got %q", kb.Hybrid, kb.Dense, o.SearchMode)
+	}
+	if err := kb.Fusion(o.Fusion).Valid(); err != nil {
+		return usagef("--fusion: %w", err)
 	}
 	suffix := ""
 	if mode == kb.Dense {
@@ -219,7 +224,7 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	case pipelineHTTP:
 		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout}
 	case pipelineBuiltin:
-		p, stack, err := openBuiltin(ctx, o.Config, kbScope, o.Stderr)
+		p, stack, err := openBuiltin(ctx, o.Config, kbScope, kb.Fusion(o.Fusion), o.Stderr)
 		if err != nil {
 			return err
 		}
@@ -314,6 +319,9 @@ func colour(w io.Writer) bool {
 	return os.Getenv("NO_COLOR") == "" && progress.IsTerminal(w)
 }
 
+// fusionUsage documents --fusion.
+const fusionUsage = "how hybrid search fuses the dense and BM25 lists: anchored (RRF, but BM25 counts only inside the dense top 10 and the dense top 1 stays in the top 3) or rrf (plain reciprocal rank fusion, k = 60)"
+
 // builtinVersion is the version written into the fixtures' pipeline.version
 // for the builtin pipeline. It is not the binary's version, which changes
 // with every commit and would rewrite every fixture; it names the pipeline's
@@ -324,8 +332,9 @@ const builtinVersion = "1"
 // over it. Nothing is created: a store that cannot answer lookups of
 // kbScope with cfg's embedder (not seeded, a seed that did not finish, an
 // index that disagrees with the catalog) is an error naming rag-seed
-// (config.OpenForLookup). The caller closes the stack.
-func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, stderr io.Writer) (*lookup.Pipeline, *config.Stack, error) {
+// (config.OpenForLookup). Hybrid search fuses as fusion says. The caller
+// closes the stack.
+func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, fusion kb.Fusion, stderr io.Writer) (*lookup.Pipeline, *config.Stack, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, cmdutil.Usage(err)
 	}
@@ -341,7 +350,9 @@ func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, stderr 
 		fmt.Fprintf(stderr, "rag-snapshot: warning: embedder %s is not calibrated: using lowQuality %g, minQuality %g, levels high %g / medium %g; run rag-eval calibrate on your fixtures to see where its scores fall\n",
 			stack.Embedder.Name(), t.LowQuality, t.MinQuality, t.Levels.High, t.Levels.Medium)
 	}
-	p := lookup.New(stack.Catalog, stack.Index, stack.Embedder, lookup.DefaultConfig(stack.Embedder.Name()),
+	lc := lookup.DefaultConfig(stack.Embedder.Name())
+	lc.Fusion = fusion
+	p := lookup.New(stack.Catalog, stack.Index, stack.Embedder, lc,
 		contract.Pipeline{Version: builtinVersion, Store: cfg.Store})
 	return p, stack, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 )
 
@@ -26,6 +27,7 @@ type serveOptions struct {
 	Addr         string
 	KBScope      string
 	MaxBodyBytes int64
+	Fusion       string
 	Config       config.Config
 }
 
@@ -71,6 +73,7 @@ a sidecar served from the embedded store needs its own --data-dir.`,
 	f.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
 	f.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kbScope of requests that do not give one; the store must hold it")
 	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", lookuphttp.DefaultMaxBodyBytes, "largest request body accepted (larger: 413)")
+	f.StringVar(&o.Fusion, "fusion", string(kb.FusionAnchored), fusionUsage)
 	o.Config.BindFlags(f)
 	f.Lookup("timeout").Usage = "timeout of each lookup (then 504), and of each call to a service"
 	return cmd
@@ -86,7 +89,10 @@ func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	if o.Config.Timeout <= 0 {
 		return usagef("--timeout must be positive")
 	}
-	p, stack, err := openBuiltin(ctx, o.Config, o.KBScope, stderr)
+	if err := kb.Fusion(o.Fusion).Valid(); err != nil {
+		return usagef("--fusion: %w", err)
+	}
+	p, stack, err := openBuiltin(ctx, o.Config, o.KBScope, kb.Fusion(o.Fusion), stderr)
 	if err != nil {
 		return err
 	}

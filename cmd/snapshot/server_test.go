@@ -22,6 +22,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
@@ -122,7 +123,7 @@ func TestMilvusDiesMidSnapshot(t *testing.T) {
 		c.CaseID, c.Query = fmt.Sprintf("%s-%02d", c.CaseID, i), fmt.Sprintf("%s %d", c.Query, i)
 		g.Cases = append(g.Cases, c)
 	}
-	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", io.Discard)
+	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", kb.FusionAnchored, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,12 @@ type PipelineParams struct {
 	MinQuality Float6 `json:"minQuality"`
 	// RelQuality is the relative quality gate of a filtered attempt
 	// (lookup.Config.RelQuality); absent when off.
-	RelQuality    Float6 `json:"relQuality,omitempty"`
+	RelQuality Float6 `json:"relQuality,omitempty"`
+	// Fusion is how hybrid search fused the dense and BM25 lists: "rrf"
+	// (SPEC's reciprocal rank fusion) or "anchored" (RRF anchored on the
+	// dense list); absent in fixtures written before it was recorded,
+	// which used rrf.
+	Fusion        string `json:"fusion,omitempty"`
 	Levels        Levels `json:"levels"`
 	Rerank        string `json:"rerank"`
 	ContextBudget int    `json:"contextBudget"`

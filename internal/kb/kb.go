@@ -89,7 +89,8 @@ type Filter struct {
 	Categories []string
 }
 
-// SearchMode selects dense or hybrid (dense + BM25 fused by RRF) search.
+// SearchMode selects dense or hybrid (dense + BM25, fused as
+// SearchRequest.Fusion says) search.
 type SearchMode string
 
 // Search modes.
@@ -113,6 +114,9 @@ type SearchRequest struct {
 	K int
 	// RRFK is the RRF constant; 0 means DefaultRRFK.
 	RRFK int
+	// Fusion is how hybrid search fuses the two lists (Fuse); "" is
+	// FusionRRF.
+	Fusion Fusion
 }
 
 // Hit is one search result. Chunk.Vector is not filled.
@@ -121,8 +125,8 @@ type Hit struct {
 	// DenseDistance is the true dense distance √(2 − 2·cos) between the
 	// query vector and the chunk vector, in both modes.
 	DenseDistance float64
-	// Score ranks the hits: cosine similarity in dense mode, the RRF score
-	// in hybrid mode.
+	// Score ranks the hits: cosine similarity in dense mode, the fused
+	// score (Fuse) in hybrid mode.
 	Score float64
 }
 

@@ -54,6 +54,7 @@ func RunIndexTests(t *testing.T, open func(t *testing.T) kb.Index) {
 		{"BM25Words", testIndexBM25Words},
 		{"HybridFiltered", testIndexHybridFiltered},
 		{"RRFK", testIndexRRFK},
+		{"AnchoredFusion", testIndexAnchoredFusion},
 		{"DenseDistance", testIndexDenseDistance},
 		{"KRespected", testIndexKRespected},
 		{"HitFields", testIndexHitFields},
@@ -669,6 +670,53 @@ func testIndexRRFK(t *testing.T, ix kb.Index) {
 	hits := ixSearch(t, ix, req)
 	ixCheckKeys(t, "hybrid k=10", hits, "kbt-a/alpha#0", "kbt-a/zeta#0", "kbt-a/alpha#1")
 	ixCheckScores(t, "hybrid k=10", hits, ixRRF(10, 1), ixRRF(10, 1), ixRRF(10, 2))
+}
+
+// testIndexAnchoredFusion: dense list d0..d5 (cosines 0.95 down to 0.7);
+// d1..d4 also hold the query word, so plain RRF ranks them above d0 and
+// lets b, which only BM25 finds (cosine 0, outside the dense list), push
+// d5 out of the top 6. Anchored fusion keeps b out (it only shares a word)
+// and d0, the dense top 1, at rank 3.
+func testIndexAnchoredFusion(t *testing.T, ix kb.Index) {
+	const scope = "kbt-fuse"
+	f := kb.Filter{KBScope: scope}
+	chunks := []kb.Chunk{
+		ixChunk(scope, "fuse/d", 0, "database", "alpha", ixVec(0.95, 1)),
+		ixChunk(scope, "fuse/d", 1, "database", "walrus", ixVec(0.9, 2)),
+		ixChunk(scope, "fuse/d", 2, "database", "walrus", ixVec(0.85, 3)),
+		ixChunk(scope, "fuse/d", 3, "database", "walrus", ixVec(0.8, 4)),
+		ixChunk(scope, "fuse/d", 4, "database", "walrus", ixVec(0.75, 5)),
+		ixChunk(scope, "fuse/d", 5, "database", "beta", ixVec(0.7, 6)),
+		ixChunk(scope, "fuse/b", 0, "database", "walrus among many other words that make this chunk long", ixVec(0, 7)),
+	}
+	ixUpsert(t, ix, chunks)
+	pos := func(hits []kb.Hit, key string) int {
+		return slices.IndexFunc(hits, func(h kb.Hit) bool { return h.EvidenceKey == key }) + 1
+	}
+	req := ixHybridReq(6, f, "walrus")
+	for _, fusion := range []kb.Fusion{"", kb.FusionRRF} {
+		req.Fusion = fusion
+		hits := ixSearch(t, ix, req)
+		if len(hits) != 6 || pos(hits, "fuse/d#0") != 5 || pos(hits, "fuse/b#0") == 0 || pos(hits, "fuse/d#5") != 0 {
+			t.Errorf("fusion %q: hits %q, want d#1..d#4, then d#0 5th, b#0 in and d#5 out", fusion, ixKeys(hits))
+		}
+	}
+	req.Fusion = kb.FusionAnchored
+	hits := ixSearch(t, ix, req)
+	if len(hits) != 6 || pos(hits, "fuse/d#0") != 3 || pos(hits, "fuse/b#0") != 0 || pos(hits, "fuse/d#5") != 6 {
+		t.Errorf("anchored: hits %q, want d#0 3rd, d#5 6th, b#0 out", ixKeys(hits))
+	}
+	// With k = 7 the dense list holds b too (7th, inside the window): its
+	// BM25 rank counts again and it passes d5, as in RRF.
+	req.K = 7
+	hits = ixSearch(t, ix, req)
+	if len(hits) != 7 || pos(hits, "fuse/d#0") != 3 || pos(hits, "fuse/b#0") != 6 || pos(hits, "fuse/d#5") != 7 {
+		t.Errorf("anchored k=7: hits %q, want d#0 3rd, b#0 6th, d#5 7th", ixKeys(hits))
+	}
+	req.Fusion = "magic"
+	if _, err := ix.Search(context.Background(), req); err == nil || !strings.Contains(err.Error(), "magic") {
+		t.Errorf("fusion magic: %v, want an error naming it", err)
+	}
 }
 
 func testIndexDenseDistance(t *testing.T, ix kb.Index) {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
 // Rerankers (Config.Rerank).
@@ -140,6 +142,10 @@ type Config struct {
 	ContextBudget int
 	// RRFK is the RRF constant of hybrid search (default 60).
 	RRFK int
+	// Fusion is how hybrid search fuses the dense and BM25 lists
+	// (kb.Fuse; recorded as pipeline.params.fusion). The zero value is
+	// kb.FusionRRF; DefaultConfig gives kb.FusionAnchored.
+	Fusion kb.Fusion
 	// L0TTL is how long the L0 terms of a kbScope are cached; 0 or less
 	// reloads them on every lookup. Pipeline.InvalidateL0 drops the cache.
 	// (default 10s)
@@ -172,6 +178,7 @@ func DefaultConfig(embedderName string) Config {
 		RerankTimeout: DefaultRerankTimeout,
 		ContextBudget: DefaultContextBudget,
 		RRFK:          60,
+		Fusion:        kb.FusionAnchored,
 		L0TTL:         DefaultL0TTL,
 	}
 	t, _ := ThresholdsFor(embedderName)
@@ -202,6 +209,9 @@ func (c Config) withDefaults() Config {
 	if c.RRFK == 0 {
 		c.RRFK = 60
 	}
+	if c.Fusion == "" {
+		c.Fusion = kb.FusionRRF
+	}
 	return c
 }
 
@@ -222,6 +232,8 @@ func (c Config) Validate() error {
 		return bad("contextBudget %d, want ≥ 1", c.ContextBudget)
 	case c.RRFK < 1:
 		return bad("rrfK %d, want ≥ 1", c.RRFK)
+	case c.Fusion.Valid() != nil:
+		return bad("%v", c.Fusion.Valid())
 	case c.RerankTimeout < 0:
 		return bad("rerank timeout %v is negative", c.RerankTimeout)
 	}

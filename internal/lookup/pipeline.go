@@ -60,6 +60,7 @@ func New(cat kb.Catalog, idx kb.Index, emb kb.Embedder, cfg Config, info contrac
 		LowQuality:    contract.Float6(cfg.LowQuality),
 		MinQuality:    contract.Float6(cfg.MinQuality),
 		RelQuality:    contract.Float6(cfg.RelQuality),
+		Fusion:        string(cfg.Fusion),
 		Levels:        contract.Levels{High: contract.Float6(cfg.Levels.High), Medium: contract.Float6(cfg.Levels.Medium)},
 		Rerank:        cfg.Rerank,
 		ContextBudget: cfg.ContextBudget,
@@ -121,7 +122,7 @@ func (p *Pipeline) Lookup(ctx context.Context, req Request) (*contract.LookupRes
 		start := time.Now()
 		hits, err := p.idx.Search(ctx, kb.SearchRequest{
 			Mode: mode, Vector: vec, Text: req.Query, Filter: f,
-			K: max(cfg.CandidateK, topK), RRFK: cfg.RRFK,
+			K: max(cfg.CandidateK, topK), RRFK: cfg.RRFK, Fusion: cfg.Fusion,
 		})
 		if err != nil {
 			return contract.Attempt{}, nil, fmt.Errorf("lookup: %s search: %w", name, err)

@@ -472,7 +472,7 @@ func TestDescribe(t *testing.T) {
 	s := openEmbedded(t)
 	p := newPipeline(s, func(c *lookup.Config) { c.Rerank = lookup.RerankLocal })
 	d := p.Describe()
-	want := contract.PipelineParams{TopK: 5, CandidateK: 20, LowQuality: 0.15, MinQuality: 0.13, Levels: contract.Levels{High: 0.3, Medium: 0.19}, Rerank: "local", ContextBudget: 3000}
+	want := contract.PipelineParams{TopK: 5, CandidateK: 20, LowQuality: 0.15, MinQuality: 0.13, Fusion: "anchored", Levels: contract.Levels{High: 0.3, Medium: 0.19}, Rerank: "local", ContextBudget: 3000}
 	if d.Name != "builtin" || d.Version != "test" || d.Store != "embedded" || d.Embedder != local.Name || d.Dim != local.DefaultDim || d.Params == nil || *d.Params != want {
 		t.Errorf("Describe %+v params %+v", d, d.Params)
 	}

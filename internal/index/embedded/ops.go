@@ -258,8 +258,8 @@ func (ix *Index) Count(ctx context.Context, f kb.Filter) (int, error) {
 
 // Search returns up to req.K hits, best first. Dense: the K chunks with
 // the highest cosine, Score = cosine. Hybrid: the dense top K and the BM25
-// top K of req.Text fused by RRF with k = req.RRFK (default 60), the best K
-// of the fusion, Score = RRF score. Ties are broken by evidence key, then
+// top K of req.Text fused by kb.Fuse (req.Fusion, k = req.RRFK, default
+// 60), the best K of the fusion, Score = fused score. Ties are broken by evidence key, then
 // kbScope. Every hit has its true DenseDistance.
 func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, error) {
 	if err := ctx.Err(); err != nil {
@@ -273,6 +273,9 @@ func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, er
 	}
 	if req.RRFK < 0 {
 		return nil, fmt.Errorf("embedded index: search: negative RRF k %d", req.RRFK)
+	}
+	if err := req.Fusion.Valid(); err != nil {
+		return nil, fmt.Errorf("embedded index: search: %w", err)
 	}
 	for _, x := range req.Vector {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {

@@ -286,20 +286,18 @@ func (s *store) search(req kb.SearchRequest) []kb.Hit {
 		}
 		return hits
 	}
-	rrfK := req.RRFK
-	if rrfK == 0 {
-		rrfK = kb.DefaultRRFK
+	sparse := s.bm25(req.Text, &f, req.K)
+	ids := func(cs []cand) []int {
+		out := make([]int, len(cs))
+		for i, c := range cs {
+			out[i] = int(c.slot)
+		}
+		return out
 	}
-	fused := map[int32]float64{}
-	for i, c := range dense {
-		fused[c.slot] += 1 / float64(rrfK+i+1)
-	}
-	for i, c := range s.bm25(req.Text, &f, req.K) {
-		fused[c.slot] += 1 / float64(rrfK+i+1)
-	}
+	fused := kb.Fuse(req.Fusion, req.RRFK, ids(dense), ids(sparse))
 	all := make([]cand, 0, len(fused))
 	for slot, score := range fused {
-		all = append(all, cand{slot, score})
+		all = append(all, cand{int32(slot), score})
 	}
 	s.sortCands(all)
 	if len(all) > req.K {

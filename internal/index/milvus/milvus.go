@@ -19,8 +19,10 @@
 // the server address and the collection, so a server that is down or slow
 // is a clear error, never a hang.
 //
-// Search: dense mode is one COSINE search; hybrid mode is one HybridSearch
-// of a dense and a BM25 request fused by Milvus' RRF ranker. In both modes
+// Search: dense mode is one COSINE search; hybrid mode is a COSINE search
+// and a BM25 search on the sparse field, fused in Go by kb.Fuse, the same
+// function the embedded index fuses with (not by Milvus' RRF ranker, which
+// knows only plain RRF). In both modes
 // the dense vectors of the hits are returned as output fields and the true
 // cosine (DenseDistance = √(2 − 2·cos)) is computed locally in float64, so
 // it is exact for BM25-only candidates too. Hits are ordered by score, then

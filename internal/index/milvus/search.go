@@ -42,10 +42,11 @@ func (ix *Index) Count(ctx context.Context, f kb.Filter) (int, error) {
 	return int(n), err
 }
 
-// Search runs a dense search, or a hybrid search (dense and BM25 fused by
-// Milvus' RRF ranker with k = req.RRFK), under req.Filter. It returns up to
-// req.K hits, best first; each carries the true cosine distance computed
-// from the stored vector.
+// Search runs a dense search, or a hybrid search (a dense and a BM25
+// search fused in Go by kb.Fuse with req.Fusion and k = req.RRFK, exactly
+// as the embedded index fuses), under req.Filter. It returns up to req.K
+// hits, best first; each carries the true cosine distance computed from
+// the stored vector.
 func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, error) {
 	if req.Mode != kb.Dense && req.Mode != kb.Hybrid {
 		return nil, fmt.Errorf("milvus: search: unknown search mode %q (want %q or %q)", req.Mode, kb.Dense, kb.Hybrid)
@@ -55,6 +56,9 @@ func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, er
 	}
 	if req.RRFK < 0 {
 		return nil, fmt.Errorf("milvus: search: negative RRF k %d", req.RRFK)
+	}
+	if err := req.Fusion.Valid(); err != nil {
+		return nil, fmt.Errorf("milvus: search: %w", err)
 	}
 	for _, x := range req.Vector {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -72,54 +76,82 @@ func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, er
 	if len(req.Vector) != dim {
 		return nil, fmt.Errorf("milvus: search %s: query vector has dimension %d, the collection %d", ix.cfg.Collection, len(req.Vector), dim)
 	}
-	// Ask for up to 2K hits, so that ties at the K-th place are cut by the
-	// deterministic order below, not by Milvus. (In hybrid mode each
-	// retriever still contributes its top K, as the contract says.)
+	dense, err := ix.search(ctx, "dense search", fieldDense, entity.FloatVector(req.Vector), entity.COSINE, expr, req)
+	if err != nil || req.Mode == kb.Dense {
+		return dense, err
+	}
+	// The BM25 analyzer of Milvus Lite crashes the server on invalid UTF-8.
+	text := strings.ToValidUTF8(req.Text, " ")
+	sparse, err := ix.search(ctx, "bm25 search", fieldSparse, entity.Text(text), entity.BM25, expr, req)
+	if err != nil {
+		return nil, err
+	}
+	return fuse(req, dense, sparse), nil
+}
+
+// search runs one search on field and returns its best req.K hits in the
+// deterministic order of compareHits; Score is the cosine for the dense
+// field and Milvus' BM25 score for the sparse one. It asks Milvus for up
+// to 2K hits, so that ties at the K-th place are cut by that order, not by
+// Milvus.
+func (ix *Index) search(ctx context.Context, op, field string, v entity.Vector, metric entity.MetricType, expr string, req kb.SearchRequest) ([]kb.Hit, error) {
 	limit := min(2*req.K, maxTopK)
 	var rs []milvusclient.ResultSet
-	if req.Mode == kb.Dense {
-		err = ix.call(ctx, "dense search", func(ctx context.Context) error {
-			rs, err = ix.cli.Search(ctx, milvusclient.NewSearchOption(ix.cfg.Collection, limit,
-				[]entity.Vector{entity.FloatVector(req.Vector)}).
-				WithANNSField(fieldDense).WithFilter(expr).
-				// Milvus Lite needs the metric type in every search.
-				WithSearchParam("metric_type", string(entity.COSINE)).
-				WithOutputFields(outputFields...).WithConsistencyLevel(entity.ClStrong))
-			return err
-		})
-	} else {
-		rrfK := req.RRFK
-		if rrfK == 0 {
-			rrfK = kb.DefaultRRFK
-		}
-		// The BM25 analyzer of Milvus Lite crashes the server on invalid UTF-8.
-		text := strings.ToValidUTF8(req.Text, " ")
-		err = ix.call(ctx, "hybrid search", func(ctx context.Context) error {
-			rs, err = ix.cli.HybridSearch(ctx, milvusclient.NewHybridSearchOption(ix.cfg.Collection, limit,
-				milvusclient.NewAnnRequest(fieldDense, req.K, entity.FloatVector(req.Vector)).
-					WithFilter(expr).WithSearchParam("metric_type", string(entity.COSINE)),
-				milvusclient.NewAnnRequest(fieldSparse, req.K, entity.Text(text)).
-					WithFilter(expr).WithSearchParam("metric_type", string(entity.BM25)),
-			).WithReranker(milvusclient.NewRRFReranker().WithK(float64(rrfK))).
-				WithOutputFields(outputFields...).WithConsistencyLevel(entity.ClStrong))
-			return err
-		})
-	}
+	err := ix.call(ctx, op, func(ctx context.Context) error {
+		var err error
+		rs, err = ix.cli.Search(ctx, milvusclient.NewSearchOption(ix.cfg.Collection, limit, []entity.Vector{v}).
+			WithANNSField(field).WithFilter(expr).
+			// Milvus Lite needs the metric type in every search.
+			WithSearchParam("metric_type", string(metric)).
+			WithOutputFields(outputFields...).WithConsistencyLevel(entity.ClStrong))
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	if len(rs) == 0 {
 		return nil, nil
 	}
-	hits, err := decodeHits(rs[0], req.Vector, req.Mode)
+	hits, err := decodeHits(rs[0], req.Vector, field == fieldSparse)
 	if err != nil {
-		return nil, ix.wrap("read search result", err)
+		return nil, ix.wrap("read "+op+" result", err)
 	}
 	slices.SortFunc(hits, compareHits)
 	if len(hits) > req.K {
 		hits = hits[:req.K]
 	}
 	return hits, nil
+}
+
+// fuse fuses the dense and BM25 hits with kb.Fuse and returns the best
+// req.K, Score = fused score.
+func fuse(req kb.SearchRequest, dense, sparse []kb.Hit) []kb.Hit {
+	type key struct{ scope, ev string }
+	var all []kb.Hit
+	id := map[key]int{}
+	ids := func(hs []kb.Hit) []int {
+		out := make([]int, len(hs))
+		for i, h := range hs {
+			k := key{h.KBScope, h.EvidenceKey}
+			n, ok := id[k]
+			if !ok {
+				n = len(all)
+				id[k] = n
+				all = append(all, h)
+			}
+			out[i] = n
+		}
+		return out
+	}
+	d, s := ids(dense), ids(sparse)
+	for n, score := range kb.Fuse(req.Fusion, req.RRFK, d, s) {
+		all[n].Score = score
+	}
+	slices.SortFunc(all, compareHits)
+	if len(all) > req.K {
+		all = all[:req.K]
+	}
+	return all
 }
 
 // compareHits orders hits best first: higher score, then evidence key,
@@ -135,9 +167,9 @@ func compareHits(a, b kb.Hit) int {
 }
 
 // decodeHits turns a result set into hits. The cosine is computed from the
-// returned vector in float64; in dense mode it is also the score, in hybrid
-// mode the score is Milvus' RRF score.
-func decodeHits(rs milvusclient.ResultSet, q []float32, mode kb.SearchMode) ([]kb.Hit, error) {
+// returned vector in float64; it is also the score, unless serverScore
+// asks for Milvus' score (BM25).
+func decodeHits(rs milvusclient.ResultSet, q []float32, serverScore bool) ([]kb.Hit, error) {
 	if rs.Err != nil {
 		return nil, rs.Err
 	}
@@ -190,7 +222,7 @@ func decodeHits(rs milvusclient.ResultSet, q []float32, mode kb.SearchMode) ([]k
 			DenseDistance: math.Sqrt(max(0, 2-2*cos)),
 			Score:         cos,
 		}
-		if mode == kb.Hybrid {
+		if serverScore {
 			if i >= len(rs.Scores) {
 				return nil, fmt.Errorf("%d scores for %d results", len(rs.Scores), rs.ResultCount)
 			}
