@@ -20,7 +20,7 @@ build:
 
 # Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
 # case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md),
-# an embedder change: use-multilingual-v3 vs local-hash-v1, both hybrid
+# an embedder change: use-multilingual-v3 (the default) vs local-hash-v1, both hybrid
 # (reports/compare-use-local.json|md), and the threshold calibration of all
 # three fixture sets (reports/calibration.json|md).
 SET := eval/rag-retrieval
@@ -28,8 +28,8 @@ eval:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
 	$(BIN)/rag-eval
 	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
-	$(BIN)/rag-eval compare -q --left $(SET)/fixtures-use --left-name use-multilingual-v3 --right $(SET)/fixtures --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md
-	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-use
+	$(BIN)/rag-eval compare -q --left $(SET)/fixtures --left-name use-multilingual-v3 --right $(SET)/fixtures-local --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md
+	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-local
 
 # The whole loop on the embedded default, no services, into .ragbaseline/demo:
 # seed, snapshot hybrid and dense, eval against the shipped baseline,
@@ -46,12 +46,12 @@ eval-check: eval
 # Seed a fresh embedded store, snapshot hybrid and dense, and fail if the
 # committed fixtures or baseline would change: they are reproducible.
 snapshot-check: build models
-	rm -rf .ragbaseline/snapshot-check .ragbaseline/snapshot-check-use
-	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-seed
-	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --skip-eval
-	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --search-mode dense --skip-eval
-	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-use $(BIN)/rag-seed --embedder use
-	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-use $(BIN)/rag-snapshot --embedder use --fixtures $(SET)/fixtures-use --skip-eval
+	rm -rf .ragbaseline/snapshot-check .ragbaseline/snapshot-check-use .ragbaseline/snapshot-check-local
+	RAG_STORE=embedded RAG_EMBEDDER=use RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-seed
+	RAG_STORE=embedded RAG_EMBEDDER=use RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --skip-eval
+	RAG_STORE=embedded RAG_EMBEDDER=use RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --search-mode dense --skip-eval
+	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-local $(BIN)/rag-seed --embedder local
+	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-local $(BIN)/rag-snapshot --embedder local --fixtures $(SET)/fixtures-local --skip-eval
 	$(MAKE) --no-print-directory eval
 	git diff --exit-code -- eval/rag-retrieval
 	git status --porcelain -- eval/rag-retrieval | (! grep .)
@@ -65,7 +65,7 @@ test: models
 test-integration: services
 	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/catalog/... ./internal/embed/... ./internal/index/... ./internal/ingest/... ./internal/lookup/... ./internal/snapshot/... ./cmd/seed/... ./cmd/snapshot/...
 
-# The cross-lingual and paraphrase cases (cases/semantic-cases.json) on both
+# The semantic cases (golden cases tagged semantic + cases/hard-cases.json) on both
 # in-process embedders, hybrid and dense; reports in .ragbaseline/semantic.
 semantic-eval: build models
 	BIN=$(BIN) scripts/semantic_eval.sh

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make demo: the whole loop on the embedded default, no services.
 # seed → snapshot hybrid and dense → eval against the shipped baseline →
-# compare hybrid vs dense → an embedder change: the same with
-# use-multilingual-v3, compared with local-hash-v1 → calibrate. Everything it writes is under
+# compare hybrid vs dense → an embedder change: the same with the lexical
+# local-hash-v1, compared with the default use-multilingual-v3 → calibrate. Everything it writes is under
 # .ragbaseline/demo (git-ignored); the shipped eval set is only read.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ export RAG_STORE=embedded RAG_DATA_DIR="$DEMO/data"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "rag-seed: load $SET/seed-docs into the embedded store ($DEMO/data)"
+step "rag-seed: load $SET/seed-docs into the embedded store ($DEMO/data), embedded by use-multilingual-v3"
 "$BIN/rag-seed"
 
 step "rag-snapshot --search-mode hybrid → $DEMO/fixtures"
@@ -39,16 +39,16 @@ step "rag-eval compare: hybrid vs dense"
 "$BIN/rag-eval" compare --left "$DEMO/fixtures" --right "$DEMO/fixtures-dense" \
 	--json-report "$DEMO/reports/compare-hybrid-dense.json" --markdown-report "$DEMO/reports/compare-hybrid-dense.md"
 
-step "an embedder change: seed and snapshot with use-multilingual-v3 (neural, multilingual) → $DEMO/fixtures-use"
-RAG_DATA_DIR="$DEMO/data-use" "$BIN/rag-seed" --embedder use
-RAG_DATA_DIR="$DEMO/data-use" "$BIN/rag-snapshot" --embedder use --fixtures "$DEMO/fixtures-use" --skip-eval
+step "an embedder change: seed and snapshot with local-hash-v1 (lexical, no model) → $DEMO/fixtures-local"
+RAG_DATA_DIR="$DEMO/data-local" "$BIN/rag-seed" --embedder local
+RAG_DATA_DIR="$DEMO/data-local" "$BIN/rag-snapshot" --embedder local --fixtures "$DEMO/fixtures-local" --skip-eval
 
 step "rag-eval compare: use-multilingual-v3 vs local-hash-v1 (hybrid)"
-"$BIN/rag-eval" compare --left "$DEMO/fixtures-use" --left-name use-multilingual-v3 --right "$DEMO/fixtures" --right-name local-hash-v1 \
+"$BIN/rag-eval" compare --left "$DEMO/fixtures" --left-name use-multilingual-v3 --right "$DEMO/fixtures-local" --right-name local-hash-v1 \
 	--json-report "$DEMO/reports/compare-use-local.json" --markdown-report "$DEMO/reports/compare-use-local.md"
 
 step "rag-eval calibrate: quality scores of expected vs other blocks"
-"$BIN/rag-eval" calibrate --fixtures "$DEMO/fixtures" --fixtures "$DEMO/fixtures-dense" --fixtures "$DEMO/fixtures-use" \
+"$BIN/rag-eval" calibrate --fixtures "$DEMO/fixtures" --fixtures "$DEMO/fixtures-dense" --fixtures "$DEMO/fixtures-local" \
 	--json-report "$DEMO/reports/calibration.json" --markdown-report "$DEMO/reports/calibration.md"
 
 elapsed=$((($(date +%s%N) - start) / 1000000))

@@ -83,7 +83,7 @@ func Defaults() Config {
 		MilvusAddr:       os.Getenv("RAG_MILVUS_ADDR"),
 		MilvusCollection: env("RAG_MILVUS_COLLECTION", "rag_eval"),
 		RedisAddr:        os.Getenv("RAG_REDIS_ADDR"),
-		Embedder:         env("RAG_EMBEDDER", EmbedderLocal),
+		Embedder:         env("RAG_EMBEDDER", EmbedderUSE),
 		EmbedModel:       os.Getenv("RAG_EMBED_MODEL"),
 		EmbedInputType:   env("RAG_EMBED_INPUT_TYPE", string(openai.InputTypeAuto)),
 		OpenAIBaseURL:    os.Getenv("OPENAI_BASE_URL"),
@@ -116,9 +116,9 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.MilvusAddr, "milvus-addr", c.MilvusAddr, "Milvus host:port for --store server [RAG_MILVUS_ADDR]")
 	fs.StringVar(&c.MilvusCollection, "milvus-collection", c.MilvusCollection, "Milvus collection [RAG_MILVUS_COLLECTION]")
 	fs.StringVar(&c.RedisAddr, "redis-addr", c.RedisAddr, "Redis host:port for the embedding cache with --store server [RAG_REDIS_ADDR]")
-	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local (lexical hashed n-grams, no model), use (multilingual Universal Sentence Encoder in process; make models installs it) or openai (any OpenAI-compatible server) [RAG_EMBEDDER]")
+	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: use (multilingual Universal Sentence Encoder in process; make models installs it), local (lexical hashed n-grams, no model) or openai (any OpenAI-compatible server) [RAG_EMBEDDER]")
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embedding model for --embedder openai [RAG_EMBED_MODEL]")
-	fs.IntVar(&c.EmbedDim, "embed-dim", c.EmbedDim, "embedding dimension (use: 512; local default 512) [RAG_EMBED_DIM]")
+	fs.IntVar(&c.EmbedDim, "embed-dim", c.EmbedDim, "embedding dimension (use: 512, fixed; local: default 512; openai: the model's) [RAG_EMBED_DIM]")
 	fs.StringVar(&c.EmbedInputType, "embed-input-type", c.EmbedInputType, "openai: how query/passage is sent: auto, field (input_type), prefix (\"query: \"/\"passage: \"), none [RAG_EMBED_INPUT_TYPE]")
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 [OPENAI_BASE_URL]; the key is read from OPENAI_API_KEY")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "timeout of each call to a service")

@@ -47,7 +47,7 @@ type Thresholds struct {
 // so one embedder's thresholds say nothing about another's.
 var calibrated = map[string]Thresholds{
 	LocalHashEmbedder: {LowQuality: 0.15, MinQuality: 0.13, Levels: Levels{High: 0.3, Medium: 0.19}},
-	USEEmbedder:       {LowQuality: 0.19, MinQuality: 0.16, Levels: Levels{High: 0.55, Medium: 0.35}, RelQuality: 0.77},
+	USEEmbedder:       {LowQuality: 0.17, MinQuality: 0.16, Levels: Levels{High: 0.55, Medium: 0.35}, RelQuality: 0.77},
 	E5Embedder:        {LowQuality: 0.86, MinQuality: 0.85, Levels: Levels{High: 0.93, Medium: 0.89}},
 }
 
