@@ -90,7 +90,12 @@ ingestion path. Every document is validated first; problems are listed as
 file:line: message and nothing is written (exit 2). Unchanged documents are
 skipped, changed ones replaced, and a run that failed half way converges when
 run again.`,
-		Example: `  rag-seed
+		Example: `  # the embedded store, embedded by use-multilingual-v3 (make models installs it)
+  rag-seed
+
+  # no model at all: the lexical embedder
+  rag-seed --embedder local
+
   . .ragbaseline/services.env && rag-seed --store server
   rag-seed --recreate --embedder openai --embed-model text-embedding-3-small --embed-dim 1536`,
 		Version:       version,

@@ -11,10 +11,10 @@
 //	--milvus-addr        RAG_MILVUS_ADDR        server store: host:port
 //	--milvus-collection  RAG_MILVUS_COLLECTION  default rag_eval
 //	--redis-addr         RAG_REDIS_ADDR         server store: embedding cache (optional)
-//	--embedder           RAG_EMBEDDER           local | use | openai (default local)
+//	--embedder           RAG_EMBEDDER           use | local | openai (default use)
 //	                     RAG_MODEL_DIR          use: where `make models` installed the model
 //	--embed-model        RAG_EMBED_MODEL        openai: model name
-//	--embed-dim          RAG_EMBED_DIM          vector dimension (use 512; local default 512)
+//	--embed-dim          RAG_EMBED_DIM          vector dimension (use 512; local default 512; openai required)
 //	--embed-input-type   RAG_EMBED_INPUT_TYPE   openai: how query/passage is sent (auto|field|prefix|none)
 //	--openai-base-url    OPENAI_BASE_URL        openai: server base URL
 //	                     OPENAI_API_KEY         openai: API key (environment only)

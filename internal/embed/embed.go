@@ -4,8 +4,10 @@
 // kb.EmbedCache in front of any kb.Embedder.
 //
 // The embedders themselves live in subpackages, one per backend:
-// embed/local (the deterministic local-hash-v1 embedder of the embedded
-// default) and embed/openai (any OpenAI-compatible /v1/embeddings server).
+// embed/usem3 (use-multilingual-v3, the neural embedder of the embedded
+// default, in process), embed/local (the deterministic lexical
+// local-hash-v1, no model) and embed/openai (any OpenAI-compatible
+// /v1/embeddings server).
 // The caches live in embed/cache/sqlitecache and embed/cache/rediscache, and
 // embed/cache/cachetest is the one contract suite both run.
 //

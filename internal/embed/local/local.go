@@ -1,5 +1,5 @@
-// Package local is the deterministic local embedder of the embedded default,
-// "local-hash-v1": hashed word and character n-gram features, signed into a
+// Package local is the deterministic lexical embedder "local-hash-v1"
+// (--embedder local; the embedded default until use-multilingual-v3): hashed word and character n-gram features, signed into a
 // fixed number of dimensions and L2-normalised. It needs no model file, no
 // network and no GPU, and the same text gives the same bytes on every
 // machine, so fixtures frozen on one machine are reproducible on any other.
