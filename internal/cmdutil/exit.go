@@ -1,0 +1,134 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// ExitCode is a process exit status of the three binaries.
+type ExitCode int
+
+// The exit codes. Each binary documents which it uses and what they mean
+// for it (SPEC §9.3 for rag-eval).
+const (
+	ExitOK         ExitCode = 0 // done
+	ExitFail       ExitCode = 1 // a case failed (rag-eval), or a case, the pipeline or a backend did (rag-seed, rag-snapshot)
+	ExitUsage      ExitCode = 2 // usage or input error: nothing was written
+	ExitRegression ExitCode = 3 // rag-eval: regression against the baseline
+)
+
+// ExitError is an error that decides the exit code.
+type ExitError struct {
+	Code ExitCode
+	// Err is what is printed; nil when the command has already told the
+	// user what happened (a summary on stdout) and only the code remains.
+	Err error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Usage marks err as a usage or input error: the command exits 2.
+func Usage(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
+
+// Usagef is Usage(fmt.Errorf(format, args...)).
+func Usagef(format string, args ...any) error { return Usage(fmt.Errorf(format, args...)) }
+
+// Silent returns an error that only sets the exit code: nothing is printed.
+func Silent(code ExitCode) error { return &ExitError{Code: code} }
+
+// Tool is one binary: the name its messages are prefixed with and what an
+// error that carries no exit code means for it.
+type Tool struct {
+	// Name prefixes every message: "rag-eval: …".
+	Name string
+	// Unmarked is the exit code of an error that is not an *ExitError:
+	// ExitUsage for rag-eval (anything but a failed case or a regression
+	// is a usage or input error), ExitFail for rag-seed and rag-snapshot
+	// (a backend or the pipeline failed).
+	Unmarked ExitCode
+	// Interrupt makes SIGINT and SIGTERM cancel the command's context
+	// instead of killing the process, for commands that must stop cleanly
+	// (release a lock, drain a server).
+	Interrupt bool
+}
+
+// ExitCode is the one place an error is turned into an exit code.
+func (t Tool) ExitCode(err error) ExitCode {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.Code
+	}
+	return t.Unmarked
+}
+
+// Main runs root with the process's arguments and exits with its code.
+func (t Tool) Main(root *cobra.Command) {
+	ctx, stop := context.Background(), func() {}
+	if t.Interrupt {
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	}
+	code := t.Run(ctx, root, os.Args[1:])
+	stop()
+	os.Exit(int(code))
+}
+
+// Run executes root, set up by Setup, with args under ctx (the commands'
+// cmd.Context()) and returns the exit code. Errors are printed once, here,
+// to root's error stream, every line prefixed with the tool's name; an
+// error that only carries an exit code prints nothing.
+func (t Tool) Run(ctx context.Context, root *cobra.Command, args []string) ExitCode {
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if ee := (*ExitError)(nil); err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
+		PrintError(root.ErrOrStderr(), t.Name, err)
+	}
+	return t.ExitCode(err)
+}
+
+// Setup readies a command tree built by the NewCmdX constructors: it reads
+// and writes f, cobra prints neither errors nor usage (Tool.Run prints
+// errors), a flag that cannot be parsed is a usage error, and the shell
+// completes the values of every enum flag (StringEnumVar). Call it once
+// every subcommand is added.
+func Setup(root *cobra.Command, f *Streams) {
+	root.SetIn(f.In)
+	root.SetOut(f.Out)
+	root.SetErr(f.ErrOut)
+	root.SilenceErrors, root.SilenceUsage = true, true
+	root.SetFlagErrorFunc(flagError)
+	registerEnumCompletions(root)
+}
+
+// PrintError writes err to w, every line prefixed "tool: ", so a list of
+// problems (one per line) reads as the tool's own messages.
+func PrintError(w io.Writer, tool string, err error) {
+	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		fmt.Fprintf(w, "%s: %s\n", tool, line)
+	}
+}
+
+// IsUsage reports whether err is, or wraps, a usage error.
+//
+// Deprecated: the exit code is chosen by Tool.ExitCode.
+func IsUsage(err error) bool {
+	var ee *ExitError
+	return errors.As(err, &ee) && ee.Code == ExitUsage
+}
