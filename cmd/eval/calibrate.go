@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,24 +11,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/calibrate"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
 type calibrateOptions struct {
-	Dir            string
-	Cases          string
-	Fixtures       []string
-	K              int
-	KSet           bool
-	JSONReport     string
-	MarkdownReport string
-	Quiet          bool
-
-	Stdout, Stderr io.Writer
+	IO *cmdutil.Streams
+	evalFlags
+	reportFlags
+	Fixtures []string
 }
 
-// newCalibrateCmd builds `rag-eval calibrate`.
-func newCalibrateCmd(stdout io.Writer) *cobra.Command {
-	o := &calibrateOptions{Stdout: stdout}
+// newCmdCalibrate builds rag-eval calibrate: it parses the flags into
+// calibrateOptions and calls runF, or calibrateRun when runF is nil.
+func newCmdCalibrate(f *cmdutil.Streams, runF func(*calibrateOptions) error) *cobra.Command {
+	o := &calibrateOptions{IO: f}
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Measure how well qualityScore separates relevant from non-relevant evidence",
@@ -52,37 +47,28 @@ Exit status: 0 reports written, 2 usage or input error (no report is written).`,
   # one directory, reports elsewhere
   rag-eval calibrate --fixtures eval/rag-retrieval/fixtures --json-report /tmp/cal.json --markdown-report /tmp/cal.md`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.KSet = cmd.Flags().Changed("k")
-			o.Stderr = cmd.ErrOrStderr()
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
+			}
 			return calibrateRun(o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of every other path is inside it")
-	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
-	f.StringArrayVar(&o.Fixtures, "fixtures", nil, "fixture directory, repeatable (default <dir>/fixtures and <dir>/fixtures-dense)")
-	f.IntVar(&o.K, "k", 0, "K for cases that do not set their own (default: the cases file's k, else 5)")
-	f.StringVar(&o.JSONReport, "json-report", "", "JSON report path (default <dir>/reports/calibration.json)")
-	f.StringVar(&o.MarkdownReport, "markdown-report", "", "Markdown report path (default <dir>/reports/calibration.md)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary")
+	flags := cmd.Flags()
+	o.evalFlags.add(flags, "", kUsage)
+	flags.StringArrayVar(&o.Fixtures, "fixtures", nil, "fixture directory, repeatable (default <dir>/fixtures and <dir>/fixtures-dense)")
+	o.reportFlags.add(flags, "<dir>/reports/calibration.json", "<dir>/reports/calibration.md")
 	return cmd
 }
 
 func calibrateRun(o *calibrateOptions) error {
-	if o.KSet && o.K < 1 {
-		return fmt.Errorf("--k must be at least 1, got %d", o.K)
+	if err := o.checkK(); err != nil {
+		return err
 	}
-	if o.Cases == "" {
-		o.Cases = filepath.Join(o.Dir, "cases/golden-cases.json")
-	}
-	if o.JSONReport == "" {
-		o.JSONReport = filepath.Join(o.Dir, "reports/calibration.json")
-	}
-	if o.MarkdownReport == "" {
-		o.MarkdownReport = filepath.Join(o.Dir, "reports/calibration.md")
-	}
-	outs := []output{{flag: "--json-report", path: o.JSONReport}, {flag: "--markdown-report", path: o.MarkdownReport}}
+	o.Default(&o.Cases, cmdutil.CasesFile)
+	o.Default(&o.JSONReport, "reports/calibration.json")
+	o.Default(&o.MarkdownReport, "reports/calibration.md")
+	outs := o.outputs()
 
 	// Inputs first: any problem here is exit 2 and no file is touched.
 	dirs, explicit := o.Fixtures, len(o.Fixtures) > 0
@@ -110,7 +96,7 @@ func calibrateRun(o *calibrateOptions) error {
 	if len(present) == 0 {
 		return fmt.Errorf("no fixture directory to calibrate on (looked for %s)", strings.Join(dirs, ", "))
 	}
-	g, casesSHA256, err := loadCases(o.Cases)
+	g, casesSHA256, err := cmdutil.LoadCases(o.Cases)
 	if err != nil {
 		return err
 	}
@@ -132,13 +118,13 @@ func calibrateRun(o *calibrateOptions) error {
 	outs[1].render = rep.WriteMarkdown
 	// Warnings first, so that a failed write does not lose them.
 	for _, w := range warnings {
-		fmt.Fprintf(o.Stderr, "rag-eval: warning: %s\n", w)
+		fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s\n", w)
 	}
 	if err := writeOutputs(outs); err != nil {
 		return err
 	}
 	if !o.Quiet {
-		return rep.WriteText(o.Stdout)
+		return rep.WriteText(o.IO.Out)
 	}
 	return nil
 }

@@ -2,29 +2,26 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
 type compareOptions struct {
-	Dir, Cases                 string
-	Left, Right                string
-	LeftName, RightName        string
-	K                          int
-	KSet                       bool
-	JSONReport, MarkdownReport string
-	Quiet                      bool
-
-	Stdout, Stderr io.Writer
+	IO *cmdutil.Streams
+	evalFlags
+	reportFlags
+	Left, Right         string
+	LeftName, RightName string
 }
 
-func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &compareOptions{Stdout: stdout, Stderr: stderr}
+// newCmdCompare builds rag-eval compare: it parses the flags into
+// compareOptions and calls runF, or compareRun when runF is nil.
+func newCmdCompare(f *cmdutil.Streams, runF func(*compareOptions) error) *cobra.Command {
+	o := &compareOptions{IO: f}
 	cmd := &cobra.Command{
 		Use:   "compare [--left DIR --right DIR]",
 		Short: "Compare two fixture sets (hybrid vs dense, current vs sidecar) case by case, with significance tests",
@@ -50,50 +47,44 @@ on: a sidecar may legitimately lack the filtered attempt.`,
     --right sidecar-fixtures --right-name sidecar \
     --json-report sidecar.json --markdown-report sidecar.md`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.KSet = cmd.Flags().Changed("k")
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
+			}
 			return compareRun(o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of every other path is inside it")
-	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
-	f.StringVar(&o.Left, "left", "", "left fixture directory (default <dir>/fixtures)")
-	f.StringVar(&o.Right, "right", "", "right fixture directory (default <dir>/fixtures-dense)")
-	f.StringVar(&o.LeftName, "left-name", "hybrid", "name of the left side in the reports")
-	f.StringVar(&o.RightName, "right-name", "dense", "name of the right side in the reports")
-	f.IntVar(&o.K, "k", 0, "K for cases that do not set their own (default: the cases file's k, else 5)")
-	f.StringVar(&o.JSONReport, "json-report", "", "JSON report path (default <dir>/reports/compare.json)")
-	f.StringVar(&o.MarkdownReport, "markdown-report", "", "Markdown report path (default <dir>/reports/compare.md)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary")
+	fs := cmd.Flags()
+	o.evalFlags.add(fs, "", kUsage)
+	fs.StringVar(&o.Left, "left", "", "left fixture directory (default <dir>/fixtures)")
+	fs.StringVar(&o.Right, "right", "", "right fixture directory (default <dir>/fixtures-dense)")
+	fs.StringVar(&o.LeftName, "left-name", "hybrid", "name of the left side in the reports")
+	fs.StringVar(&o.RightName, "right-name", "dense", "name of the right side in the reports")
+	o.reportFlags.add(fs, "<dir>/reports/compare.json", "<dir>/reports/compare.md")
 	return cmd
 }
 
 func compareRun(o *compareOptions) error {
-	def := func(p *string, rel string) {
-		if *p == "" {
-			*p = filepath.Join(o.Dir, rel)
-		}
+	o.Default(&o.Cases, cmdutil.CasesFile)
+	o.Default(&o.Left, "fixtures")
+	o.Default(&o.Right, "fixtures-dense")
+	o.Default(&o.JSONReport, "reports/compare.json")
+	o.Default(&o.MarkdownReport, "reports/compare.md")
+	if err := o.checkK(); err != nil {
+		return err
 	}
-	def(&o.Cases, "cases/golden-cases.json")
-	def(&o.Left, "fixtures")
-	def(&o.Right, "fixtures-dense")
-	def(&o.JSONReport, "reports/compare.json")
-	def(&o.MarkdownReport, "reports/compare.md")
 	switch {
-	case o.KSet && o.K < 1:
-		return fmt.Errorf("--k must be at least 1, got %d", o.K)
 	case o.LeftName == "" || o.RightName == "":
 		return fmt.Errorf("--left-name and --right-name must not be empty")
 	case o.LeftName == o.RightName:
 		return fmt.Errorf("--left-name and --right-name are both %q", o.LeftName)
 	}
-	outs := []output{{flag: "--json-report", path: o.JSONReport}, {flag: "--markdown-report", path: o.MarkdownReport}}
+	outs := o.outputs()
 	if err := checkOutputs(outs, "", o.Cases, o.Left, o.Right); err != nil {
 		return err
 	}
 
-	g, casesSHA256, err := loadCases(o.Cases)
+	g, casesSHA256, err := cmdutil.LoadCases(o.Cases)
 	if err != nil {
 		return err
 	}
@@ -117,19 +108,19 @@ func compareRun(o *compareOptions) error {
 	}
 	for _, s := range []compare.Side{left, right} {
 		if s.Result == nil {
-			fmt.Fprintf(o.Stderr, "rag-eval: warning: %s is unavailable: %s\n", s.Name, s.Reason)
+			fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s is unavailable: %s\n", s.Name, s.Reason)
 			continue
 		}
 		for _, w := range s.Result.Warnings {
-			fmt.Fprintf(o.Stderr, "rag-eval: warning: %s: %v\n", s.Name, w)
+			fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s: %v\n", s.Name, w)
 		}
 	}
 	if o.Quiet {
 		return nil
 	}
-	if err := rep.WriteText(o.Stdout); err != nil {
+	if err := rep.WriteText(o.IO.Out); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(o.Stdout, "reports: %s, %s\n", o.JSONReport, o.MarkdownReport)
+	_, err = fmt.Fprintf(o.IO.Out, "reports: %s, %s\n", o.JSONReport, o.MarkdownReport)
 	return err
 }

@@ -2,21 +2,22 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
 type exportTrecOptions struct {
-	Dir, Cases, Fixtures, Qrels, Run string
-	K                                int
+	evalFlags
+	Fixtures, Qrels, Run string
 }
 
-func newExportTrecCmd(stdout io.Writer) *cobra.Command {
+// newCmdExportTrec builds rag-eval export-trec: it parses the flags into
+// exportTrecOptions and calls runF, or exportTrecRun when runF is nil.
+func newCmdExportTrec(_ *cmdutil.Streams, runF func(*exportTrecOptions) error) *cobra.Command {
 	o := &exportTrecOptions{}
 	cmd := &cobra.Command{
 		Use:   "export-trec --qrels FILE --run FILE",
@@ -34,36 +35,33 @@ percent-encoded.`,
 		Example: `  rag-eval export-trec --qrels qrels.txt --run run.txt
   rag-eval trec -c -q -m recip_rank -m ndcg_cut.5 -m recall.5 -m P.5 qrels.txt run.txt`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("k") && o.K < 1 {
-				return fmt.Errorf("--k must be at least 1, got %d", o.K)
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
 			}
 			return exportTrecRun(o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of --cases and --fixtures is inside it")
-	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
-	f.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
-	f.IntVar(&o.K, "k", 0, "K for cases that do not set their own")
-	f.StringVar(&o.Qrels, "qrels", "", "qrels output file (required)")
-	f.StringVar(&o.Run, "run", "", "run output file (required)")
+	fs := cmd.Flags()
+	o.evalFlags.add(fs, "eval set directory; the default of --cases and --fixtures is inside it", kUsageShort)
+	fs.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
+	fs.StringVar(&o.Qrels, "qrels", "", "qrels output file (required)")
+	fs.StringVar(&o.Run, "run", "", "run output file (required)")
 	cmd.MarkFlagRequired("qrels")
 	cmd.MarkFlagRequired("run")
 	return cmd
 }
 
 func exportTrecRun(o *exportTrecOptions) error {
-	if o.Cases == "" {
-		o.Cases = filepath.Join(o.Dir, "cases/golden-cases.json")
+	if err := o.checkK(); err != nil {
+		return err
 	}
-	if o.Fixtures == "" {
-		o.Fixtures = filepath.Join(o.Dir, "fixtures")
-	}
+	o.Default(&o.Cases, cmdutil.CasesFile)
+	o.Default(&o.Fixtures, "fixtures")
 	if samePath(o.Qrels) == samePath(o.Run) {
 		return fmt.Errorf("--qrels and --run are the same file %s", o.Qrels)
 	}
-	g, _, err := loadCases(o.Cases)
+	g, _, err := cmdutil.LoadCases(o.Cases)
 	if err != nil {
 		return err
 	}

@@ -1,91 +1,93 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
-	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 )
 
-// defaultEvalDir is the eval set of SPEC §3; every default path is inside it.
-const defaultEvalDir = "eval/rag-retrieval"
-
 type judgeOptions struct {
-	Dir            string
-	Cases          string
-	Fixtures       string
-	K              int
-	JSONReport     string
-	MarkdownReport string
-	JUnit          string
-	Quiet          bool
-	KSet           bool // --k was given
-	CompareTo      string
-	DiffJSON       string
-	DiffMarkdown   string
-
-	Stdout, Stderr io.Writer
-	Colour         bool
+	IO *cmdutil.Streams
+	evalFlags
+	reportFlags
+	Fixtures     string
+	JUnit        string
+	CompareTo    string
+	DiffJSON     string
+	DiffMarkdown string
 }
 
-func newJudgeFlags(cmd *cobra.Command, o *judgeOptions) {
-	f := cmd.Flags()
-	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of every other path is inside it")
-	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
-	f.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
-	f.IntVar(&o.K, "k", 0, "K for cases that do not set their own (default: the cases file's k, else 5)")
-	f.StringVar(&o.JSONReport, "json-report", "", "JSON report path (default <dir>/reports/baseline.json, or current.json with --compare-to)")
-	f.StringVar(&o.MarkdownReport, "markdown-report", "", "Markdown report path (default <dir>/reports/baseline.md, or current.md with --compare-to)")
-	f.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this path")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary")
-	f.StringVar(&o.CompareTo, "compare-to", "", "baseline JSON report to diff against; a regression exits 3")
-	f.StringVar(&o.DiffJSON, "diff-json-report", "", "diff JSON path (default <dir>/reports/baseline-diff.json)")
-	f.StringVar(&o.DiffMarkdown, "diff-markdown-report", "", "diff Markdown path (default <dir>/reports/baseline-diff.md)")
-}
+// newCmdJudge builds rag-eval itself, the judge: it parses the flags into
+// judgeOptions and calls runF, or judgeRun when runF is nil.
+func newCmdJudge(f *cmdutil.Streams, runF func(*judgeOptions) error) *cobra.Command {
+	o := &judgeOptions{IO: f}
+	cmd := &cobra.Command{
+		Use:   "rag-eval",
+		Short: "Judge frozen retrieval fixtures against golden cases, offline",
+		Long: `rag-eval judges the fixtures written by rag-snapshot against the golden cases,
+without any service: it reads files and writes reports.
 
-func (o *judgeOptions) defaults() {
-	def := func(p *string, rel string) {
-		if *p == "" {
-			*p = filepath.Join(o.Dir, rel)
-		}
+Exit status: 0 every case passed (and no regression), 1 some case failed, was
+not run or errored, 2 usage or input error (no report is written), 3 regression
+against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
+		Example: `  # judge the shipped eval set, write eval/rag-retrieval/reports/baseline.json|md
+  rag-eval
+
+  # judge in CI against the accepted baseline; exit 3 on regression
+  rag-eval --compare-to eval/rag-retrieval/reports/baseline.json --junit junit.xml
+
+  # hybrid (fixtures/) vs dense (fixtures-dense/), with significance tests
+  rag-eval compare
+
+  # how well qualityScore separates relevant from irrelevant blocks, per mode
+  rag-eval calibrate
+
+  # reproduce the rank metrics with trec_eval
+  rag-eval export-trec --qrels q.txt --run r.txt && rag-eval trec -c -q -m recip_rank q.txt r.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return judgeRun(o)
+		},
 	}
-	def(&o.Cases, "cases/golden-cases.json")
-	def(&o.Fixtures, "fixtures")
+	fs := cmd.Flags()
+	o.evalFlags.add(fs, "", kUsage)
+	fs.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
+	o.reportFlags.add(fs, "<dir>/reports/baseline.json, or current.json with --compare-to", "<dir>/reports/baseline.md, or current.md with --compare-to")
+	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this path")
+	fs.StringVar(&o.CompareTo, "compare-to", "", "baseline JSON report to diff against; a regression exits 3")
+	fs.StringVar(&o.DiffJSON, "diff-json-report", "", "diff JSON path (default <dir>/reports/baseline-diff.json)")
+	fs.StringVar(&o.DiffMarkdown, "diff-markdown-report", "", "diff Markdown path (default <dir>/reports/baseline-diff.md)")
+	return cmd
+}
+
+// defaults sets every path not given to its place in the eval set.
+func (o *judgeOptions) defaults() {
+	o.Default(&o.Cases, cmdutil.CasesFile)
+	o.Default(&o.Fixtures, "fixtures")
 	report := "baseline"
 	if o.CompareTo != "" {
 		report = "current"
-		def(&o.DiffJSON, "reports/baseline-diff.json")
-		def(&o.DiffMarkdown, "reports/baseline-diff.md")
+		o.Default(&o.DiffJSON, "reports/baseline-diff.json")
+		o.Default(&o.DiffMarkdown, "reports/baseline-diff.md")
 	}
-	def(&o.JSONReport, "reports/"+report+".json")
-	def(&o.MarkdownReport, "reports/"+report+".md")
-}
-
-// output is one file the run writes.
-type output struct {
-	flag, path string
-	render     func(io.Writer) error
+	o.Default(&o.JSONReport, "reports/"+report+".json")
+	o.Default(&o.MarkdownReport, "reports/"+report+".md")
 }
 
 func judgeRun(o *judgeOptions) error {
 	o.defaults()
-	if o.KSet && o.K < 1 {
-		return fmt.Errorf("--k must be at least 1, got %d", o.K)
+	if err := o.checkK(); err != nil {
+		return err
 	}
-	outs := []output{{flag: "--json-report", path: o.JSONReport}, {flag: "--markdown-report", path: o.MarkdownReport}}
+	outs := o.outputs()
 	if o.JUnit != "" {
 		outs = append(outs, output{flag: "--junit", path: o.JUnit})
 	}
@@ -97,7 +99,7 @@ func judgeRun(o *judgeOptions) error {
 	}
 
 	// Inputs first: any problem here is exit 2 and no file is touched.
-	g, casesSHA256, err := loadCases(o.Cases)
+	g, casesSHA256, err := cmdutil.LoadCases(o.Cases)
 	if err != nil {
 		return err
 	}
@@ -137,109 +139,28 @@ func judgeRun(o *judgeOptions) error {
 	// fixtures), so that a failed write does not lose them. They are in
 	// the reports too.
 	for _, w := range res.Warnings {
-		fmt.Fprintf(o.Stderr, "rag-eval: warning: %v\n", w)
+		fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %v\n", w)
 	}
 	if err := writeOutputs(outs); err != nil {
 		return err
 	}
 	if !o.Quiet {
-		if err := rep.WriteText(o.Stdout, o.Colour); err != nil {
+		if err := rep.WriteText(o.IO.Out, o.IO.ColourOut()); err != nil {
 			return err
 		}
 		if diff != nil {
-			fmt.Fprintf(o.Stdout, "baseline %s: %s", o.CompareTo, diff.Verdict)
+			fmt.Fprintf(o.IO.Out, "baseline %s: %s", o.CompareTo, diff.Verdict)
 			for _, r := range diff.Regressions {
-				fmt.Fprintf(o.Stdout, "\n  %s", r)
+				fmt.Fprintf(o.IO.Out, "\n  %s", r)
 			}
-			fmt.Fprintln(o.Stdout)
+			fmt.Fprintln(o.IO.Out)
 		}
 	}
 	switch {
 	case diff != nil && diff.Regressed():
-		return silentExit(exitRegression)
+		return cmdutil.Silent(cmdutil.ExitRegression)
 	case rep.Summary.PassCount != rep.Summary.CaseCount:
-		return silentExit(exitFail)
-	}
-	return nil
-}
-
-// loadCases reads and strictly parses the golden cases file (any problem is
-// an input error, exit 2) and returns it with the hex SHA-256 of its bytes,
-// which every report records.
-func loadCases(path string) (*contract.GoldenFile, string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("load golden cases: %w", err)
-	}
-	g, err := contract.ParseGolden(path, data)
-	if err != nil {
-		return nil, "", fmt.Errorf("load golden cases:\n%w", err)
-	}
-	sum := sha256.Sum256(data)
-	return g, hex.EncodeToString(sum[:]), nil
-}
-
-// checkOutputs rejects output paths that collide with each other, with the
-// cases file or with the baseline (a baseline is never overwritten by the
-// run that compares against it), or that lie inside a fixture directory
-// (a report there would replace a fixture, or be read as one next time).
-func checkOutputs(outs []output, baseline, cases string, fixtureDirs ...string) error {
-	seen := map[string]string{samePath(cases): "--cases"}
-	if baseline != "" {
-		seen[samePath(baseline)] = "--compare-to"
-	}
-	for _, o := range outs {
-		key := samePath(o.path)
-		if prev, ok := seen[key]; ok {
-			return fmt.Errorf("%s %s is the same file as %s", o.flag, o.path, prev)
-		}
-		seen[key] = o.flag
-		for _, d := range fixtureDirs {
-			if rel, err := filepath.Rel(samePath(d), key); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return fmt.Errorf("%s %s is inside the fixture directory %s", o.flag, o.path, d)
-			}
-		}
-	}
-	return nil
-}
-
-// samePath returns a key that is equal for two paths naming the same file.
-func samePath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	} else if errors.Is(err, os.ErrNotExist) {
-		if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-			return filepath.Join(d, filepath.Base(abs))
-		}
-	}
-	return abs
-}
-
-// writeOutputs renders every output concurrently into memory, then writes
-// each atomically. A rendering error writes nothing.
-func writeOutputs(outs []output) error {
-	bufs := make([]bytes.Buffer, len(outs))
-	errs := make([]error, len(outs))
-	var wg sync.WaitGroup
-	for i := range outs {
-		wg.Go(func() {
-			if err := outs[i].render(&bufs[i]); err != nil {
-				errs[i] = fmt.Errorf("render %s: %w", outs[i].path, err)
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for i, out := range outs {
-		if err := atomicfile.WriteFile(out.path, bufs[i].Bytes(), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", out.path, err)
-		}
+		return cmdutil.Silent(cmdutil.ExitFail)
 	}
 	return nil
 }

@@ -1,36 +1,37 @@
 package main
 
 import (
-	"errors"
-	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
 func main() {
-	// Judging allocates short-lived fixture text at a high rate while the
-	// live heap stays small; collect less often unless GOGC says otherwise,
-	// with a soft memory limit well under the 500 MB budget.
+	root := newRootCmd(cmdutil.System())
+	root.PersistentPreRun = tuneGC
+	tool.Main(root)
+}
+
+// tuneGC is rag-eval's one decision about the garbage collector, made for
+// the command about to run and only where GOGC and GOMEMLIMIT leave it
+// open:
+//
+//   - every command collects less often (GOGC 800): judging allocates
+//     short-lived fixture text at a high rate while the live heap stays
+//     small;
+//   - the commands that judge fixtures get a soft memory limit of 384 MiB,
+//     well under the 500 MB budget;
+//   - trec gets none: both of its files stay in memory until the end (as
+//     in trec_eval), so its heap is live data, and a limit below it cannot
+//     be met and would only make the collector run continuously.
+func tuneGC(cmd *cobra.Command, _ []string) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(800)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
+	if os.Getenv("GOMEMLIMIT") == "" && cmd.Name() != "trec" {
 		debug.SetMemoryLimit(384 << 20)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// run executes rag-eval with args and returns the process exit code. Errors
-// are printed once, here, prefixed "rag-eval: "; an error that only carries
-// an exit code (the summary already said what happened) prints nothing.
-func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newRootCmd(stdout, stderr)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if ee := (*exitError)(nil); err != nil && !(errors.As(err, &ee) && ee.err == nil) {
-		cmdutil.PrintError(stderr, "rag-eval", err)
-	}
-	return exitCode(err)
 }

@@ -1,63 +1,23 @@
 package main
 
 import (
-	"io"
-	"os"
-
 	"github.com/spf13/cobra"
+
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &judgeOptions{Stdout: stdout, Stderr: stderr, Colour: isTerminal(stdout)}
-	root := &cobra.Command{
-		Use:   "rag-eval",
-		Short: "Judge frozen retrieval fixtures against golden cases, offline",
-		Long: `rag-eval judges the fixtures written by rag-snapshot against the golden cases,
-without any service: it reads files and writes reports.
+// tool is rag-eval: an error that says nothing else is a usage or input
+// error (SPEC §9.3); a failed case (1) and a regression (3) say so.
+var tool = cmdutil.Tool{Name: "rag-eval", Unmarked: cmdutil.ExitUsage}
 
-Exit status: 0 every case passed (and no regression), 1 some case failed, was
-not run or errored, 2 usage or input error (no report is written), 3 regression
-against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
-		Example: `  # judge the shipped eval set, write eval/rag-retrieval/reports/baseline.json|md
-  rag-eval
-
-  # judge in CI against the accepted baseline; exit 3 on regression
-  rag-eval --compare-to eval/rag-retrieval/reports/baseline.json --junit junit.xml
-
-  # hybrid (fixtures/) vs dense (fixtures-dense/), with significance tests
-  rag-eval compare
-
-  # how well qualityScore separates relevant from irrelevant blocks, per mode
-  rag-eval calibrate
-
-  # reproduce the rank metrics with trec_eval
-  rag-eval export-trec --qrels q.txt --run r.txt && rag-eval trec -c -q -m recip_rank q.txt r.txt`,
-		Version:       version,
-		Args:          cobra.NoArgs,
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.KSet = cmd.Flags().Changed("k")
-			return judgeRun(o)
-		},
-	}
-	newJudgeFlags(root, o)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.AddCommand(newTrecCmd(stdout), newExportTrecCmd(stdout), newCompareCmd(stdout, stderr), newCalibrateCmd(stdout))
+// newRootCmd builds rag-eval: the judge, with its subcommands.
+func newRootCmd(f *cmdutil.Streams) *cobra.Command {
+	root := newCmdJudge(f, nil)
+	root.Version = version
+	root.AddCommand(newCmdTrec(f, nil), newCmdExportTrec(f, nil), newCmdCompare(f, nil), newCmdCalibrate(f, nil))
+	cmdutil.Setup(root, f)
 	return root
-}
-
-// isTerminal reports whether w is a character device and colour is not
-// switched off with NO_COLOR.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

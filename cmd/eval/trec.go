@@ -3,12 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
 )
 
@@ -22,7 +21,8 @@ type trecOptions struct {
 	maxRetrieved       int
 	maxSet             bool
 	decimals           int
-	stdin              io.Reader
+
+	IO *cmdutil.Streams // In is RUN "-"
 }
 
 const trecLong = `Evaluate a TREC run against TREC qrels and print exactly what trec_eval 9.0.8
@@ -59,8 +59,10 @@ const trecExample = `  # trec_eval -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt 
   # graded judgments, relevant means grade >= 2
   rag-eval trec -l 2 -m recall.10,100 -m ndcg_cut.10 qrels.txt run.txt`
 
-func newTrecCmd(stdout io.Writer) *cobra.Command {
-	opts := &trecOptions{}
+// newCmdTrec builds rag-eval trec: it parses the flags and arguments into
+// trecOptions and calls runF, or trecRun when runF is nil.
+func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Command {
+	opts := &trecOptions{IO: f}
 	cmd := &cobra.Command{
 		Use:     "trec [-q] [-c] [-l N] [-M N] -m MEASURE[.k,k…] … QRELS RUN",
 		Short:   "Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints",
@@ -70,23 +72,25 @@ func newTrecCmd(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.qrelsPath, opts.runPath = args[0], args[1]
 			opts.maxSet = cmd.Flags().Changed("Max_retrieved_per_topic")
-			opts.stdin = cmd.InOrStdin()
-			return trecRun(opts, stdout)
+			if runF != nil {
+				return runF(opts)
+			}
+			return trecRun(opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringArrayVarP(&opts.measures, "measure", "m", nil, "`MEASURE` to compute, with cutoffs as MEASURE.k,k,… (repeatable, required)")
-	f.BoolVarP(&opts.perQuery, "query_eval_wanted", "q", false, "print each query's values before the \"all\" values")
-	f.BoolVarP(&opts.complete, "complete_rel_info_wanted", "c", false, "average over every qrels query; queries without results count as zero")
-	f.IntVarP(&opts.relLevel, "level_for_rel", "l", metrics.DefaultRelLevel, "a document is relevant when its grade is >= `N`")
-	f.IntVarP(&opts.maxRetrieved, "Max_retrieved_per_topic", "M", 0, "evaluate only the first `N` documents of each ranking (default: all)")
-	f.IntVar(&opts.decimals, "decimals", 0, "print `D` decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)")
+	fs := cmd.Flags()
+	fs.StringArrayVarP(&opts.measures, "measure", "m", nil, "`MEASURE` to compute, with cutoffs as MEASURE.k,k,… (repeatable, required)")
+	fs.BoolVarP(&opts.perQuery, "query_eval_wanted", "q", false, "print each query's values before the \"all\" values")
+	fs.BoolVarP(&opts.complete, "complete_rel_info_wanted", "c", false, "average over every qrels query; queries without results count as zero")
+	fs.IntVarP(&opts.relLevel, "level_for_rel", "l", metrics.DefaultRelLevel, "a document is relevant when its grade is >= `N`")
+	fs.IntVarP(&opts.maxRetrieved, "Max_retrieved_per_topic", "M", 0, "evaluate only the first `N` documents of each ranking (default: all)")
+	fs.IntVar(&opts.decimals, "decimals", 0, "print `D` decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)")
 	return cmd
 }
 
 // trecRun does the work of rag-eval trec. Every error it returns is an input
 // or usage error (exit code 2).
-func trecRun(opts *trecOptions, stdout io.Writer) error {
+func trecRun(opts *trecOptions) error {
 	mo := metrics.DefaultOptions(opts.measures...)
 	mo.Complete = opts.complete
 	mo.RelLevel = opts.relLevel
@@ -103,13 +107,6 @@ func trecRun(opts *trecOptions, stdout io.Writer) error {
 		return err
 	}
 
-	// Both files stay in memory until the end (as in trec_eval), so the heap
-	// is live data: a soft memory limit cannot be met and would only make
-	// the collector run continuously on large runs. Lift main's limit unless
-	// the user set one.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(math.MaxInt64)
-	}
 	// Read the two files at once: on two cores that hides the qrels.
 	var qrels *metrics.Qrels
 	qerr := make(chan error, 1)
@@ -118,7 +115,7 @@ func trecRun(opts *trecOptions, stdout io.Writer) error {
 		qrels, err = readTrec(opts.qrelsPath, nil, metrics.ReadQrels)
 		qerr <- err
 	}()
-	run, rerr := readTrec(opts.runPath, opts.stdin, metrics.ReadRun)
+	run, rerr := readTrec(opts.runPath, opts.IO.In, metrics.ReadRun)
 	if err := <-qerr; err != nil {
 		return fmt.Errorf("read qrels: %w", err)
 	}
@@ -129,7 +126,7 @@ func trecRun(opts *trecOptions, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("trec: %w", err)
 	}
-	return metrics.WriteText(stdout, res, metrics.TextOptions{PerQuery: opts.perQuery, Decimals: opts.decimals})
+	return metrics.WriteText(opts.IO.Out, res, metrics.TextOptions{PerQuery: opts.perQuery, Decimals: opts.decimals})
 }
 
 // readTrec opens path ("-" is stdin when stdin is not nil) and reads it with

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
 // trecDir holds trec_eval's own test vectors, beside the repository.
@@ -23,7 +26,7 @@ func TestTrecReferenceVectors(t *testing.T) {
 		"-m", "ndcg_cut.5,10,20", "--measure", "success.1,5,10",
 		filepath.Join(trecDir, "qrels.test"), filepath.Join(trecDir, "results.test")}
 	var stdout, stderr bytes.Buffer
-	if code := run(args, &stdout, &stderr); code != exitOK {
+	if code := run(args, &stdout, &stderr); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())
 	}
 	if !bytes.Equal(stdout.Bytes(), want) {
@@ -69,10 +72,10 @@ func TestTrecFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			cmd := newTrecCmd(&out)
-			cmd.SetIn(strings.NewReader(tt.stdin))
+			f := &cmdutil.Streams{In: strings.NewReader(tt.stdin), Out: &out, ErrOut: io.Discard}
+			cmd := newCmdTrec(f, nil)
+			cmdutil.Setup(cmd, f)
 			cmd.SetArgs(tt.args)
-			cmd.SilenceErrors, cmd.SilenceUsage = true, true
 			if err := cmd.Execute(); err != nil {
 				t.Fatal(err)
 			}
@@ -109,8 +112,8 @@ func TestTrecErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(append([]string{"trec"}, tt.args...), &stdout, &stderr)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
+			if code != cmdutil.ExitUsage {
+				t.Errorf("exit %d, want %d", code, cmdutil.ExitUsage)
 			}
 			if stdout.Len() != 0 {
 				t.Errorf("stdout %q, want nothing", stdout.String())
