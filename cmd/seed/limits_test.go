@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 )
 
@@ -39,7 +40,7 @@ func TestLimitsOnEveryStore(t *testing.T) {
 	for name, flags := range stackFlags(t) {
 		t.Run(name, func(t *testing.T) {
 			dataDir := t.TempDir()
-			seed := func(doc string) (int, string, string) {
+			seed := func(doc string) (cmdutil.ExitCode, string, string) {
 				docs := t.TempDir()
 				if err := os.WriteFile(filepath.Join(docs, "limits.md"), []byte(doc), 0o644); err != nil {
 					t.Fatal(err)

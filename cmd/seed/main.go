@@ -23,11 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,30 +33,24 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/progress"
 )
 
+// version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+// tool is rag-seed: an error that says nothing else is a backend that
+// failed mid-run (1); usage errors and invalid documents say so (2). An
+// interrupt stops the seed between documents and releases its lock.
+var tool = cmdutil.Tool{Name: "rag-seed", Unmarked: cmdutil.ExitFail, Interrupt: true}
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmd := newSeedCmd(ctx, stdout, stderr)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err == nil {
-		return 0
-	}
-	cmdutil.PrintError(stderr, "rag-seed", err)
-	if cmdutil.IsUsage(err) {
-		return 2
-	}
-	return 1
+func main() { tool.Main(newRootCmd(cmdutil.System())) }
+
+// newRootCmd builds rag-seed.
+func newRootCmd(f *cmdutil.Streams) *cobra.Command {
+	root := newCmdSeed(f, nil)
+	root.Version = version
+	cmdutil.Setup(root, f)
+	return root
 }
 
 // seedLocker is a catalog that can lock a collection against concurrent
@@ -70,6 +60,7 @@ type seedLocker interface {
 }
 
 type seedOptions struct {
+	IO       *cmdutil.Streams
 	LockWait time.Duration
 	Docs     string
 	KBScope  string
@@ -80,8 +71,10 @@ type seedOptions struct {
 	Config   config.Config
 }
 
-func newSeedCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	o := &seedOptions{Config: config.Defaults(), Chunk: corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap}}
+// newCmdSeed builds rag-seed's command: it parses the flags into
+// seedOptions and calls runF, or seedRun when runF is nil.
+func newCmdSeed(f *cmdutil.Streams, runF func(context.Context, *seedOptions) error) *cobra.Command {
+	o := &seedOptions{IO: f, Config: config.Defaults(), Chunk: corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap}}
 	cmd := &cobra.Command{
 		Use:   "rag-seed",
 		Short: "Load the eval corpus into the retrieval stack",
@@ -98,31 +91,28 @@ run again.`,
 
   . .ragbaseline/services.env && rag-seed --store server
   rag-seed --recreate --embedder openai --embed-model text-embedding-3-small --embed-dim 1536`,
-		Version:       version,
-		Args:          cobra.NoArgs,
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return seedRun(ctx, o, stdout, stderr)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return seedRun(cmd.Context(), o)
 		},
 	}
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.Usage(err) })
-	f := cmd.Flags()
-	f.StringVar(&o.Docs, "docs", "eval/rag-retrieval/seed-docs", "directory of seed documents (*.md)")
-	f.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kb_scope every document must declare")
-	f.BoolVar(&o.Recreate, "recreate", false, "drop and recreate the vector collection (after an embedding model or dimension change)")
-	f.BoolVar(&o.Prune, "prune", false, "remove documents of the kb_scope that are no longer in --docs (default: report them)")
-	f.BoolVar(&o.DryRun, "dry-run", false, "validate and report what would change; write nothing")
-	f.IntVar(&o.Chunk.MaxChars, "chunk-size", o.Chunk.MaxChars, "maximum chunk size in Unicode characters")
-	f.DurationVar(&o.LockWait, "lock-wait", 10*time.Minute, "server store: how long to wait for another rag-seed of the same database and collection to finish")
-	f.IntVar(&o.Chunk.Overlap, "chunk-overlap", o.Chunk.Overlap, "characters of overlap between pieces of a long section")
-	o.Config.BindFlags(f)
+	fs := cmd.Flags()
+	fs.StringVar(&o.Docs, "docs", "eval/rag-retrieval/seed-docs", "directory of seed documents (*.md)")
+	fs.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kb_scope every document must declare")
+	fs.BoolVar(&o.Recreate, "recreate", false, "drop and recreate the vector collection (after an embedding model or dimension change)")
+	fs.BoolVar(&o.Prune, "prune", false, "remove documents of the kb_scope that are no longer in --docs (default: report them)")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "validate and report what would change; write nothing")
+	fs.IntVar(&o.Chunk.MaxChars, "chunk-size", o.Chunk.MaxChars, "maximum chunk size in Unicode characters")
+	fs.DurationVar(&o.LockWait, "lock-wait", 10*time.Minute, "server store: how long to wait for another rag-seed of the same database and collection to finish")
+	fs.IntVar(&o.Chunk.Overlap, "chunk-overlap", o.Chunk.Overlap, "characters of overlap between pieces of a long section")
+	o.Config.BindFlags(fs)
 	return cmd
 }
 
-func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) error {
+func seedRun(ctx context.Context, o *seedOptions) error {
 	if err := config.ValidKBScope(o.KBScope); err != nil {
 		return cmdutil.Usage(err)
 	}
@@ -152,7 +142,7 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 	// and stops if the lock is lost.
 	if l, ok := stack.Catalog.(seedLocker); ok && !o.DryRun {
 		held, unlock, err := l.LockSeed(ctx, o.Config.MilvusCollection, o.LockWait, func() {
-			fmt.Fprintf(stderr, "rag-seed: another rag-seed is writing to this database and collection %s; waiting up to %s for it (--lock-wait)\n",
+			fmt.Fprintf(o.IO.ErrOut, "rag-seed: another rag-seed is writing to this database and collection %s; waiting up to %s for it (--lock-wait)\n",
 				o.Config.MilvusCollection, o.LockWait)
 		})
 		if err != nil {
@@ -162,7 +152,7 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 		ctx = held
 	}
 
-	bar := progress.New(stderr, "seeding")
+	bar := o.IO.Progress("seeding")
 	sum, err := ingest.Seed(ctx, docs, ingest.Backends{Catalog: stack.Catalog, Index: stack.Index, Embedder: stack.Embedder}, ingest.Options{
 		KBScope: o.KBScope, Recreate: o.Recreate, Prune: o.Prune, DryRun: o.DryRun, Chunk: o.Chunk,
 		KnowledgeDir: o.Config.KnowledgeDir(),
@@ -182,16 +172,16 @@ func seedRun(ctx context.Context, o *seedOptions, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w (rerun rag-seed to converge)", err)
 	}
 	if sum.Resynced {
-		fmt.Fprintf(stderr, "rag-seed: the index and the catalog disagreed on the chunks of %s (the index was deleted, replaced or only partly rebuilt): every document was re-indexed\n", o.KBScope)
+		fmt.Fprintf(o.IO.ErrOut, "rag-seed: the index and the catalog disagreed on the chunks of %s (the index was deleted, replaced or only partly rebuilt): every document was re-indexed\n", o.KBScope)
 	}
 	verb := ""
 	if sum.DryRun {
 		verb = "dry run, would have "
 	}
-	fmt.Fprintf(stdout, "rag-seed: %s%d added, %d updated, %d unchanged, %d pruned documents; %d chunks written in %.2fs (%s)\n",
+	fmt.Fprintf(o.IO.Out, "rag-seed: %s%d added, %d updated, %d unchanged, %d pruned documents; %d chunks written in %.2fs (%s)\n",
 		verb, len(sum.Added), len(sum.Updated), len(sum.Unchanged), len(sum.Pruned), sum.ChunksWritten, sum.Elapsed.Seconds(), o.Config.Describe())
 	if len(sum.Stale) > 0 {
-		fmt.Fprintf(stderr, "rag-seed: warning: %d documents of %s are no longer in %s (use --prune to remove them): %s\n",
+		fmt.Fprintf(o.IO.ErrOut, "rag-seed: warning: %d documents of %s are no longer in %s (use --prune to remove them): %s\n",
 			len(sum.Stale), o.KBScope, o.Docs, strings.Join(sum.Stale, ", "))
 	}
 	return nil

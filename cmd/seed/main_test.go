@@ -2,30 +2,40 @@ package main
 
 import (
 	"context"
-
-	mysqldrv "github.com/go-sql-driver/mysql"
+	"flag"
+	"io"
 	"os"
 	"strings"
 	"testing"
 
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 	"github.com/ragbaseline/ragbaseline/internal/scripttest"
 )
 
+// update rewrites the scripts' cmp files from what rag-seed does now
+// (testscript's UpdateScripts). Review the diff before committing it.
+var update = flag.Bool("update", false, "rewrite the scripts' expected files from the binary's output")
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"rag-seed": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
-	})
+	testscript.Main(m, map[string]func(){"rag-seed": main})
+}
+
+// run runs rag-seed in this process and returns its exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) cmdutil.ExitCode {
+	f := &cmdutil.Streams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
+	return tool.Run(ctx, newRootCmd(f), args)
 }
 
 var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": scripttest.Status}
 
 // TestScript runs testdata/script/*.txtar against the embedded store.
 func TestScript(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: cmds, Setup: func(env *testscript.Env) error {
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: cmds, UpdateScripts: *update, RequireExplicitExec: true, Setup: func(env *testscript.Env) error {
 		for _, k := range []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_MILVUS_COLLECTION"} {
 			env.Setenv(k, "")
 		}
@@ -42,7 +52,7 @@ func TestScript(t *testing.T) {
 func TestScriptServer(t *testing.T) {
 	addr := kbtest.ServiceEnv(t, "RAG_MILVUS_ADDR")
 	redis := kbtest.ServiceEnv(t, "RAG_REDIS_ADDR")
-	testscript.Run(t, testscript.Params{Dir: "testdata/server", Cmds: cmds, Setup: func(env *testscript.Env) error {
+	testscript.Run(t, testscript.Params{Dir: "testdata/server", Cmds: cmds, UpdateScripts: *update, RequireExplicitExec: true, Setup: func(env *testscript.Env) error {
 		env.Setenv("RAG_STORE", "server")
 		env.Setenv("RAG_EMBEDDER", "local")
 		dsn := kbtest.FreshMySQL(env.T().(testing.TB))
