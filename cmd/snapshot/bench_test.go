@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -55,11 +54,12 @@ func BenchmarkSnapshot(b *testing.B) {
 
 	cfg := config.Config{Store: config.StoreEmbedded, DataDir: dataDir, Embedder: config.EmbedderLocal,
 		MilvusCollection: "rag_eval", Timeout: 30 * time.Second}
-	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", kb.FusionAnchored, io.Discard)
+	builtin, err := config.OpenBuiltin(context.Background(), cfg, "rag-eval", kb.FusionAnchored)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer stack.Close()
+	defer builtin.Close()
+	p := builtin.Pipeline
 	srv := httptest.NewServer(lookuphttp.NewHandler(p, lookuphttp.HandlerOptions{}))
 	defer srv.Close()
 

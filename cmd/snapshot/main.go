@@ -55,55 +55,26 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
+	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
-	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitFail  = 1 // a case failed, or the pipeline or the store did
-	exitUsage = 2 // usage or input error; nothing was written
-)
+// tool is rag-snapshot: an error that says nothing else is a failed case,
+// pipeline or store (1); usage and input errors say so (2). An interrupt
+// stops a snapshot without moving anything in, and drains serve.
+var tool = cmdutil.Tool{Name: "rag-snapshot", Unmarked: cmdutil.ExitFail, Interrupt: true}
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { tool.Main(newRootCmd(cmdutil.System())) }
 
-var usagef = cmdutil.Usagef
-
-// run executes rag-snapshot with args and returns the exit code. Errors are
-// printed once, here, prefixed "rag-snapshot: ".
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmd := newRootCmd(ctx, stdout, stderr)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err == nil {
-		return exitOK
-	}
-	cmdutil.PrintError(stderr, "rag-snapshot", err)
-	return exitCode(err)
-}
-
-func exitCode(err error) int {
-	switch {
-	case err == nil:
-		return exitOK
-	case cmdutil.IsUsage(err), errors.Is(err, snapshot.ErrUsage):
-		return exitUsage
-	}
-	return exitFail
+// newRootCmd builds rag-snapshot: the snapshot, with serve.
+func newRootCmd(f *cmdutil.Streams) *cobra.Command {
+	root := newCmdSnapshot(f, nil)
+	root.Version = version
+	root.AddCommand(newCmdServe(f, nil))
+	cmdutil.Setup(root, f)
+	return root
 }

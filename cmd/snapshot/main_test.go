@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
@@ -21,10 +24,19 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/scripttest"
 )
 
+// update rewrites the scripts' cmp files from what rag-snapshot does now
+// (testscript's UpdateScripts). Review the diff before committing it.
+var update = flag.Bool("update", false, "rewrite the scripts' expected files from the binary's output")
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"rag-snapshot": main,
-	})
+	testscript.Main(m, map[string]func(){"rag-snapshot": main})
+}
+
+// run runs rag-snapshot in this process under ctx and returns its exit
+// code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) cmdutil.ExitCode {
+	f := &cmdutil.Streams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
+	return tool.Run(ctx, newRootCmd(f), args)
 }
 
 // ragEnv are the variables of config.Defaults; the tests clear them so a
@@ -39,7 +51,9 @@ var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DI
 // a free loopback address for rag-snapshot serve.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			for _, k := range ragEnv {
 				env.Setenv(k, "")
@@ -189,7 +203,7 @@ func TestExitCodes(t *testing.T) {
 	cases := "--cases=../../eval/rag-retrieval/cases/golden-cases.json"
 	tests := []struct {
 		args []string
-		code int
+		code cmdutil.ExitCode
 		msg  string
 	}{
 		{[]string{"--version"}, 0, ""},

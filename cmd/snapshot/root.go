@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
@@ -20,13 +17,9 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
-	"github.com/ragbaseline/ragbaseline/internal/progress"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
-
-// defaultEvalDir is the eval set of SPEC §3, as in rag-eval.
-const defaultEvalDir = "eval/rag-retrieval"
 
 // Pipelines (--pipeline).
 const (
@@ -34,12 +27,18 @@ const (
 	pipelineHTTP    = "http"
 )
 
+// The values of --pipeline and --search-mode.
+var (
+	pipelines   = []string{pipelineBuiltin, pipelineHTTP}
+	searchModes = []string{string(kb.Hybrid), string(kb.Dense)}
+)
+
 // maxListedFailures is how many failed cases are listed one per line.
 const maxListedFailures = 20
 
 type snapshotOptions struct {
-	Dir             string
-	Cases           string
+	IO *cmdutil.Streams
+	cmdutil.EvalSet
 	Fixtures        string
 	KBScope         string
 	SearchMode      string
@@ -56,12 +55,12 @@ type snapshotOptions struct {
 	Config          config.Config
 
 	pipelineSet bool // --pipeline given
-	Stdout      io.Writer
-	Stderr      io.Writer
 }
 
-func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	o := &snapshotOptions{Config: config.Defaults(), Stdout: stdout, Stderr: stderr}
+// newCmdSnapshot builds rag-snapshot's snapshot: it parses the flags into
+// snapshotOptions and calls runF, or snapshotRun when runF is nil.
+func newCmdSnapshot(f *cmdutil.Streams, runF func(context.Context, *snapshotOptions) error) *cobra.Command {
+	o := &snapshotOptions{IO: f, Config: config.Defaults()}
 	cmd := &cobra.Command{
 		Use:   "rag-snapshot",
 		Short: "Freeze the lookup pipeline's results for the golden cases as fixtures",
@@ -99,85 +98,66 @@ does not change it; rag-eval is the gate.`,
 
   # serve the builtin pipeline
   rag-snapshot serve --addr 127.0.0.1:8080`,
-		Version:       version,
-		Args:          cobra.NoArgs,
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.pipelineSet = cmd.Flags().Changed("pipeline")
-			return snapshotRun(ctx, o)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return snapshotRun(cmd.Context(), o)
 		},
 	}
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.Usage(err) })
-	f := cmd.Flags()
-	f.StringVar(&o.Dir, "dir", defaultEvalDir, "eval set directory; the default of every other path is inside it")
-	f.StringVar(&o.Cases, "cases", "", "golden cases file (default <dir>/cases/golden-cases.json)")
-	f.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures, or <dir>/fixtures-dense with --search-mode dense)")
-	f.StringVar(&o.KBScope, "kb-scope", "", "kbScope of every lookup (default: the golden file's kbScope, else rag-eval)")
-	f.StringVar(&o.SearchMode, "search-mode", string(kb.Hybrid), "hybrid (dense + BM25, fused as --fusion says) or dense")
-	f.StringVar(&o.Fusion, "fusion", string(kb.FusionAnchored), fusionUsage)
-	f.StringVar(&o.Pipeline, "pipeline", pipelineBuiltin, "builtin (the store of --store) or http (--lookup-url)")
-	f.StringVar(&o.LookupURL, "lookup-url", "", "base URL of a pipeline serving POST /v1/lookup, for --pipeline http")
-	f.StringVar(&o.SidecarURL, "sidecar-url", "", "base URL of a sidecar pipeline that also runs every case")
-	f.StringVar(&o.SidecarFixtures, "sidecar-fixtures", "", "sidecar fixture directory (default <dir>/fixtures-sidecar, or fixtures-sidecar-dense)")
-	f.BoolVar(&o.SkipEval, "skip-eval", false, "do not judge the fixtures after the snapshot")
-	f.BoolVar(&o.Partial, "partial", false, "move the successful cases in even when some failed")
-	f.IntVar(&o.Concurrency, "concurrency", snapshot.DefaultConcurrency, "lookups in flight at once (per pipeline)")
-	f.IntVar(&o.Retries, "retries", snapshot.DefaultRetries, "retries of a lookup that failed with a transient error (timeout, network, HTTP 502/503/504/429, gRPC Unavailable)")
-	f.IntVar(&o.TopK, "top-k", 0, "evidence blocks per lookup (default: the pipeline's, 5)")
-	o.Config.BindFlags(f)
-	f.Lookup("timeout").Usage = "timeout of each lookup attempt, and of each call to a service"
-	cmd.AddCommand(newServeCmd(ctx, stdout, stderr))
+	fs := cmd.Flags()
+	o.AddFlags(fs, "")
+	fs.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures, or <dir>/fixtures-dense with --search-mode dense)")
+	fs.StringVar(&o.KBScope, "kb-scope", "", "kbScope of every lookup (default: the golden file's kbScope, else rag-eval)")
+	cmdutil.StringEnumVar(fs, &o.SearchMode, "search-mode", string(kb.Hybrid), searchModes, nil, "hybrid (dense + BM25, fused as --fusion says) or dense")
+	fusionVar(fs, &o.Fusion)
+	cmdutil.StringEnumVar(fs, &o.Pipeline, "pipeline", pipelineBuiltin, pipelines, nil, "builtin (the store of --store) or http (--lookup-url)")
+	fs.StringVar(&o.LookupURL, "lookup-url", "", "base URL of a pipeline serving POST /v1/lookup, for --pipeline http")
+	fs.StringVar(&o.SidecarURL, "sidecar-url", "", "base URL of a sidecar pipeline that also runs every case")
+	fs.StringVar(&o.SidecarFixtures, "sidecar-fixtures", "", "sidecar fixture directory (default <dir>/fixtures-sidecar, or fixtures-sidecar-dense)")
+	fs.BoolVar(&o.SkipEval, "skip-eval", false, "do not judge the fixtures after the snapshot")
+	fs.BoolVar(&o.Partial, "partial", false, "move the successful cases in even when some failed")
+	fs.IntVar(&o.Concurrency, "concurrency", snapshot.DefaultConcurrency, "lookups in flight at once (per pipeline)")
+	fs.IntVar(&o.Retries, "retries", snapshot.DefaultRetries, "retries of a lookup that failed with a transient error (timeout, network, HTTP 502/503/504/429, gRPC Unavailable)")
+	fs.IntVar(&o.TopK, "top-k", 0, "evidence blocks per lookup (default: the pipeline's, 5)")
+	o.Config.BindFlags(fs)
+	fs.Lookup("timeout").Usage = "timeout of each lookup attempt, and of each call to a service"
 	return cmd
 }
 
 // defaults resolves the paths and checks the flags.
 func (o *snapshotOptions) defaults() error {
-	mode := kb.SearchMode(o.SearchMode)
-	if mode != kb.Hybrid && mode != kb.Dense {
-		return usagef("--search-mode must be %s or %s, got %q", kb.Hybrid, kb.Dense, o.SearchMode)
-	}
-	if err := kb.Fusion(o.Fusion).Valid(); err != nil {
-		return usagef("--fusion: %w", err)
-	}
 	suffix := ""
-	if mode == kb.Dense {
+	if kb.SearchMode(o.SearchMode) == kb.Dense {
 		suffix = "-dense"
 	}
-	def := func(p *string, rel string) {
-		if *p == "" {
-			*p = filepath.Join(o.Dir, rel)
-		}
-	}
-	def(&o.Cases, "cases/golden-cases.json")
-	def(&o.Fixtures, "fixtures"+suffix)
+	o.Default(&o.Cases, cmdutil.CasesFile)
+	o.Default(&o.Fixtures, "fixtures"+suffix)
 	switch {
 	case o.LookupURL != "" && !o.pipelineSet:
 		o.Pipeline = pipelineHTTP
 	case o.Pipeline == pipelineHTTP && o.LookupURL == "":
-		return usagef("--pipeline http needs --lookup-url")
+		return cmdutil.Usagef("--pipeline http needs --lookup-url")
 	case o.Pipeline == pipelineBuiltin && o.LookupURL != "":
-		return usagef("--lookup-url is for --pipeline http")
-	case o.Pipeline != pipelineBuiltin && o.Pipeline != pipelineHTTP:
-		return usagef("--pipeline must be %s or %s, got %q", pipelineBuiltin, pipelineHTTP, o.Pipeline)
+		return cmdutil.Usagef("--lookup-url is for --pipeline http")
 	}
 	if o.SidecarFixtures != "" && o.SidecarURL == "" {
-		return usagef("--sidecar-fixtures needs --sidecar-url")
+		return cmdutil.Usagef("--sidecar-fixtures needs --sidecar-url")
 	}
 	if o.SidecarURL != "" {
-		def(&o.SidecarFixtures, "fixtures-sidecar"+suffix)
+		o.Default(&o.SidecarFixtures, "fixtures-sidecar"+suffix)
 	}
 	switch {
 	case o.Concurrency < 1:
-		return usagef("--concurrency must be at least 1, got %d", o.Concurrency)
+		return cmdutil.Usagef("--concurrency must be at least 1, got %d", o.Concurrency)
 	case o.Retries < 0:
-		return usagef("--retries must not be negative, got %d", o.Retries)
+		return cmdutil.Usagef("--retries must not be negative, got %d", o.Retries)
 	case o.TopK < 0 || o.TopK > lookup.MaxTopK:
-		return usagef("--top-k must be between 1 and %d, got %d", lookup.MaxTopK, o.TopK)
+		return cmdutil.Usagef("--top-k must be between 1 and %d, got %d", lookup.MaxTopK, o.TopK)
 	case o.Config.Timeout <= 0:
-		return usagef("--timeout must be positive")
+		return cmdutil.Usagef("--timeout must be positive")
 	}
 	if o.KBScope != "" {
 		if err := config.ValidKBScope(o.KBScope); err != nil {
@@ -189,7 +169,7 @@ func (o *snapshotOptions) defaults() error {
 			continue
 		}
 		if err := (&lookuphttp.Client{BaseURL: u.url}).Validate(); err != nil {
-			return usagef("%s: %w", u.flag, err)
+			return cmdutil.Usagef("%s: %w", u.flag, err)
 		}
 	}
 	return nil
@@ -199,13 +179,9 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	if err := o.defaults(); err != nil {
 		return err
 	}
-	casesData, err := os.ReadFile(o.Cases)
+	g, casesSHA256, err := cmdutil.LoadCases(o.Cases)
 	if err != nil {
-		return usagef("load golden cases: %w", err)
-	}
-	g, err := contract.ParseGolden(o.Cases, casesData)
-	if err != nil {
-		return usagef("load golden cases:\n%w", err)
+		return err
 	}
 	kbScope := o.KBScope
 	if kbScope == "" {
@@ -224,15 +200,15 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	case pipelineHTTP:
 		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout}
 	case pipelineBuiltin:
-		p, stack, err := openBuiltin(ctx, o.Config, kbScope, kb.Fusion(o.Fusion), o.Stderr)
+		b, err := openBuiltin(ctx, o.Config, kbScope, kb.Fusion(o.Fusion), o.IO.ErrOut)
 		if err != nil {
 			return err
 		}
-		defer stack.Close()
-		l = p
+		defer b.Close()
+		l = b.Pipeline
 	}
 
-	bar := progress.New(o.Stderr, "snapshot")
+	bar := o.IO.Progress("snapshot")
 	opts := snapshot.Options{
 		Cases: g, CasesPath: o.Cases, FixturesDir: o.Fixtures, KBScope: kbScope,
 		SearchMode: kb.SearchMode(o.SearchMode), TopK: o.TopK, Lookuper: l,
@@ -248,17 +224,20 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	start := time.Now()
 	sum, err := snapshot.Run(ctx, opts)
 	bar.Done()
+	if errors.Is(err, snapshot.ErrUsage) {
+		err = cmdutil.Usage(err)
+	}
 	if sum != nil {
 		for _, w := range sum.Warnings {
-			fmt.Fprintf(o.Stderr, "rag-snapshot: warning: %v\n", w)
+			fmt.Fprintf(o.IO.ErrOut, "rag-snapshot: warning: %v\n", w)
 		}
 	}
 	var fe *snapshot.FailedError
 	if errors.As(err, &fe) {
-		listFailures(o.Stderr, fe.Failures)
+		listFailures(o.IO.ErrOut, fe.Failures)
 	}
 	if sum != nil {
-		printSummary(o.Stdout, sum, time.Since(start))
+		printSummary(o.IO.Out, sum, time.Since(start))
 	}
 	if err != nil {
 		return err
@@ -266,11 +245,11 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	if o.SkipEval {
 		return nil
 	}
-	if err := evaluate(o, g, casesData, o.Fixtures, ""); err != nil {
+	if err := evaluate(o, g, casesSHA256, o.Fixtures, ""); err != nil {
 		return err
 	}
 	if sum.Sidecar != nil && sum.Sidecar.Status == snapshot.StatusAvailable {
-		return evaluate(o, g, casesData, o.SidecarFixtures, "sidecar ")
+		return evaluate(o, g, casesSHA256, o.SidecarFixtures, "sidecar ")
 	}
 	return nil
 }
@@ -300,59 +279,42 @@ func printSummary(w io.Writer, sum *snapshot.Summary, elapsed time.Duration) {
 
 // evaluate judges dir and prints rag-eval's text summary; it writes no
 // report.
-func evaluate(o *snapshotOptions, g *contract.GoldenFile, casesData []byte, dir, label string) error {
+func evaluate(o *snapshotOptions, g *contract.GoldenFile, casesSHA256, dir, label string) error {
 	res, err := judge.Run(g, dir, judge.Options{})
 	if err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(o.Stderr, "rag-snapshot: warning: %v\n", w)
+		fmt.Fprintf(o.IO.ErrOut, "rag-snapshot: warning: %v\n", w)
 	}
-	sum := sha256.Sum256(casesData)
-	rep := report.Build(res, o.Cases, hex.EncodeToString(sum[:]))
-	fmt.Fprintf(o.Stdout, "%sjudge of %s:\n", label, dir)
-	return rep.WriteText(o.Stdout, colour(o.Stdout))
-}
-
-// colour reports whether w is a terminal and NO_COLOR is unset.
-func colour(w io.Writer) bool {
-	return os.Getenv("NO_COLOR") == "" && progress.IsTerminal(w)
+	rep := report.Build(res, o.Cases, casesSHA256)
+	fmt.Fprintf(o.IO.Out, "%sjudge of %s:\n", label, dir)
+	return rep.WriteText(o.IO.Out, o.IO.ColourOut())
 }
 
 // fusionUsage documents --fusion.
 const fusionUsage = "how hybrid search fuses the dense and BM25 lists: anchored (RRF, but BM25 counts only inside the dense top 10 and the dense top 1 stays in the top 3) or rrf (plain reciprocal rank fusion, k = 60)"
 
-// builtinVersion is the version written into the fixtures' pipeline.version
-// for the builtin pipeline. It is not the binary's version, which changes
-// with every commit and would rewrite every fixture; it names the pipeline's
-// behaviour.
-const builtinVersion = "1"
+// fusionVar defines --fusion (rag-snapshot and serve): one of kb.Fusions,
+// or "" (RRF), checked as it is parsed.
+func fusionVar(fs *pflag.FlagSet, p *string) {
+	values := make([]string, len(kb.Fusions))
+	for i, f := range kb.Fusions {
+		values[i] = string(f)
+	}
+	cmdutil.StringEnumVar(fs, p, "fusion", string(kb.FusionAnchored), values,
+		func(v string) error { return kb.Fusion(v).Valid() }, fusionUsage)
+}
 
-// openBuiltin opens the stack of cfg for reading and the builtin pipeline
-// over it. Nothing is created: a store that cannot answer lookups of
-// kbScope with cfg's embedder (not seeded, a seed that did not finish, an
-// index that disagrees with the catalog) is an error naming rag-seed
-// (config.OpenForLookup). Hybrid search fuses as fusion says. The caller
-// closes the stack.
-func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, fusion kb.Fusion, stderr io.Writer) (*lookup.Pipeline, *config.Stack, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, nil, cmdutil.Usage(err)
+// openBuiltin opens the builtin pipeline (config.OpenBuiltin) and prints
+// its warnings. The caller closes it.
+func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, fusion kb.Fusion, stderr io.Writer) (*config.Builtin, error) {
+	b, err := config.OpenBuiltin(ctx, cfg, kbScope, fusion)
+	if err != nil {
+		return nil, err
 	}
-	stack, err := config.OpenForLookup(ctx, cfg, kbScope)
-	var mismatch *config.EmbedderMismatchError
-	switch {
-	case errors.As(err, &mismatch):
-		return nil, nil, cmdutil.Usage(err)
-	case err != nil:
-		return nil, nil, err
+	for _, w := range b.Warnings {
+		fmt.Fprintf(stderr, "rag-snapshot: warning: %v\n", w)
 	}
-	if t, ok := lookup.ThresholdsFor(stack.Embedder.Name()); !ok {
-		fmt.Fprintf(stderr, "rag-snapshot: warning: embedder %s is not calibrated: using lowQuality %g, minQuality %g, levels high %g / medium %g; run rag-eval calibrate on your fixtures to see where its scores fall\n",
-			stack.Embedder.Name(), t.LowQuality, t.MinQuality, t.Levels.High, t.Levels.Medium)
-	}
-	lc := lookup.DefaultConfig(stack.Embedder.Name())
-	lc.Fusion = fusion
-	p := lookup.New(stack.Catalog, stack.Index, stack.Embedder, lc,
-		contract.Pipeline{Version: builtinVersion, Store: cfg.Store})
-	return p, stack, nil
+	return b, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -24,6 +23,7 @@ import (
 const shutdownGrace = 10 * time.Second
 
 type serveOptions struct {
+	IO           *cmdutil.Streams
 	Addr         string
 	KBScope      string
 	MaxBodyBytes int64
@@ -31,8 +31,10 @@ type serveOptions struct {
 	Config       config.Config
 }
 
-func newServeCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	o := &serveOptions{Config: config.Defaults()}
+// newCmdServe builds rag-snapshot serve: it parses the flags into
+// serveOptions and calls runF, or serveRun when runF is nil.
+func newCmdServe(f *cmdutil.Streams, runF func(context.Context, *serveOptions) error) *cobra.Command {
+	o := &serveOptions{IO: f, Config: config.Defaults()}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the builtin lookup pipeline over HTTP",
@@ -59,48 +61,44 @@ a sidecar served from the embedded store needs its own --data-dir.`,
   # a second store as the sidecar of a snapshot
   rag-snapshot serve --addr 127.0.0.1:8081 --data-dir /tmp/sidecar-store &
   rag-snapshot --sidecar-url http://127.0.0.1:8081`,
-		Args:          cobra.NoArgs,
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		RunE: func(*cobra.Command, []string) error {
-			return serveRun(ctx, o, stderr)
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return serveRun(cmd.Context(), o)
 		},
 	}
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.Usage(err) })
-	f := cmd.Flags()
-	f.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
-	f.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kbScope of requests that do not give one; the store must hold it")
-	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", lookuphttp.DefaultMaxBodyBytes, "largest request body accepted (larger: 413)")
-	f.StringVar(&o.Fusion, "fusion", string(kb.FusionAnchored), fusionUsage)
-	o.Config.BindFlags(f)
-	f.Lookup("timeout").Usage = "timeout of each lookup (then 504), and of each call to a service"
+	fs := cmd.Flags()
+	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
+	fs.StringVar(&o.KBScope, "kb-scope", "rag-eval", "kbScope of requests that do not give one; the store must hold it")
+	fs.Int64Var(&o.MaxBodyBytes, "max-body-bytes", lookuphttp.DefaultMaxBodyBytes, "largest request body accepted (larger: 413)")
+	fusionVar(fs, &o.Fusion)
+	o.Config.BindFlags(fs)
+	fs.Lookup("timeout").Usage = "timeout of each lookup (then 504), and of each call to a service"
 	return cmd
 }
 
-func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
+func serveRun(ctx context.Context, o *serveOptions) error {
+	stderr := o.IO.ErrOut
 	if err := config.ValidKBScope(o.KBScope); err != nil {
 		return cmdutil.Usage(err)
 	}
 	if o.MaxBodyBytes < 1 {
-		return usagef("--max-body-bytes must be positive")
+		return cmdutil.Usagef("--max-body-bytes must be positive")
 	}
 	if o.Config.Timeout <= 0 {
-		return usagef("--timeout must be positive")
+		return cmdutil.Usagef("--timeout must be positive")
 	}
-	if err := kb.Fusion(o.Fusion).Valid(); err != nil {
-		return usagef("--fusion: %w", err)
-	}
-	p, stack, err := openBuiltin(ctx, o.Config, o.KBScope, kb.Fusion(o.Fusion), stderr)
+	b, err := openBuiltin(ctx, o.Config, o.KBScope, kb.Fusion(o.Fusion), stderr)
 	if err != nil {
 		return err
 	}
-	defer stack.Close()
+	defer b.Close()
 
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return usagef("listen on %s: %w", o.Addr, err)
+		return cmdutil.Usagef("listen on %s: %w", o.Addr, err)
 	}
 	errLog := log.New(stderr, "rag-snapshot serve: ", log.LstdFlags)
 	// Requests run under baseCtx, cancelled when the grace period ends, and
@@ -108,8 +106,8 @@ func serveRun(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	baseCtx, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
 	var inflight sync.WaitGroup
-	defer inflight.Wait() // runs before the deferred stack.Close
-	handler := lookuphttp.NewHandler(p, lookuphttp.HandlerOptions{
+	defer inflight.Wait() // runs before the deferred b.Close
+	handler := lookuphttp.NewHandler(b.Pipeline, lookuphttp.HandlerOptions{
 		Timeout: o.Config.Timeout, MaxBodyBytes: o.MaxBodyBytes, DefaultKBScope: o.KBScope, ErrorLog: errLog,
 	})
 	srv := &http.Server{

@@ -123,13 +123,13 @@ func TestMilvusDiesMidSnapshot(t *testing.T) {
 		c.CaseID, c.Query = fmt.Sprintf("%s-%02d", c.CaseID, i), fmt.Sprintf("%s %d", c.Query, i)
 		g.Cases = append(g.Cases, c)
 	}
-	p, stack, err := openBuiltin(context.Background(), cfg, "rag-eval", kb.FusionAnchored, io.Discard)
+	b, err := config.OpenBuiltin(context.Background(), cfg, "rag-eval", kb.FusionAnchored)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stack.Close()
+	defer b.Close()
 	dir := filepath.Join(t.TempDir(), "fixtures")
-	opts := snapshot.Options{Cases: g, FixturesDir: dir, Lookuper: p, Concurrency: 2, Timeout: 3 * time.Second, Backoff: 50 * time.Millisecond}
+	opts := snapshot.Options{Cases: g, FixturesDir: dir, Lookuper: b.Pipeline, Concurrency: 2, Timeout: 3 * time.Second, Backoff: 50 * time.Millisecond}
 	// The first run is through the proxy too, so the stack's connections
 	// are the proxy's.
 	if _, err := snapshot.Run(context.Background(), opts); err != nil {
@@ -202,7 +202,7 @@ func startServe(t *testing.T, args ...string) (base string, stderr *kbtest.SyncB
 	stderr = &kbtest.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), io.Discard, stderr) }()
+	go func() { done <- int(run(ctx, append([]string{"serve", "--addr", addr}, args...), io.Discard, stderr)) }()
 	base = "http://" + addr
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
@@ -23,7 +24,7 @@ func TestServerStackIndexMustMatchCatalog(t *testing.T) {
 	ctx := context.Background()
 	cfg := serverConfig(t)
 	seedConfig(t, cfg, "../../eval/rag-retrieval/seed-docs")
-	snapshotWith := func(t *testing.T, flags []string) (int, string) {
+	snapshotWith := func(t *testing.T, flags []string) (cmdutil.ExitCode, string) {
 		t.Helper()
 		fixtures := filepath.Join(t.TempDir(), "fixtures")
 		args := append([]string{"--cases", "../../eval/rag-retrieval/cases/golden-cases.json", "--fixtures", fixtures,

@@ -124,11 +124,3 @@ func PrintError(w io.Writer, tool string, err error) {
 		fmt.Fprintf(w, "%s: %s\n", tool, line)
 	}
 }
-
-// IsUsage reports whether err is, or wraps, a usage error.
-//
-// Deprecated: the exit code is chosen by Tool.ExitCode.
-func IsUsage(err error) bool {
-	var ee *ExitError
-	return errors.As(err, &ee) && ee.Code == ExitUsage
-}

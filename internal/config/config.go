@@ -38,6 +38,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/embed/local"
 	"github.com/ragbaseline/ragbaseline/internal/embed/openai"
 	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
@@ -51,6 +52,13 @@ const (
 	EmbedderUSE    = "use"
 	EmbedderLocal  = "local"
 	EmbedderOpenAI = "openai"
+)
+
+// Stores and Embedders list the values of --store and --embedder, in the
+// order messages name them.
+var (
+	Stores    = []string{StoreEmbedded, StoreServer}
+	Embedders = []string{EmbedderUSE, EmbedderLocal, EmbedderOpenAI}
 )
 
 // Config is the resolved configuration.
@@ -108,15 +116,17 @@ func env(name, def string) string {
 }
 
 // BindFlags registers the flags on fs with c's values as defaults (call it
-// on Defaults()).
+// on Defaults()). --store and --embedder take only the values of Stores
+// and Embedders, checked as they are parsed; Validate checks the values
+// that come from the environment.
 func (c *Config) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&c.Store, "store", c.Store, "backend: embedded (SQLite + in-process index, no services) or server (MySQL + Milvus + Redis) [RAG_STORE]")
+	cmdutil.StringEnumVar(fs, &c.Store, "store", c.Store, Stores, nil, "backend: embedded (SQLite + in-process index, no services) or server (MySQL + Milvus + Redis) [RAG_STORE]")
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data directory of the embedded store and the knowledge copies [RAG_DATA_DIR]")
 	fs.StringVar(&c.MySQLDSN, "mysql-dsn", c.MySQLDSN, "MySQL/MariaDB DSN for --store server [RAG_MYSQL_DSN]")
 	fs.StringVar(&c.MilvusAddr, "milvus-addr", c.MilvusAddr, "Milvus host:port for --store server [RAG_MILVUS_ADDR]")
 	fs.StringVar(&c.MilvusCollection, "milvus-collection", c.MilvusCollection, "Milvus collection [RAG_MILVUS_COLLECTION]")
 	fs.StringVar(&c.RedisAddr, "redis-addr", c.RedisAddr, "Redis host:port for the embedding cache with --store server [RAG_REDIS_ADDR]")
-	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: use (multilingual Universal Sentence Encoder in process; make models installs it), local (lexical hashed n-grams, no model) or openai (any OpenAI-compatible server) [RAG_EMBEDDER]")
+	cmdutil.StringEnumVar(fs, &c.Embedder, "embedder", c.Embedder, Embedders, nil, "embedder: use (multilingual Universal Sentence Encoder in process; make models installs it), local (lexical hashed n-grams, no model) or openai (any OpenAI-compatible server) [RAG_EMBEDDER]")
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embedding model for --embedder openai [RAG_EMBED_MODEL]")
 	fs.IntVar(&c.EmbedDim, "embed-dim", c.EmbedDim, "embedding dimension (use: 512, fixed; local: default 512; openai: the model's) [RAG_EMBED_DIM]")
 	fs.StringVar(&c.EmbedInputType, "embed-input-type", c.EmbedInputType, "openai: how query/passage is sent: auto, field (input_type), prefix (\"query: \"/\"passage: \"), none [RAG_EMBED_INPUT_TYPE]")
@@ -155,7 +165,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, errors.New("--store server needs --milvus-addr or RAG_MILVUS_ADDR"))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--store must be %s or %s, got %q", StoreEmbedded, StoreServer, c.Store))
+		errs = append(errs, &cmdutil.EnumError{Flag: "store", Value: c.Store, Values: Stores})
 	}
 	switch c.Embedder {
 	case EmbedderUSE:
@@ -181,7 +191,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--embedder must be %s, %s or %s, got %q", EmbedderUSE, EmbedderLocal, EmbedderOpenAI, c.Embedder))
+		errs = append(errs, &cmdutil.EnumError{Flag: "embedder", Value: c.Embedder, Values: Embedders})
 	}
 	if c.EmbedDim < 0 {
 		errs = append(errs, fmt.Errorf("--embed-dim must be positive, got %d", c.EmbedDim))

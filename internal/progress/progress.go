@@ -1,17 +1,17 @@
-// Package progress draws a one-line progress bar on a terminal and nothing
-// at all otherwise (CI logs, pipes, NO_COLOR does not matter here).
+// Package progress draws a one-line progress bar. It does not decide
+// whether to: cmdutil.Streams.Progress makes a bar only on a terminal, and
+// a nil *Bar draws nothing.
 package progress
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 )
 
-// Bar is a progress bar; the zero value and a Bar on a non-terminal draw
-// nothing. It is safe for concurrent use.
+// Bar is a progress bar; a nil Bar and the zero value draw nothing. It is
+// safe for concurrent use.
 type Bar struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -20,9 +20,9 @@ type Bar struct {
 	last  int
 }
 
-// New returns a bar writing to w when w is a terminal.
+// New returns a bar drawing to w.
 func New(w io.Writer, label string) *Bar {
-	return &Bar{w: w, label: label, on: IsTerminal(w), last: -1}
+	return &Bar{w: w, label: label, on: true, last: -1}
 }
 
 // Set shows done of total.
@@ -52,14 +52,4 @@ func (b *Bar) Done() {
 	if b.last >= 0 {
 		fmt.Fprint(b.w, "\r\x1b[K")
 	}
-}
-
-// IsTerminal reports whether w is a character device.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
