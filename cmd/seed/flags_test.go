@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/config"
+	"github.com/ragbaseline/ragbaseline/internal/corpus"
+)
+
+// parse executes rag-seed's command with args and a runF that keeps the
+// options: flag parsing apart from seeding.
+func parse(t *testing.T, args ...string) (*seedOptions, error) {
+	t.Helper()
+	var got *seedOptions
+	f := &cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+	cmd := newCmdSeed(f, func(_ context.Context, o *seedOptions) error { got = o; return nil })
+	cmdutil.Setup(cmd, f)
+	cmd.SetArgs(args)
+	return got, cmd.Execute()
+}
+
+func TestNewCmdSeed(t *testing.T) {
+	for _, k := range []string{"RAG_STORE", "RAG_EMBEDDER", "RAG_DATA_DIR"} {
+		t.Setenv(k, "")
+	}
+	o, err := parse(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Docs != "eval/rag-retrieval/seed-docs" || o.KBScope != "rag-eval" || o.Recreate || o.Prune || o.DryRun ||
+		o.Chunk != (corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap}) || o.LockWait != 10*time.Minute ||
+		o.Config.Store != config.StoreEmbedded || o.Config.Embedder != config.EmbedderUSE || o.Config.DataDir != ".ragbaseline" {
+		t.Errorf("defaults %+v", o)
+	}
+
+	o, err = parse(t, strings.Fields("--docs d --kb-scope s --recreate --prune --dry-run --chunk-size 100 --chunk-overlap 10 --lock-wait 1s --store server --embedder local --data-dir x")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Docs != "d" || o.KBScope != "s" || !o.Recreate || !o.Prune || !o.DryRun || o.Chunk.MaxChars != 100 || o.Chunk.Overlap != 10 ||
+		o.LockWait != time.Second || o.Config.Store != config.StoreServer || o.Config.Embedder != config.EmbedderLocal || o.Config.DataDir != "x" {
+		t.Errorf("options %+v", o)
+	}
+
+	// The environment gives the defaults; a flag wins.
+	t.Setenv("RAG_STORE", "server")
+	if o, _ := parse(t); o.Config.Store != config.StoreServer {
+		t.Errorf("RAG_STORE=server: store %q", o.Config.Store)
+	}
+	if o, _ := parse(t, "--store", "embedded"); o.Config.Store != config.StoreEmbedded {
+		t.Errorf("--store embedded over RAG_STORE: store %q", o.Config.Store)
+	}
+}
+
+// Enum flags are refused as they are parsed, before anything runs.
+func TestParseErrors(t *testing.T) {
+	for args, want := range map[string]string{
+		"--store nowhere":           `--store must be embedded or server, got "nowhere"`,
+		"--embedder bert":           `--embedder must be use, local or openai, got "bert"`,
+		"extra":                     `unknown command "extra" for "rag-seed"`,
+		"--chunk-size big":          `invalid argument "big" for "--chunk-size" flag: strconv.ParseInt: parsing "big": invalid syntax`,
+		"--lock-wait 1 --store bad": `invalid argument "1" for "--lock-wait" flag: time: missing unit in duration "1"`,
+	} {
+		o, err := parse(t, strings.Fields(args)...)
+		if o != nil || err == nil || err.Error() != want {
+			t.Errorf("%s: ran %v, error %v, want %q", args, o != nil, err, want)
+		}
+	}
+}

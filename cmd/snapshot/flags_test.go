@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+	"github.com/ragbaseline/ragbaseline/internal/snapshot"
+)
+
+// parse builds a command with newCmd and a runF that keeps the options,
+// executes it with args, and returns the options runF got (nil when it
+// was not called) and the error: flag parsing apart from behaviour.
+func parse[O any](t *testing.T, newCmd func(*cmdutil.Streams, func(context.Context, *O) error) *cobra.Command, args ...string) (*O, error) {
+	t.Helper()
+	var got *O
+	f := &cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+	cmd := newCmd(f, func(_ context.Context, o *O) error { got = o; return nil })
+	cmdutil.Setup(cmd, f)
+	cmd.SetArgs(args)
+	return got, cmd.Execute()
+}
+
+func TestNewCmdSnapshot(t *testing.T) {
+	for _, k := range ragEnv {
+		t.Setenv(k, "")
+	}
+	o, err := parse(t, newCmdSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Dir != cmdutil.DefaultEvalDir || o.Cases != "" || o.Fixtures != "" || o.SearchMode != "hybrid" || o.Fusion != "anchored" ||
+		o.Pipeline != pipelineBuiltin || o.pipelineSet || o.Concurrency != snapshot.DefaultConcurrency || o.Retries != snapshot.DefaultRetries ||
+		o.TopK != 0 || o.SkipEval || o.Partial || o.Config.Store != "embedded" {
+		t.Errorf("defaults %+v", o)
+	}
+	o, err = parse(t, newCmdSnapshot, strings.Fields("--dir d --cases c --fixtures f --kb-scope k --search-mode dense --fusion rrf --lookup-url http://x --sidecar-url http://y --sidecar-fixtures s --skip-eval --partial --concurrency 3 --retries 0 --top-k 7 --store server --embedder local")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Dir != "d" || o.Cases != "c" || o.Fixtures != "f" || o.KBScope != "k" || o.SearchMode != "dense" || o.Fusion != "rrf" ||
+		o.LookupURL != "http://x" || o.Pipeline != pipelineBuiltin || o.pipelineSet || o.SidecarURL != "http://y" || o.SidecarFixtures != "s" ||
+		!o.SkipEval || !o.Partial || o.Concurrency != 3 || o.Retries != 0 || o.TopK != 7 || o.Config.Store != "server" || o.Config.Embedder != "local" {
+		t.Errorf("options %+v", o)
+	}
+	if o, _ := parse(t, newCmdSnapshot, "--pipeline", "http"); o.Pipeline != pipelineHTTP || !o.pipelineSet {
+		t.Errorf("--pipeline http: %q, set %v", o.Pipeline, o.pipelineSet)
+	}
+	// An empty --fusion is RRF, as before the flag was checked at parse time.
+	if o, err := parse(t, newCmdSnapshot, "--fusion="); err != nil || o.Fusion != "" {
+		t.Errorf("--fusion=: %v, %+v", err, o)
+	}
+}
+
+func TestNewCmdServe(t *testing.T) {
+	for _, k := range ragEnv {
+		t.Setenv(k, "")
+	}
+	o, err := parse(t, newCmdServe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Addr != "127.0.0.1:8080" || o.KBScope != "rag-eval" || o.MaxBodyBytes != lookuphttp.DefaultMaxBodyBytes || o.Fusion != "anchored" {
+		t.Errorf("defaults %+v", o)
+	}
+	o, err = parse(t, newCmdServe, strings.Fields("--addr :0 --kb-scope k --max-body-bytes 9 --fusion rrf --timeout 2s")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Addr != ":0" || o.KBScope != "k" || o.MaxBodyBytes != 9 || o.Fusion != "rrf" || o.Config.Timeout.Seconds() != 2 {
+		t.Errorf("options %+v", o)
+	}
+}
+
+// Enum flags are refused as they are parsed, before anything runs, with
+// the messages they had when the run checked them.
+func TestParseErrors(t *testing.T) {
+	snap := func(a string) (*snapshotOptions, error) { return parse(t, newCmdSnapshot, strings.Fields(a)...) }
+	serve := func(a string) (*serveOptions, error) { return parse(t, newCmdServe, strings.Fields(a)...) }
+	check := func(ran bool, err error, want string) {
+		t.Helper()
+		if ran || err == nil || err.Error() != want || tool.ExitCode(err) != cmdutil.ExitUsage {
+			t.Errorf("ran %v, error %v (exit %d), want %q (exit 2)", ran, err, tool.ExitCode(err), want)
+		}
+	}
+	o, err := snap("--search-mode sparse")
+	check(o != nil, err, `--search-mode must be hybrid or dense, got "sparse"`)
+	o, err = snap("--pipeline grpc")
+	check(o != nil, err, `--pipeline must be builtin or http, got "grpc"`)
+	o, err = snap("--fusion max")
+	check(o != nil, err, `--fusion: unknown fusion "max" (want "rrf" or "anchored")`)
+	o, err = snap("--store nosql")
+	check(o != nil, err, `--store must be embedded or server, got "nosql"`)
+	s, err := serve("--fusion max")
+	check(s != nil, err, `--fusion: unknown fusion "max" (want "rrf" or "anchored")`)
+	s, err = serve("--embedder bert")
+	check(s != nil, err, `--embedder must be use, local or openai, got "bert"`)
+}
+
+// The shell completes the values of the enum flags.
+func TestCompletion(t *testing.T) {
+	for args, want := range map[string]string{
+		"__complete --search-mode ":    "hybrid\ndense\n:4\n",
+		"__complete --pipeline ":       "builtin\nhttp\n:4\n",
+		"__complete --fusion ":         "rrf\nanchored\n:4\n",
+		"__complete --store ":          "embedded\nserver\n:4\n",
+		"__complete --embedder ":       "use\nlocal\nopenai\n:4\n",
+		"__complete serve --fusion ":   "rrf\nanchored\n:4\n",
+		"__complete serve --embedder ": "use\nlocal\nopenai\n:4\n",
+	} {
+		var stdout strings.Builder
+		code := run(context.Background(), append(strings.Fields(args), ""), &stdout, io.Discard)
+		if code != 0 || stdout.String() != want {
+			t.Errorf("%s: exit %d, %q, want %q", args, code, stdout.String(), want)
+		}
+	}
+}
