@@ -4,10 +4,13 @@ import (
 	"context"
 	"flag"
 	"io"
+	"math"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/scripttest"
@@ -45,4 +48,41 @@ func TestScript(t *testing.T) {
 func run(args []string, stdout, stderr io.Writer) cmdutil.ExitCode {
 	f := &cmdutil.Streams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
 	return tool.Run(context.Background(), newRootCmd(f), args)
+}
+
+// tuneGC: GOGC 800 for every command, the soft memory limit for all but
+// trec, and neither where GOGC or GOMEMLIMIT is set.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	root := newRootCmd(&cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	trec, _, err := root.Find([]string{"trec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name            string
+		cmd             *cobra.Command
+		gogc, gomemlimit string
+		percent         int
+		limit           int64
+	}{
+		{"judge", root, "", "", 800, 384 << 20},
+		{"trec", trec, "", "", 800, math.MaxInt64},
+		{"GOGC and GOMEMLIMIT set", root, "100", "1GiB", 100, math.MaxInt64},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GOGC", tt.gogc)
+			t.Setenv("GOMEMLIMIT", tt.gomemlimit)
+			debug.SetGCPercent(100)
+			debug.SetMemoryLimit(math.MaxInt64)
+			tuneGC(tt.cmd, nil)
+			if p := debug.SetGCPercent(100); p != tt.percent {
+				t.Errorf("GC percent %d, want %d", p, tt.percent)
+			}
+			if l := debug.SetMemoryLimit(-1); l != tt.limit {
+				t.Errorf("memory limit %d, want %d", l, tt.limit)
+			}
+		})
+	}
 }
