@@ -114,7 +114,25 @@ func Setup(root *cobra.Command, f *Streams) {
 	root.SetErr(f.ErrOut)
 	root.SilenceErrors, root.SilenceUsage = true, true
 	root.SetFlagErrorFunc(flagError)
+	usageArgs(root)
 	registerEnumCompletions(root)
+}
+
+// usageArgs makes a positional-argument error of root or any subcommand
+// (an unknown subcommand, a stray argument) a usage error, exit 2, in
+// every binary.
+func usageArgs(c *cobra.Command) {
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return Usage(err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // PrintError writes err to w, every line prefixed "tool: ", so a list of
