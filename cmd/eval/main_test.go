@@ -61,11 +61,11 @@ func TestTuneGC(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		name            string
-		cmd             *cobra.Command
+		name             string
+		cmd              *cobra.Command
 		gogc, gomemlimit string
-		percent         int
-		limit           int64
+		percent          int
+		limit            int64
 	}{
 		{"judge", root, "", "", 800, 384 << 20},
 		{"trec", trec, "", "", 800, math.MaxInt64},
