@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit codes of rag-eval (SPEC §9.3). When several apply, exitUsage wins,
+// Exit codes of rag-eval (docs/reports.md). When several apply, exitUsage wins,
 // then exitRegression, then exitFail.
 const (
 	exitOK         = 0 // every case passed, no regression

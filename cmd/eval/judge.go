@@ -20,7 +20,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/report"
 )
 
-// defaultEvalDir is the eval set of SPEC §3; every default path is inside it.
+// defaultEvalDir is the shipped eval set; every default path is inside it.
 const defaultEvalDir = "eval/rag-retrieval"
 
 type judgeOptions struct {

@@ -25,7 +25,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
 
-// defaultEvalDir is the eval set of SPEC §3, as in rag-eval.
+// defaultEvalDir is the shipped eval set, as in rag-eval.
 const defaultEvalDir = "eval/rag-retrieval"
 
 // Pipelines (--pipeline).
