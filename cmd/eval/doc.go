@@ -12,7 +12,7 @@
 //	rag-eval trec [flags] QRELS RUN           what trec_eval 9.0.8 prints for them
 //
 // Every path has its default inside the eval set, --dir (eval/rag-retrieval,
-// SPEC §3): the golden cases <dir>/cases/golden-cases.json, the fixtures
+// docs/README.md): the golden cases <dir>/cases/golden-cases.json, the fixtures
 // <dir>/fixtures (hybrid) and <dir>/fixtures-dense, the reports in
 // <dir>/reports. Inputs are read and checked before anything is written, so
 // an input error writes nothing; each report is written atomically, and the

@@ -10,7 +10,7 @@ import (
 var version = "dev"
 
 // tool is rag-eval: an error that says nothing else is a usage or input
-// error (SPEC §9.3); a failed case (1) and a regression (3) say so.
+// error (docs/reports.md); a failed case (1) and a regression (3) say so.
 var tool = cmdutil.Tool{Name: "rag-eval", Unmarked: cmdutil.ExitUsage}
 
 // newRootCmd builds rag-eval: the judge, with its subcommands.

@@ -26,7 +26,7 @@ type trecOptions struct {
 }
 
 const trecLong = `Evaluate a TREC run against TREC qrels and print exactly what trec_eval 9.0.8
-prints for the same arguments (SPEC §9.4).
+prints for the same arguments (docs/checks.md).
 
 QRELS has lines "qid iter docno rel"; RUN has lines "qid iter docno rank score
 tag" ("-" reads RUN from standard input). Documents are ranked by score

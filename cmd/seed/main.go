@@ -1,7 +1,7 @@
 // Command rag-seed loads the eval corpus (kb_scope: rag-eval markdown) into
 // the retrieval stack through the same ingestion path a production upload
 // takes: metadata row, L0 index entries, a copy of the document, chunk rows
-// and vectors (SPEC §5).
+// and vectors (docs/corpus.md).
 //
 // Every document is validated before anything is written; problems are
 // listed as file:line: message and the run exits 2. Seeding is idempotent

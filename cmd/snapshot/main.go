@@ -1,7 +1,7 @@
 // Command rag-snapshot runs every golden case's query through the real
 // lookup pipeline and freezes each result as a fixture,
 // <fixtures>/<caseId>.json, with a manifest <fixtures>/_snapshot.json
-// (SPEC §7, §10). Then it judges the fixtures offline, as rag-eval does,
+// (docs/fixtures.md). Then it judges the fixtures offline, as rag-eval does,
 // and prints the summary.
 //
 //	rag-seed                                   # once, after a collection rebuild
@@ -25,7 +25,7 @@
 // package internal/snapshot for the details.
 //
 // Defaults: --cases <dir>/cases/golden-cases.json; --fixtures
-// <dir>/fixtures for hybrid and <dir>/fixtures-dense for dense (SPEC §3);
+// <dir>/fixtures for hybrid and <dir>/fixtures-dense for dense;
 // --sidecar-fixtures <dir>/fixtures-sidecar (or fixtures-sidecar-dense);
 // --kb-scope the golden file's kbScope. --timeout bounds each lookup
 // attempt as well as each call to a service.

@@ -1,12 +1,12 @@
 // Package calibrate measures how well qualityScore separates the evidence
 // a golden case wants from the evidence it does not, per search mode, and
 // finds the thresholds that separate them best. It is the calibration
-// behind the lookup pipeline's per-embedder thresholds (SPEC §6): the
+// behind the lookup pipeline's per-embedder thresholds (docs/pipeline.md): the
 // relevanceLevel thresholds levels.high and levels.medium, the evidence
 // floor minQuality and the low-quality gate lowQuality (shipped for the
 // default use-multilingual-v3 as high 0.55, medium 0.35, minQuality 0.16,
 // lowQuality 0.17, and for the lexical local-hash-v1 as 0.3 / 0.19 / 0.13 /
-// 0.15; the seeds used 0.75 / 0.5 / 0.5 for any neural embedder). `rag-eval calibrate` is its command line.
+// 0.15; an uncalibrated embedder gets 0.75 / 0.5 / 0 / 0.5). `rag-eval calibrate` is its command line.
 //
 // The package is split like benchstat: stats.go is the statistics, pure
 // functions over []Sample{Score, Relevant} that know nothing of cases or

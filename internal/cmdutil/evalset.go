@@ -11,7 +11,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// DefaultEvalDir is the eval set of SPEC §3; every default path is inside
+// DefaultEvalDir is the shipped eval set (docs/README.md); every default path is inside
 // it.
 const DefaultEvalDir = "eval/rag-retrieval"
 

@@ -17,7 +17,7 @@ import (
 type ExitCode int
 
 // The exit codes. Each binary documents which it uses and what they mean
-// for it (SPEC §9.3 for rag-eval).
+// for it (docs/reports.md has all three).
 const (
 	ExitOK         ExitCode = 0 // done
 	ExitFail       ExitCode = 1 // a case failed (rag-eval), or a case, the pipeline or a backend did (rag-seed, rag-snapshot)

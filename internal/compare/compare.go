@@ -44,8 +44,9 @@ type Method struct {
 	Seed               [2]int `json:"seed"`
 }
 
-// Report is a two-sided comparison (SPEC §9.6). Field order is the JSON key
-// order: the keys the spec names, then tool, inputs and method.
+// Report is a two-sided comparison (docs/reports.md). Field order is the JSON
+// key order: schemaVersion, left, right, metrics, cases, then tool, inputs and
+// method.
 type Report struct {
 	SchemaVersion int        `json:"schemaVersion"`
 	Left          SideReport `json:"left"`
@@ -57,7 +58,7 @@ type Report struct {
 	Method        Method     `json:"method"`
 }
 
-// SideReport is one side's identity, availability and §9.2 summary (nil
+// SideReport is one side's identity, availability and summary (docs/checks.md) (nil
 // when unavailable).
 type SideReport struct {
 	Name     string          `json:"name"`
@@ -144,8 +145,9 @@ const (
 )
 
 // Value is a case's per-case value of a metric, and whether it has one
-// (SPEC §9.6): recallAtK is 1 when the hit level is strong or medium and 0
-// when weak or miss; the rank metrics are the case's §9.1 metrics; passRate
+// (docs/reports.md): recallAtK is 1 when the hit level is strong or medium
+// and 0 when weak or miss; the rank metrics are the case's rank metrics
+// (docs/checks.md); passRate
 // is 1 when the case passed and 0 otherwise (not_run and error included, as
 // in the summary's passRate).
 func Value(metric string, c *judge.CaseResult) (float64, bool) {

@@ -1,5 +1,5 @@
-// Package compare is the two-sided comparison of rag-eval compare (SPEC
-// §9.6): two fixture directories judged against the same golden cases, side
+// Package compare is the two-sided comparison of rag-eval compare
+// (docs/reports.md): two fixture directories judged against the same golden cases, side
 // by side, with paired statistics that say whether a difference is more than
 // noise. It answers "does hybrid actually beat dense on this set?" and
 // "does the sidecar pipeline retrieve what the current one does?".
@@ -17,7 +17,7 @@
 //
 // Per case and metric, a value (Value): recallAtK is 1 when the hit level is
 // strong or medium and 0 when weak or miss; mrr, ndcgAtK, docRecallAtK and
-// precisionAtK are the case's §9.1 rank metrics; passRate is 1 when the case
+// precisionAtK are the case's rank metrics (docs/checks.md); passRate is 1 when the case
 // passed and 0 otherwise (a not_run or error case counts 0, as in the
 // summary's passRate). n/a, not_run and error cases have no rank value.
 //
@@ -67,11 +67,12 @@
 //
 // # Output
 //
-// Report.WriteJSON writes the keys of SPEC §9.6 in that order, followed by
+// Report.WriteJSON writes schemaVersion, left, right, metrics and cases, followed by
 // tool, inputs (cases, casesSha256, k) and method (how delta, the interval
 // and the p-value were computed, with the seed); each metric adds nonZero
 // after pairs. Case objects carry
-// scenario and query after the spec's keys, and each side failedChecks.
+// scenario and query after caseId, left, right and differences, and each
+// side failedChecks.
 // WriteMarkdown shows the sides, the metric table (Δ in bold when
 // p < 0.05), every case side by side and, for the cases that differ, their
 // top-K blocks position by position with the differing fields in bold.

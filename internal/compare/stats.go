@@ -8,7 +8,7 @@ import (
 )
 
 // The statistics are fixed so that a comparison report is reproducible byte
-// for byte (SPEC §9.6).
+// for byte (docs/reports.md).
 const (
 	// Resamples is the number of bootstrap resamples of the paired differences.
 	Resamples = 10_000

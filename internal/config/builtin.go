@@ -17,7 +17,7 @@ import (
 // fixture; it names the pipeline's behaviour.
 const BuiltinVersion = "1"
 
-// Builtin is the builtin lookup pipeline (SPEC §6) over an opened stack.
+// Builtin is the builtin lookup pipeline (docs/pipeline.md) over an opened stack.
 type Builtin struct {
 	Pipeline *lookup.Pipeline
 	Stack    *Stack

@@ -1,5 +1,5 @@
 // Package config turns flags and environment variables into concrete
-// backends (SPEC §2). It is the only package that knows every backend; only
+// backends (the embedded store or the server stack). It is the only package that knows every backend; only
 // cmd/seed and cmd/snapshot import it.
 //
 // Every setting has a flag and an environment variable; a flag given on the

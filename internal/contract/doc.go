@@ -1,6 +1,7 @@
 // Package contract is the data contract shared by rag-seed, rag-snapshot and
-// rag-eval: golden cases (cases/golden-cases.json, SPEC §8) and fixtures
-// (fixtures/<caseId>.json, SPEC §7), their decoders and their encoders.
+// rag-eval: golden cases (cases/golden-cases.json, docs/golden-cases.md) and
+// fixtures (fixtures/<caseId>.json, docs/fixtures.md), their decoders and
+// their encoders.
 //
 // Golden cases are decoded strictly: an unknown field, a wrong type, a
 // duplicate caseId or a case that asserts nothing is an error naming the

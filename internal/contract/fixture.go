@@ -40,7 +40,7 @@ const (
 )
 
 // Fixture is one frozen lookup result, the file fixtures/<caseId>.json
-// (SPEC §7). Field order is the order in which fields are written.
+// (docs/fixtures.md). Field order is the order in which fields are written.
 type Fixture struct {
 	FixtureVersion int           `json:"fixtureVersion"`
 	CaseID         string        `json:"caseId"`
@@ -74,7 +74,7 @@ type PipelineParams struct {
 	// (lookup.Config.RelQuality); absent when off.
 	RelQuality Float6 `json:"relQuality,omitempty"`
 	// Fusion is how hybrid search fused the dense and BM25 lists: "rrf"
-	// (SPEC's reciprocal rank fusion) or "anchored" (RRF anchored on the
+	// (reciprocal rank fusion) or "anchored" (RRF anchored on the
 	// dense list); absent in fixtures written before it was recorded,
 	// which used rrf.
 	Fusion        string `json:"fusion,omitempty"`
@@ -107,8 +107,8 @@ type LookupResult struct {
 // Presence is a set of judged fixture fields found in a decoded fixture.
 type Presence uint16
 
-// The judged fields whose absence a check must be able to report (SPEC §9.1:
-// "fixture lacks <path>").
+// The judged fields whose absence a check must be able to report
+// ("fixture lacks <path>", docs/checks.md).
 const (
 	HasFound Presence = 1 << iota
 	HasEvidenceStatus

@@ -14,7 +14,7 @@ import (
 	"unsafe"
 )
 
-// DecodeFixture decodes a fixture file (SPEC §7) for the judge.
+// DecodeFixture decodes a fixture file (docs/fixtures.md) for the judge.
 //
 // It reads only what the judge needs: fixtureVersion, caseId, query,
 // retrievedAt, searchMode, kbScope and, in lookupResult, found,
@@ -26,7 +26,8 @@ import (
 // still validated as JSON exactly as encoding/json does (syntax, escapes,
 // nesting depth of at most 10000) and must be valid UTF-8.
 //
-// A fixture is invalid, and DecodeFixture returns an error, when (SPEC §7):
+// A fixture is invalid, and DecodeFixture returns an error, when
+// (docs/fixtures.md, "Decoding"):
 //
 //   - the input is not valid UTF-8 or not one JSON value (trailing data other
 //     than white space included);

@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// fixtureTimeLayout is RFC 3339 in UTC with second precision (SPEC §7).
+// fixtureTimeLayout is RFC 3339 in UTC with second precision (docs/fixtures.md).
 const fixtureTimeLayout = "2006-01-02T15:04:05Z"
 
-// EncodeFixture writes f as a fixture file (SPEC §7): fields in struct
+// EncodeFixture writes f as a fixture file (docs/fixtures.md): fields in struct
 // order, two-space indent, floats rounded to 6 decimals in their shortest
 // form (Float6), arrays never null (a nil slice is written as []), '<', '>'
 // and '&' written as they are, and a trailing newline. The same fixture

@@ -9,7 +9,7 @@ var SupportedGoldenVersions = []int{1}
 // DefaultK is the K used when neither the case, --k, nor the file sets one.
 const DefaultK = 5
 
-// GoldenFile is cases/golden-cases.json (SPEC §8).
+// GoldenFile is cases/golden-cases.json (docs/golden-cases.md).
 type GoldenFile struct {
 	Version int    `json:"version"`
 	KBScope string `json:"kbScope,omitempty"`

@@ -34,8 +34,8 @@ func LoadGolden(path string) (*GoldenFile, error) {
 	return ParseGolden(path, data)
 }
 
-// ParseGolden decodes and validates a golden-cases file (SPEC §8). name is
-// used in error messages.
+// ParseGolden decodes and validates a golden-cases file (docs/golden-cases.md).
+// name is used in error messages.
 //
 // The file is UTF-8 JSON (a leading byte order mark is skipped) holding one
 // value: either an object with the keys "version", "kbScope", "k" and
@@ -50,34 +50,34 @@ func LoadGolden(path string) (*GoldenFile, error) {
 // relevance, the element or entry), the caseId and the field. When the file is
 // not UTF-8 or not JSON, that one problem is the whole list.
 //
-// Problems (SPEC §8, and the rules marked † where the spec is silent):
+// Problems (docs/golden-cases.md lists them for users):
 //   - an unknown key, in the file object or in a case, with the closest known
 //     name suggested; a key repeated in one object;
 //   - a value of the wrong type; null is accepted for every optional field
 //     and declares nothing, but not for caseId, scenario, query or cases;
 //   - a missing caseId, scenario or query; an empty or blank query or
-//     scenario; a caseId not matching [A-Za-z0-9][A-Za-z0-9._-]* or † longer
+//     scenario; a caseId not matching [A-Za-z0-9][A-Za-z0-9._-]* or longer
 //     than MaxCaseIDLen bytes; two caseIds equal or differing only in letter
 //     case (the message names the line of the first);
 //   - a case that declares no check other than query (Case.DeclaresCheck);
-//     † not reported when a field of the case is unknown or mistyped, since
+//     not reported when a field of the case is unknown or mistyped, since
 //     that is its likely cause;
 //   - both expectedFallbackReason and expectedFallbackReasons;
 //   - minKeywordCoverage without expectedKeywords, or outside [0, 1];
 //   - expectedFirstRankMax without expectedSources or expectedDocIds (the
 //     first expected rank needs expected documents);
-//   - k (case or file) or expectedFirstRankMax not an integer, below 1 or †
+//   - k (case or file) or expectedFirstRankMax not an integer, below 1 or
 //     above 2147483647; a number written with a fraction or exponent counts
 //     as an integer when its value is one (1.0, 1e1);
-//   - a relevance grade that is not an integer, negative, † above
+//   - a relevance grade that is not an integer, negative, above
 //     2147483647, or 0 on an expected document (keys are compared, trimmed,
 //     with expectedDocIds when the case uses them, else expectedSources);
-//     † an empty or blank relevance key;
-//   - † an empty or blank string inside a list (tags, expectedSources, …);
-//   - † a blank (whitespace-only) but non-empty single-value expectation or
+//     an empty or blank relevance key;
+//   - an empty or blank string inside a list (tags, expectedSources, …);
+//   - a blank (whitespace-only) but non-empty single-value expectation or
 //     kbScope, which the judge would trim to an empty expectation; "" itself
 //     declares nothing;
-//   - † an empty cases list, or a null or missing "cases" key: "no cases".
+//   - an empty cases list, or a null or missing "cases" key: "no cases".
 //
 // Values are stored as written, untrimmed; the judge trims when comparing.
 // Fields that are absent, null, [] or "" (and an empty relevance object)

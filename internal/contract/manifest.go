@@ -39,7 +39,7 @@ const (
 )
 
 // Manifest is _snapshot.json, the record of the run that wrote a fixture
-// directory (SPEC §7). rag-snapshot writes it; the comparison reads its
+// directory (docs/fixtures.md). rag-snapshot writes it; the comparison reads its
 // status. Field order is the JSON key order.
 type Manifest struct {
 	ManifestVersion int    `json:"manifestVersion"`

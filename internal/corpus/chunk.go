@@ -11,7 +11,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
 
-// Default chunk sizes (SPEC §4), in Unicode characters.
+// Default chunk sizes (docs/corpus.md), in Unicode characters.
 const (
 	DefaultMaxChars = 800
 	DefaultOverlap  = 100

@@ -1,4 +1,4 @@
-// Package corpus reads the seed documents of a knowledge base (SPEC §4):
+// Package corpus reads the seed documents of a knowledge base (docs/corpus.md):
 // markdown files with a frontmatter, validated all together before
 // anything is written, and cuts their bodies into heading-aware chunks.
 // rag-seed loads a directory with LoadDir and chunks each document with

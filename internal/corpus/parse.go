@@ -50,7 +50,7 @@ const (
 	keyDocID      = "doc_id"
 )
 
-// knownKeys are the frontmatter keys in the order SPEC §4 lists them.
+// knownKeys are the frontmatter keys in the order docs/corpus.md lists them.
 var knownKeys = []string{keySource, keyTitle, keyBreadcrumb, keyCategory, keyKBScope, keyKeywords, keyAliases, keyDocID}
 
 var requiredKeys = []string{keySource, keyBreadcrumb, keyCategory, keyKBScope}
@@ -72,8 +72,8 @@ type parsed struct {
 	problems     []Problem
 }
 
-// Parse reads one seed document: the frontmatter, validated against SPEC
-// §4 and kbScope, and the body. It returns the document and nil, or nil
+// Parse reads one seed document: the frontmatter, validated against the
+// rules of docs/corpus.md and kbScope, and the body. It returns the document and nil, or nil
 // and every problem found, sorted by line. path is used in problems and
 // as Document.Path only; the file is not read.
 func Parse(path string, data []byte, kbScope string) (*kb.Document, []Problem) {

@@ -1,4 +1,4 @@
-// Package ingest is the seed flow of rag-seed (SPEC §5): documents are
+// Package ingest is the seed flow of rag-seed (docs/corpus.md): documents are
 // chunked, embedded and written to the catalog (metadata, L0 terms, chunk
 // rows) and the index (vectors, BM25), the same path a production upload
 // takes.

@@ -1,12 +1,12 @@
 // Package judge runs the declared checks of golden cases against frozen
-// fixtures and aggregates the outcomes (SPEC §9.1–§9.2). It knows the
+// fixtures and aggregates the outcomes (docs/checks.md). It knows the
 // contract types and nothing of report formats.
 //
 // For each case the judge reads fixtures/<caseId>.json:
 //
 //   - a missing file makes the case not_run (the reason names the path looked for);
 //   - an invalid fixture, or one whose caseId differs, makes it error;
-//   - otherwise every declared check runs in the order of SPEC §9.1 and the
+//   - otherwise every declared check runs in the order of docs/checks.md and the
 //     case passes when all of them pass.
 //
 // Blocks are taken in block order (ranked blocks by rank, then unranked ones

@@ -13,7 +13,7 @@ import (
 // Status is the outcome of one case.
 type Status string
 
-// Case statuses (SPEC §9.1).
+// Case statuses (docs/checks.md).
 const (
 	StatusPass   Status = "pass"
 	StatusFail   Status = "fail"
@@ -25,7 +25,7 @@ const (
 // not run or broken.
 func (s Status) Judged() bool { return s == StatusPass || s == StatusFail }
 
-// Hit levels (SPEC §9.1). A not_run or error case has no hit level ("").
+// Hit levels (docs/checks.md). A not_run or error case has no hit level ("").
 const (
 	HitStrong = "strong"
 	HitMedium = "medium"
@@ -34,7 +34,7 @@ const (
 	HitNA     = "n/a"
 )
 
-// Check names, in the order checks run and are reported (SPEC §9.1 table).
+// Check names, in the order checks run and are reported (docs/checks.md).
 const (
 	CheckQuery           = "query"
 	CheckExpectedDoc     = "expected_document"
@@ -57,7 +57,7 @@ type Check struct {
 	Message string
 }
 
-// Metrics are a case's rank metrics over its document ranking (SPEC §9.1),
+// Metrics are a case's rank metrics over its document ranking (docs/checks.md),
 // computed exactly as trec_eval computes recip_rank, ndcg_cut.K, recall.K
 // and P.K.
 type Metrics struct {
@@ -147,7 +147,7 @@ func (b *block) normExcerpt() string {
 	return b.excerpt
 }
 
-// OrderBlocks returns the indexes of blocks in block order (SPEC §7): blocks
+// OrderBlocks returns the indexes of blocks in block order (docs/checks.md): blocks
 // with a rank sorted by rank (stable), then blocks without one in array order.
 func OrderBlocks(blocks []contract.EvidenceBlock) []int {
 	idx := make([]int, 0, len(blocks))
@@ -422,7 +422,7 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 
 // documentRanking maps blocks to document identities (docId when the case
 // uses expectedDocIds, else source), keeping first occurrences, and builds
-// the case's graded judgments (SPEC §9.1).
+// the case's graded judgments (docs/checks.md).
 func documentRanking(c *contract.Case, blocks []block) ([]string, metrics.Judgments) {
 	byDocID := c.UsesDocIDIdentity()
 	ranking := make([]string, 0, len(blocks))

@@ -6,7 +6,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// Summary aggregates case results (SPEC §9.2). A ratio or mean with nothing
+// Summary aggregates case results (docs/checks.md). A ratio or mean with nothing
 // to divide by is nil.
 type Summary struct {
 	CaseCount, PassCount, FailCount, NotRunCount, ErrorCount int

@@ -43,7 +43,7 @@ func ValidKBScope(s string) error {
 
 var errSlug = errors.New("must start with a letter or digit, then letters, digits, '.', '_' or '-'")
 
-// Document is one seed document after frontmatter parsing (SPEC §4).
+// Document is one seed document after frontmatter parsing (docs/corpus.md).
 type Document struct {
 	DocID      string // default "<kbScope>/<source>"
 	Source     string

@@ -52,7 +52,7 @@ var calibrated = map[string]Thresholds{
 }
 
 // UncalibratedThresholds are the thresholds of an embedder that has not
-// been calibrated: the design notes' values for a neural embedder
+// been calibrated: the usual values for a neural embedder
 // (lowQuality 0.5, high 0.75, medium 0.5) and no evidence floor. They are
 // conservative for most models (more weak evidence and fallbacks than a
 // calibration would give); Calibrated tells the caller to warn.
@@ -115,8 +115,8 @@ type Config struct {
 	// unfiltered search then runs with every filtered attempt (it is the
 	// retry when one follows). It is for embedders that score loosely
 	// related text in the wrong category above any usable absolute gate
-	// (a semantic model behind an L0 decoy); 0 keeps SPEC §6's absolute
-	// gate alone.
+	// (a semantic model behind an L0 decoy); 0 keeps the absolute gate
+	// (LowQuality) alone.
 	RelQuality float64
 	// Levels are the relevance level thresholds.
 	Levels Levels

@@ -1,4 +1,4 @@
-// Package lookup is the builtin lookup pipeline of SPEC §6. It sees only
+// Package lookup is the builtin lookup pipeline (docs/pipeline.md). It sees only
 // the kb interfaces (Catalog for the L0 terms, Index, Embedder) and never
 // knows which store it runs on; rag-snapshot and the HTTP server run it, and
 // it returns the fixture contract's contract.LookupResult directly.
@@ -76,8 +76,8 @@
 // contextBudget 3000, RRF k 60, fusion anchored, and thresholds per
 // embedder.
 //
-// Fusion anchored (kb.FusionAnchored; SPEC §6 says plain RRF, kb.FusionRRF,
-// which Config.Fusion still selects): RRF in which a BM25 rank counts only
+// Fusion anchored (kb.FusionAnchored; plain RRF, kb.FusionRRF, is what
+// Config.Fusion's zero value and --fusion rrf select): RRF in which a BM25 rank counts only
 // for a chunk among the dense top 10, and the dense top 1 ranks at worst
 // 3rd. With a semantic embedder plain RRF ranks any chunk BM25 also found,
 // in the question's language, above an answer in the other language that
@@ -89,8 +89,9 @@
 //
 // Thresholds are looked up by the embedder's name (ThresholdsFor), the name
 // fixtures record in pipeline.embedder. Three embedders are calibrated on
-// the shipped set; any other gets UncalibratedThresholds (the design notes'
-// lowQuality 0.5, levels high ≥ 0.75, medium ≥ 0.5, no minQuality floor)
+// the shipped set; any other gets UncalibratedThresholds (the usual
+// values for a neural embedder: lowQuality 0.5, levels high ≥ 0.75, medium
+// ≥ 0.5, no minQuality floor)
 // and rag-snapshot warns that they are uncalibrated.
 //
 // use-multilingual-v3 (embed/usem3), the default: calibrated on hybrid
@@ -113,8 +114,8 @@
 // separate them; with it the fallback cases pass. It
 // is off for local-hash-v1, whose absolute gate already separates them,
 // and for e5, whose unrelated text scores 0.7 against 0.9 for answers, so
-// every ratio is near 1. It is a departure from SPEC §6, whose gate is
-// absolute; it costs one more search per filtered lookup, reused as the
+// every ratio is near 1. It comes on top of the absolute gate, which alone
+// decides for the other embedders; it costs one more search per filtered lookup, reused as the
 // retry.
 //
 // openai:multilingual-e5-small-q4 (the e5 server of make services, server
@@ -169,7 +170,7 @@
 // 512. Such questions are not golden cases; eval/rag-retrieval/README.md
 // lists them with the other known misses.
 //
-// The minQuality floor is not in the SPEC: without it a dense search
+// Why a minQuality floor: without it a dense search
 // always returns candidates, so found would be true for any question on a
 // non-empty store. It drops blocks, and it decides between the two
 // fallback reasons: a filtered attempt none of whose candidates reaches it
@@ -181,11 +182,11 @@
 // mode RRF order can put a candidate above the floor after topK poorer
 // ones: the attempt is then low quality, not empty). The floor does not
 // change bestQuality or lowQuality. Fixtures record it as
-// pipeline.params.minQuality. SPEC §6 step 6 says "returns nothing"; with
-// a floor, an attempt whose every candidate would be dropped returns
-// nothing, which is how this reads it. A pipeline without a floor reports
+// pipeline.params.minQuality. A filtered attempt is retried when it
+// "returns nothing"; with a floor, an attempt whose every candidate would
+// be dropped returns nothing. A pipeline without a floor reports
 // filtered_vector_low_quality for the same attempt, so golden cases that
-// should hold for any pipeline (fallback-decoy, the SPEC's own example)
+// should hold for any pipeline (fallback-decoy, the canonical decoy case)
 // accept both reasons.
 //
 // # Requests

@@ -83,7 +83,7 @@ func (c *l0Cache) terms(ctx context.Context, cat kb.Catalog, kbScope string) ([]
 	return terms, nil
 }
 
-// matchL0 computes the L0 hints of a query (SPEC §6 step 2). A term matches
+// matchL0 computes the L0 hints of a query (docs/pipeline.md, step 2). A term matches
 // when its normalised form (at least 2 characters) is a substring of the
 // normalised query. Each matching term gives one vote to its document's
 // category; a term listed twice for the same document (as keyword and

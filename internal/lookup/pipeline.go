@@ -12,7 +12,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// Pipeline is the builtin lookup pipeline (SPEC §6) over a catalog (L0
+// Pipeline is the builtin lookup pipeline (docs/pipeline.md) over a catalog (L0
 // terms), an index and an embedder. It is safe for concurrent use.
 type Pipeline struct {
 	cat    kb.Catalog

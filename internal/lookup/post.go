@@ -58,7 +58,7 @@ func level(q float64, l Levels) string {
 const maxBlocksPerDoc = 2
 
 // postProcess turns the selected attempt's hits, in order, into at most topK
-// blocks (SPEC §6 step 7): a hit below minQuality is dropped, then a hit
+// blocks (docs/pipeline.md, step 8): a hit below minQuality is dropped, then a hit
 // whose evidenceKey or normalised text was already kept, then a hit of a
 // document that already has maxBlocksPerDoc blocks. Blocks are not ranked
 // yet.
@@ -112,7 +112,7 @@ func packHeader(b *contract.EvidenceBlock) string {
 	return "[" + b.Source + "] " + b.Breadcrumb + "\n"
 }
 
-// pack builds the context pack (SPEC §6 step 9). Each block is written as
+// pack builds the context pack (docs/pipeline.md, step 10). Each block is written as
 // "[source] breadcrumb\n" followed by its excerpt, blocks joined by a blank
 // line ("\n\n"); everything, headers and separators included, counts
 // against the budget in Unicode characters, so usedChars is the character

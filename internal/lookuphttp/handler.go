@@ -1,9 +1,9 @@
 // Package lookuphttp serves a lookup pipeline over HTTP and calls one, so an
 // agent, or a second pipeline used as a sidecar, speaks the same JSON as the
-// builtin pipeline (SPEC §6):
+// builtin pipeline (docs/pipeline.md; the protocol is in docs/fixtures.md):
 //
 //	POST /v1/lookup   {"query": "…", "kbScope": "rag-eval", "searchMode": "hybrid", "topK": 5}
-//	                  → 200 {"lookupResult": {…}}   (the lookupResult of a fixture, SPEC §7)
+//	                  → 200 {"lookupResult": {…}}   (the lookupResult of a fixture)
 //	GET  /healthz     → 200 {"status": "ok", "pipeline": {…}}
 //
 // A lookup must be sent with Content-Type application/json (a charset

@@ -10,7 +10,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// Case changes in a baseline diff (SPEC §9.5), in precedence order after
+// Case changes in a baseline diff (docs/reports.md), in precedence order after
 // added and removed.
 const (
 	ChangeAdded     = "added"

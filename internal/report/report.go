@@ -18,7 +18,7 @@ import (
 // SchemaVersion is the version of the JSON report format.
 const SchemaVersion = 1
 
-// Report is the offline judge's report (SPEC §9.3). Field order is the JSON
+// Report is the offline judge's report (docs/reports.md). Field order is the JSON
 // key order; it is built once from a judge.Result and rendered by WriteJSON,
 // WriteMarkdown, WriteJUnit and WriteText.
 type Report struct {
@@ -154,7 +154,7 @@ func Build(res *judge.Result, casesPath, casesSHA256 string) *Report {
 	return r
 }
 
-// BuildSummary is the overall §9.2 summary of res, as Build would report it.
+// BuildSummary is the overall summary (docs/checks.md) of res, as Build would report it.
 func BuildSummary(res *judge.Result) Summary { return summary(res.Summarize().Overall) }
 
 func summary(s judge.Summary) Summary {

@@ -1,6 +1,6 @@
 // Package snapshot runs every golden case's query through a lookup pipeline
 // (the builtin one, or any pipeline over HTTP) and freezes each result as a
-// fixture, fixtures/<caseId>.json (SPEC §7, §10). cmd/snapshot is its
+// fixture, fixtures/<caseId>.json (docs/fixtures.md). cmd/snapshot is its
 // command line; Run is the whole job.
 //
 // # All or nothing
@@ -120,7 +120,7 @@
 //
 // # Manifest
 //
-// _snapshot.json (SPEC §7) holds manifestVersion, tool, status
+// _snapshot.json (docs/fixtures.md) holds manifestVersion, tool, status
 // (available|unavailable), reason, searchMode, kbScope, pipeline, store,
 // embedder, started, finished (RFC 3339 UTC seconds), cases, written,
 // changed, unchanged, removed and failed ([{caseId, error}]). written =

@@ -23,7 +23,7 @@ const (
 	// default.
 	DefaultMaxConsecutiveFailures = 5
 	// DefaultTopK is the pipeline's topK when neither Options.TopK nor the
-	// pipeline's description says (SPEC §6).
+	// pipeline's description says (docs/pipeline.md).
 	DefaultTopK = 5
 )
 

@@ -3,7 +3,7 @@
 // the local embedder all normalise text through this package.
 //
 // Normalise is Unicode NFKC, then full case folding, then trimming of
-// surrounding white space (SPEC §6). Full-width letters and digits become
+// surrounding white space (docs/checks.md). Full-width letters and digits become
 // ASCII, ligatures are expanded, and "MAX_Connections" matches
 // "max_connections".
 package textnorm

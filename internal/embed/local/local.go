@@ -74,8 +74,8 @@
 // concentrates similar texts in a narrow cone) gives 0.5–0.9. Unrelated
 // texts score near 0 (± about 1/√dim from hash collisions, ±0.05 at 512
 // dimensions) plus whatever common words they share. The quality thresholds
-// of the lookup pipeline (lowQuality, relevance levels; SPEC §6 steps 5 and
-// 7) are therefore set per embedder and calibrated on this one, not copied
+// of the lookup pipeline (lowQuality, relevance levels; docs/pipeline.md)
+// are therefore set per embedder and calibrated on this one, not copied
 // from the 0.5 used with a neural model. Paraphrases without shared words
 // ("pool exhausted" vs "连接池满了") are not similar to it at all; that is
 // what the BM25 side of hybrid search and the L0 hints cannot fix either,
