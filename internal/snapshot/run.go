@@ -403,7 +403,7 @@ func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 			if err == nil {
 				err = errors.New("not run")
 			}
-			ds.Failures = append(ds.Failures, CaseError{CaseID: g.Cases[i].CaseID, Error: err.Error()})
+			ds.Failures = append(ds.Failures, contract.CaseError{CaseID: g.Cases[i].CaseID, Error: err.Error()})
 		}
 	}
 	ds.Written = ds.Changed + ds.Unchanged
@@ -449,13 +449,13 @@ func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 	}
 
 	skip := make(map[string]bool, len(orphans)+1)
-	skip[ManifestName] = true
+	skip[contract.ManifestName] = true
 	for _, name := range orphans {
 		skip[name] = true
 	}
 	if exists {
 		err := carryOver(t.real, t.staging, func(name string) bool {
-			return skip[name] || strings.HasPrefix(name, probePrefix) || strings.HasPrefix(name, "."+ManifestName+".tmp-")
+			return skip[name] || strings.HasPrefix(name, probePrefix) || strings.HasPrefix(name, "."+contract.ManifestName+".tmp-")
 		})
 		if err != nil {
 			return fmt.Errorf("carry the files %s keeps over into the staging directory (nothing was moved in): %w", t.dir, err)
@@ -465,7 +465,7 @@ func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
-	if err := writeSynced(filepath.Join(t.staging, ManifestName), data); err != nil {
+	if err := writeSynced(filepath.Join(t.staging, contract.ManifestName), data); err != nil {
 		return fmt.Errorf("stage manifest (nothing was moved in): %w", err)
 	}
 	if exists {

@@ -269,7 +269,7 @@ func TestFirstRun(t *testing.T) {
 	if files["disk.json"].data != string(want) {
 		t.Errorf("disk.json:\n%s\nwant:\n%s", files["disk.json"].data, want)
 	}
-	m, err := ReadManifest(dir)
+	m, err := contract.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestChangedFixture(t *testing.T) {
 	}
 	after := dirState(t, dir)
 	for name, st := range before {
-		rewritten := name == "pool.json" || name == ManifestName
+		rewritten := name == "pool.json" || name == contract.ManifestName
 		if (after[name] != st) != rewritten {
 			t.Errorf("%s rewritten = %v, want %v", name, after[name] != st, rewritten)
 		}
@@ -349,7 +349,7 @@ func TestChangedFixture(t *testing.T) {
 	if !strings.Contains(after["pool.json"].data, "a better chunk about the pool") {
 		t.Errorf("pool.json not updated:\n%s", after["pool.json"].data)
 	}
-	m, _ := ReadManifest(dir)
+	m, _ := contract.ReadManifest(dir)
 	if m.Changed != 1 || m.Unchanged != 2 || m.Written != 3 {
 		t.Errorf("manifest counts %+v", m)
 	}
@@ -412,7 +412,7 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			if after["cert.json"] != before["cert.json"] || after["disk.json"] != before["disk.json"] || after["pool.json"] == before["pool.json"] {
 				t.Error("partial: want pool.json rewritten, cert.json and disk.json kept")
 			}
-			m, _ := ReadManifest(dir)
+			m, _ := contract.ReadManifest(dir)
 			if len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" || m.Written != 2 || m.Changed != 1 {
 				t.Errorf("partial manifest %+v", m)
 			}
@@ -504,7 +504,7 @@ func TestRemovedCase(t *testing.T) {
 	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].Error(), "notes.json matches no golden case but is not a fixture") {
 		t.Errorf("warnings %v", sum.Warnings)
 	}
-	if m, _ := ReadManifest(dir); m.Removed != 1 || m.Cases != 2 {
+	if m, _ := contract.ReadManifest(dir); m.Removed != 1 || m.Cases != 2 {
 		t.Errorf("manifest %+v", m)
 	}
 }
@@ -524,13 +524,13 @@ func TestSidecarUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Sidecar == nil || sum.Sidecar.Status != StatusUnavailable {
+	if sum.Written != 3 || sum.Sidecar == nil || sum.Sidecar.Status != contract.StatusUnavailable {
 		t.Fatalf("summary %+v, sidecar %+v", sum.DirSummary, sum.Sidecar)
 	}
-	if got := slices.Sorted(maps.Keys(dirState(t, sideDir))); !slices.Equal(got, []string{ManifestName}) {
+	if got := slices.Sorted(maps.Keys(dirState(t, sideDir))); !slices.Equal(got, []string{contract.ManifestName}) {
 		t.Errorf("sidecar dir holds %v, want only the manifest", got)
 	}
-	m, err := ReadManifest(sideDir)
+	m, err := contract.ReadManifest(sideDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +568,7 @@ func TestSidecarDiesBeforeFirstLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Sidecar.Status != StatusUnavailable || !strings.Contains(sum.Sidecar.Reason, "unreachable") {
+	if sum.Sidecar.Status != contract.StatusUnavailable || !strings.Contains(sum.Sidecar.Reason, "unreachable") {
 		t.Errorf("sidecar %+v", sum.Sidecar)
 	}
 }
@@ -590,7 +590,7 @@ func TestSidecarAvailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Sidecar.Written != 3 || sum.Sidecar.Status != StatusAvailable {
+	if sum.Written != 3 || sum.Sidecar.Written != 3 || sum.Sidecar.Status != contract.StatusAvailable {
 		t.Fatalf("summary %+v sidecar %+v", sum.DirSummary, sum.Sidecar)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, "sidecar", "disk.json"))
