@@ -98,9 +98,12 @@
 // # Retries
 //
 // Each lookup gets Options.Timeout. A transient failure (see Transient: a
-// timeout, a network error, a 502/503/504 or 429 from an HTTP pipeline, a gRPC
-// Unavailable) is retried up to Options.Retries times, after
-// Backoff·2^attempt with ±50% jitter. Other errors fail the case at once.
+// timeout, a network error, a 502/503/504 or 429 from an HTTP pipeline, a
+// Milvus call failing with gRPC Unavailable) is retried up to
+// Options.Retries times, after Backoff·2^attempt with ±50% jitter. Other
+// errors fail the case at once. The package knows no backend's error
+// types: it asks an error's methods (Transient, Unreachable, NoEndpoint;
+// see UnreachableError), which the backends' errors implement.
 // When Options.MaxConsecutiveFailures lookups in a row (default 5) failed
 // with transient errors, the service is taken to be down: the remaining
 // cases are not run and fail with "not run: gave up after …", instead of

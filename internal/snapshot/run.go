@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,7 +17,6 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
-	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 )
 
 // fill checks the options and sets the defaults.
@@ -171,16 +169,15 @@ func (t *target) unavailable() string {
 }
 
 // checkHealth runs l's health check, if it has one, with retries. A
-// pipeline answering 404 or 405 has no health endpoint (it only speaks
-// POST /v1/lookup): its lookups will tell.
+// pipeline answering that it has no such endpoint (an HTTP 404 or 405: it
+// only speaks POST /v1/lookup) has no health check: its lookups will tell.
 func (o *Options) checkHealth(ctx context.Context, l lookup.Lookuper) error {
 	hc, ok := l.(HealthChecker)
 	if !ok {
 		return nil
 	}
 	err := o.retry(ctx, hc.Health)
-	var se *lookuphttp.StatusError
-	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusMethodNotAllowed) {
+	if noEndpoint(err) {
 		return nil
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,7 +77,7 @@ func (c *cannedPipeline) Lookup(ctx context.Context, req lookup.Request) (*contr
 		}
 		// A backing service that cannot be reached: transient in process
 		// (snapshot.Transient) and over HTTP (503, retried).
-		return nil, fmt.Errorf("index: rpc error: code = Unavailable desc = shard for %q is down", req.Query)
+		return nil, shardDown{req.Query}
 	}
 	if excerpt == "" {
 		excerpt = "about " + req.Query
@@ -753,6 +755,15 @@ func TestSame(t *testing.T) {
 	}
 }
 
+// shardDown is a backend's error that says itself it is transient, as
+// index/milvus' *Error does for gRPC Unavailable.
+type shardDown struct{ query string }
+
+func (e shardDown) Error() string {
+	return fmt.Sprintf("index: rpc error: code = Unavailable desc = shard for %q is down", e.query)
+}
+func (shardDown) Transient() bool { return true }
+
 func TestTransient(t *testing.T) {
 	tests := []struct {
 		err  error
@@ -764,7 +775,15 @@ func TestTransient(t *testing.T) {
 		{&lookuphttp.StatusError{StatusCode: 429}, true},
 		{&lookuphttp.StatusError{StatusCode: 400}, false},
 		{&lookuphttp.UnreachableError{URL: "u", Err: errors.New("refused")}, true},
-		{errors.New("search: rpc error: code = Unavailable desc = connection error"), true},
+		{fmt.Errorf("search: %w", shardDown{"q"}), true},
+		// The package matches no backend's message text: only the error's
+		// own Transient method can say a gRPC Unavailable is transient.
+		{errors.New("search: rpc error: code = Unavailable desc = connection error"), false},
+		{&lookuphttp.StatusError{StatusCode: 404}, false},
+		{&lookuphttp.TimeoutError{URL: "u"}, true},
+		{&lookuphttp.ProtocolError{URL: "u", Msg: "not JSON"}, false},
+		{fmt.Errorf("catalog: %w", syscall.ECONNREFUSED), true},
+		{fmt.Errorf("catalog: %w", io.ErrUnexpectedEOF), true},
 		{fmt.Errorf("%w: empty query", lookup.ErrInvalidRequest), false},
 		{errors.New("collection has dimension 64"), false},
 		{context.Canceled, false},
