@@ -11,8 +11,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
@@ -261,19 +262,25 @@ func (o *Options) runAll(ctx context.Context, targets []*target) {
 	}
 	var wg sync.WaitGroup
 	for _, t := range run {
-		var next atomic.Int64
-		for range min(o.Concurrency, max(n, 1)) {
-			wg.Go(func() {
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= n || ctx.Err() != nil {
-						return
-					}
-					t.results[i] = o.runCase(ctx, t, &o.Cases.Cases[i])
-					tick()
+		wg.Go(func() {
+			// At most o.Concurrency lookups of t in flight. A case that has
+			// not started when ctx is done is not run (it stays pending).
+			var g errgroup.Group
+			g.SetLimit(o.Concurrency)
+			for i := range n {
+				if ctx.Err() != nil {
+					break
 				}
-			})
-		}
+				g.Go(func() error {
+					if ctx.Err() == nil {
+						t.results[i] = o.runCase(ctx, t, &o.Cases.Cases[i])
+						tick()
+					}
+					return nil // a failed case is an outcome, not the group's error
+				})
+			}
+			g.Wait()
+		})
 	}
 	wg.Wait()
 }
