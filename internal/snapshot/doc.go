@@ -121,6 +121,14 @@
 // reachable sidecar whose cases fail is a failure like any other (its
 // directory is left untouched) but does not stop the current path.
 //
+// # Platforms
+//
+// A Unix (Linux, macOS, the BSDs): the locks above are flock(2) on
+// directories, and the swap renames directories that readers may have
+// open, atomically with renameat2 on Linux and with two renames elsewhere.
+// Windows is not supported: the package does not build there
+// (unsupported.go) rather than swap fixture directories unlocked.
+//
 // # Manifest
 //
 // _snapshot.json (SPEC §7) holds manifestVersion, tool, status
