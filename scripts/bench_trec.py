@@ -5,7 +5,7 @@ pytrec_eval (PyPI: pytrec-eval-terrier) wraps trec_eval 9.0.8's C measure
 code, so it is an independent oracle for the per-query values of
 `rag-eval trec -q`. Generate inputs with the repository's generator:
 
-    go run ./internal/metrics/cmd/trecgen -seed 1 -queries 20000 \
+    go run ./internal/tools/trecgen -seed 1 -queries 20000 \
         -qrels /tmp/q.txt -run /tmp/r.txt
     go build -o /tmp/rag-eval ./cmd/eval
     python3 -m venv /tmp/pytrec && /tmp/pytrec/bin/pip install pytrec-eval-terrier

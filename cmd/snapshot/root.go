@@ -248,13 +248,13 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	if err := evaluate(o, g, casesSHA256, o.Fixtures, ""); err != nil {
 		return err
 	}
-	if sum.Sidecar != nil && sum.Sidecar.Status == snapshot.StatusAvailable {
+	if sum.Sidecar != nil && sum.Sidecar.Status == contract.StatusAvailable {
 		return evaluate(o, g, casesSHA256, o.SidecarFixtures, "sidecar ")
 	}
 	return nil
 }
 
-func listFailures(w io.Writer, failures []snapshot.CaseError) {
+func listFailures(w io.Writer, failures []contract.CaseError) {
 	for i, f := range failures {
 		if i == maxListedFailures {
 			fmt.Fprintf(w, "rag-snapshot: … and %d more failed cases\n", len(failures)-i)
@@ -268,7 +268,7 @@ func printSummary(w io.Writer, sum *snapshot.Summary, elapsed time.Duration) {
 	fmt.Fprintf(w, "rag-snapshot: %d written (%d changed, %d unchanged), %d failed, %d removed in %.2fs\n",
 		sum.Written, sum.Changed, sum.Unchanged, sum.Failed, sum.Removed, elapsed.Seconds())
 	if s := sum.Sidecar; s != nil {
-		if s.Status == snapshot.StatusUnavailable {
+		if s.Status == contract.StatusUnavailable {
 			fmt.Fprintf(w, "rag-snapshot: sidecar unavailable (%s): %s\n", s.Dir, s.Reason)
 		} else {
 			fmt.Fprintf(w, "rag-snapshot: sidecar: %d written (%d changed, %d unchanged), %d failed, %d removed\n",

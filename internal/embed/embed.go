@@ -8,8 +8,8 @@
 // default, in process), embed/local (the deterministic lexical
 // local-hash-v1, no model) and embed/openai (any OpenAI-compatible
 // /v1/embeddings server).
-// The caches live in embed/cache/sqlitecache and embed/cache/rediscache, and
-// embed/cache/cachetest is the one contract suite both run.
+// The caches live in embed/cache/sqlitecache and embed/cache/rediscache;
+// kbtest.RunEmbedCacheTests is the one contract suite both run.
 //
 // Every vector an embedder returns is unit-normalised (Normalize) and has
 // exactly Dim entries (Check); a vector of another dimension is a

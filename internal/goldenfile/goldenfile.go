@@ -1,15 +1,15 @@
 // Package goldenfile is the golden-file check the report tests share:
 // compare rendered bytes with a committed file, or rewrite the file with
-// `go test -update`, and show a failing difference line by line.
+// `go test -update`, and show a failing difference as a unified diff.
 package goldenfile
 
 import (
 	"bytes"
 	"flag"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 // Update is the -update flag of every test binary that imports this
@@ -17,7 +17,7 @@ import (
 var Update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // Check compares got with the file at path, or writes got there with
-// -update. A difference fails t with the differing lines.
+// -update. A difference fails t with a unified diff from the file to got.
 func Check(t testing.TB, path string, got []byte) {
 	t.Helper()
 	if *Update {
@@ -35,22 +35,10 @@ func Check(t testing.TB, path string, got []byte) {
 	}
 }
 
-// LineDiff lists the lines that differ between want and got, by line
-// number: "- " the wanted line, "+ " the one got.
+// LineDiff returns a unified diff from want to got ("-" lines wanted, "+"
+// lines got, with three lines of context), or "" when they are equal. It
+// is github.com/rogpeppe/go-internal/diff's anchored diff, so a line
+// inserted or removed shows as that one line, not as every line after it.
 func LineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n- " + wl + "\n+ " + gl + "\n")
-		}
-	}
-	return b.String()
+	return string(diff.Diff("want", []byte(want), "got", []byte(got)))
 }

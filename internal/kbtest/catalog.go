@@ -1,7 +1,10 @@
 // Package kbtest holds the contract test suites that every implementation
 // of a kb interface runs, so the embedded default and the server stack
-// cannot drift apart (like litestream's RunWithReplicaClient). A backend's
-// test opens a fresh, empty store per subtest and hands it to the suite.
+// cannot drift apart (like litestream's RunWithReplicaClient):
+// RunCatalogTests (catalog/sqlite, catalog/mysql), RunIndexTests
+// (index/embedded, index/milvus) and RunEmbedCacheTests
+// (embed/cache/sqlitecache, embed/cache/rediscache). A backend's test
+// opens a fresh, empty store per subtest and hands it to the suite.
 package kbtest
 
 import (

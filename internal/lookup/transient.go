@@ -5,29 +5,24 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strings"
 	"syscall"
 )
 
 // Transient reports whether retrying err may help:
-//   - an error with a Transient() bool method says so itself (the
-//     lookuphttp errors: no response, a timeout, a 502, 503, 504 or 429
-//     status; a plain 500 is not retried);
-//   - a deadline (the per-request timeout), a net.Error, a refused or reset
-//     connection, a broken pipe or an unexpected EOF;
-//   - a gRPC status Unavailable, DeadlineExceeded, ResourceExhausted or
-//     Aborted (Milvus), recognised by its message ("code = Unavailable"), so
-//     the lookup package needs no gRPC dependency.
+//   - a failure of the transport, whichever backend it comes from: a
+//     deadline (the per-request timeout), a net.Error, a refused, reset or
+//     aborted connection, a broken pipe or an unexpected EOF;
+//   - else an error with a Transient() bool method says so itself: the
+//     lookuphttp errors (no response, a timeout, a 502, 503, 504 or 429
+//     status; a plain 500 is not retried), index/milvus' *Error (the gRPC
+//     codes Unavailable, DeadlineExceeded, ResourceExhausted and Aborted).
 //
 // Anything else — a bad request, a wrong embedding dimension, a result that
-// cannot be encoded — fails the case at once.
+// cannot be encoded — fails the case at once. The package needs no backend's
+// error types (nor gRPC): the backends' errors answer for themselves.
 func Transient(err error) bool {
 	if err == nil {
 		return false
-	}
-	var t interface{ Transient() bool }
-	if errors.As(err, &t) {
-		return t.Transient()
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
@@ -38,11 +33,6 @@ func Transient(err error) bool {
 	if errors.As(err, &ne) {
 		return true
 	}
-	msg := err.Error()
-	for _, code := range []string{"code = Unavailable", "code = DeadlineExceeded", "code = ResourceExhausted", "code = Aborted"} {
-		if strings.Contains(msg, code) {
-			return true
-		}
-	}
-	return false
+	var t interface{ Transient() bool }
+	return errors.As(err, &t) && t.Transient()
 }

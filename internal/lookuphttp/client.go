@@ -40,7 +40,9 @@ const bodyExcerptLen = 200
 // a *TimeoutError are transient; a *StatusError is transient for 502, 503,
 // 504 and 429 only, so a 500 (the lookup failed) or a 4xx (the request is
 // wrong) fails at once; a *ProtocolError (a 2xx that is not the lookup
-// JSON) is not transient.
+// JSON) is not transient. The caller needs none of these types: it asks
+// the methods (Transient, Unreachable, NoEndpoint) through interfaces of
+// its own.
 type Client struct {
 	// BaseURL is the server's root, e.g. http://127.0.0.1:8080; a URL
 	// ending in /v1/lookup is accepted too.
@@ -62,7 +64,9 @@ type Client struct {
 var _ lookup.Lookuper = (*Client)(nil)
 
 // UnreachableError is returned when no HTTP response came back: connection
-// refused, unknown host, connection reset. It is transient.
+// refused, unknown host, connection reset. It is transient, and says the
+// pipeline is unreachable (internal/snapshot takes a sidecar that is
+// unreachable before any success to be unavailable).
 type UnreachableError struct {
 	URL string // without credentials
 	Err error
@@ -71,8 +75,9 @@ type UnreachableError struct {
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("%s unreachable: %v", e.URL, e.Err)
 }
-func (e *UnreachableError) Unwrap() error   { return e.Err }
-func (e *UnreachableError) Transient() bool { return true }
+func (e *UnreachableError) Unwrap() error     { return e.Err }
+func (e *UnreachableError) Transient() bool   { return true }
+func (e *UnreachableError) Unreachable() bool { return true }
 
 // StatusError is a response with a status other than 2xx. Message is the
 // server's {"error": …} message, else an excerpt of the body.
@@ -102,6 +107,13 @@ func (e *StatusError) Transient() bool {
 		return true
 	}
 	return false
+}
+
+// NoEndpoint reports whether the server serves no such endpoint: 404 Not
+// Found or 405 Method Not Allowed (a pipeline that speaks only POST
+// /v1/lookup answers its health check so).
+func (e *StatusError) NoEndpoint() bool {
+	return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusMethodNotAllowed
 }
 
 // TimeoutError is a request that got no complete response in time (the

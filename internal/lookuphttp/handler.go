@@ -28,7 +28,9 @@
 //	500  a failed lookup that would fail the same way again (not retried)
 //	503  a backing service could not be reached, or the pipeline's error
 //	     says it is transient (retried)
-//	504  a lookup over the time limit (retried)
+//	504  a lookup over the time limit, or a backing service that ran out
+//	     of time (an error whose DeadlineExceeded method says so, such as
+//	     index/milvus' for the gRPC status DeadlineExceeded) (retried)
 //
 // A 503 or 504 is what snapshot.Transient would retry if the pipeline ran in
 // process, so a pipeline served over HTTP is retried exactly as it would be
@@ -199,7 +201,7 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) {
 		}
 		status, msg := http.StatusInternalServerError, "lookup failed: "+err.Error()
 		switch {
-		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || strings.Contains(err.Error(), "code = DeadlineExceeded"):
+		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || deadlineExceeded(err):
 			status, msg = http.StatusGatewayTimeout, fmt.Sprintf("lookup did not finish within %s: %v", h.opts.Timeout, err)
 		case lookup.Transient(err):
 			status = http.StatusServiceUnavailable
@@ -327,6 +329,17 @@ func duplicateKey(data []byte) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// deadlineError is implemented by pipeline errors that say a backing
+// service ran out of time (index/milvus' *Error: the gRPC status
+// DeadlineExceeded). The handler answers them 504, like a lookup over its
+// own time limit.
+type deadlineError interface{ DeadlineExceeded() bool }
+
+func deadlineExceeded(err error) bool {
+	var de deadlineError
+	return errors.As(err, &de) && de.DeadlineExceeded()
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

@@ -400,12 +400,17 @@ func TestHealth(t *testing.T) {
 	}
 }
 
-// TestStatusErrorTransient pins which statuses are worth a retry.
+// TestStatusErrorTransient pins which statuses are worth a retry, and
+// which say the server has no such endpoint.
 func TestStatusErrorTransient(t *testing.T) {
 	for code := 100; code < 600; code++ {
 		want := code == 429 || code == 502 || code == 503 || code == 504
 		if got := (&StatusError{StatusCode: code}).Transient(); got != want {
 			t.Errorf("StatusError %d: Transient() = %v, want %v", code, got, want)
+		}
+		want = code == 404 || code == 405
+		if got := (&StatusError{StatusCode: code}).NoEndpoint(); got != want {
+			t.Errorf("StatusError %d: NoEndpoint() = %v, want %v", code, got, want)
 		}
 	}
 }

@@ -14,7 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
@@ -107,6 +111,12 @@ func TestRetriesConnectionDropped(t *testing.T) {
 	}
 }
 
+// milvusErr is the error index/milvus returns for a search that failed
+// with a gRPC status.
+func milvusErr(code codes.Code, msg string) error {
+	return fmt.Errorf("lookup: dense search: %w", &milvus.Error{Addr: "127.0.0.1:19530", Collection: "rag_eval", Op: "search dense", Err: status.Error(code, msg)})
+}
+
 // transientErr says itself whether it is transient.
 type transientErr struct{ transient bool }
 
@@ -134,6 +144,7 @@ func (f *failing) Describe() contract.Pipeline { return contract.Pipeline{Name: 
 // retried over HTTP exactly when snapshot.Transient would retry it in
 // process: a failed lookup is a 500 and tried once; a service that cannot
 // be reached is a 503 and a lookup over the time limit a 504, both retried.
+// The Milvus rows pin how index/milvus' errors are classified.
 func TestRetriesThroughHandler(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -145,8 +156,15 @@ func TestRetriesThroughHandler(t *testing.T) {
 		{"invalid request", fmt.Errorf("lookup: %w: query longer than 4096 characters", lookup.ErrInvalidRequest), 400, 1},
 		{"connection refused", fmt.Errorf("catalog: dial tcp 127.0.0.1:3306: %w", syscall.ECONNREFUSED), 503, 3},
 		{"connection reset", fmt.Errorf("embed: read: %w", syscall.ECONNRESET), 503, 3},
-		{"gRPC Unavailable", errors.New("search: rpc error: code = Unavailable desc = connection error"), 503, 3},
-		{"gRPC DeadlineExceeded", errors.New("search: rpc error: code = DeadlineExceeded desc = context deadline exceeded"), 504, 3},
+		{"Milvus: gRPC Unavailable", milvusErr(codes.Unavailable, "connection error"), 503, 3},
+		{"Milvus: gRPC DeadlineExceeded", milvusErr(codes.DeadlineExceeded, "context deadline exceeded"), 504, 3},
+		{"Milvus: gRPC ResourceExhausted", milvusErr(codes.ResourceExhausted, "rate limit exceeded"), 503, 3},
+		{"Milvus: gRPC Aborted", milvusErr(codes.Aborted, "aborted"), 503, 3},
+		{"Milvus: gRPC InvalidArgument", milvusErr(codes.InvalidArgument, "bad filter"), 500, 1},
+		{"Milvus: Unavailable inside a Milvus answer", &milvus.Error{Addr: "127.0.0.1:19530", Collection: "rag_eval", Op: "search dense",
+			Err: errors.New("fail to search on QueryNode 3: rpc error: code = Unavailable desc = node is down")}, 503, 3},
+		{"Milvus: the caller's deadline", &milvus.Error{Addr: "127.0.0.1:19530", Collection: "rag_eval", Op: "load collection", Err: context.DeadlineExceeded}, 504, 3},
+		{"gRPC text in an untyped error", errors.New("search: rpc error: code = Unavailable desc = connection error"), 500, 1},
 		{"broken pipe", fmt.Errorf("rerank: write: %w", syscall.EPIPE), 503, 3},
 		{"unexpected EOF", fmt.Errorf("catalog: %w", io.ErrUnexpectedEOF), 503, 3},
 		{"says it is transient", fmt.Errorf("index: %w", transientErr{true}), 503, 3},

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/ragbaseline/ragbaseline/internal/metrics/internal/trecgen"
+	"github.com/ragbaseline/ragbaseline/internal/metrics/trecgen"
 )
 
 // BenchmarkTrec measures what rag-eval trec does (read both files, evaluate

@@ -105,6 +105,9 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	// num_q alone, duplicates go unnoticed there too.
 	needRanking := len(ms) > 1 || ms[0].kind != kNumQ
 
+	// A WaitGroup, not errgroup: the package imports only the standard
+	// library, and the error returned is the first in query order (the same
+	// whatever the scheduling), not the first to happen.
 	workers := min(runtime.GOMAXPROCS(0), (len(pairs)+255)/256)
 	errs := make([]error, workers)
 	errAt := make([]int, workers)

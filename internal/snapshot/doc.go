@@ -98,9 +98,12 @@
 // # Retries
 //
 // Each lookup gets Options.Timeout. A transient failure (see Transient: a
-// timeout, a network error, a 502/503/504 or 429 from an HTTP pipeline, a gRPC
-// Unavailable) is retried up to Options.Retries times, after
-// Backoff·2^attempt with ±50% jitter. Other errors fail the case at once.
+// timeout, a network error, a 502/503/504 or 429 from an HTTP pipeline, a
+// Milvus call failing with gRPC Unavailable) is retried up to
+// Options.Retries times, after Backoff·2^attempt with ±50% jitter. Other
+// errors fail the case at once. The package knows no backend's error
+// types: it asks an error's methods (Transient, Unreachable, NoEndpoint;
+// see UnreachableError), which the backends' errors implement.
 // When Options.MaxConsecutiveFailures lookups in a row (default 5) failed
 // with transient errors, the service is taken to be down: the remaining
 // cases are not run and fail with "not run: gave up after …", instead of
@@ -117,6 +120,14 @@
 // ignored by the comparison), and the current path is still written. A
 // reachable sidecar whose cases fail is a failure like any other (its
 // directory is left untouched) but does not stop the current path.
+//
+// # Platforms
+//
+// A Unix (Linux, macOS, the BSDs): the locks above are flock(2) on
+// directories, and the swap renames directories that readers may have
+// open, atomically with renameat2 on Linux and with two renames elsewhere.
+// Windows is not supported: the package does not build there
+// (unsupported.go) rather than swap fixture directories unlocked.
 //
 // # Manifest
 //

@@ -14,39 +14,22 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// The manifest format lives in contract (one data shape end to end); these
-// names keep the package's own vocabulary.
-type (
-	Manifest  = contract.Manifest
-	CaseError = contract.CaseError
-)
-
-const (
-	StatusAvailable   = contract.StatusAvailable
-	StatusUnavailable = contract.StatusUnavailable
-	ManifestVersion   = contract.ManifestVersion
-	ManifestName      = contract.ManifestName
-)
-
 // volatileManifestKeys differ from one run to the next without anything
 // having changed; they are ignored when deciding whether to rewrite the
 // manifest.
 var volatileManifestKeys = []string{"started", "finished", "written", "changed", "unchanged", "removed"}
 
-// ReadManifest reads dir/_snapshot.json.
-func ReadManifest(dir string) (*Manifest, error) { return contract.ReadManifest(dir) }
-
 func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
 
 // manifest builds t's manifest.
-func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *Manifest {
+func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *contract.Manifest {
 	p := t.desc
 	failed := ds.Failures
 	if failed == nil {
-		failed = []CaseError{}
+		failed = []contract.CaseError{}
 	}
-	return &Manifest{
-		ManifestVersion: ManifestVersion,
+	return &contract.Manifest{
+		ManifestVersion: contract.ManifestVersion,
 		Tool:            "rag-snapshot",
 		Status:          ds.Status,
 		Reason:          ds.Reason,
@@ -66,7 +49,7 @@ func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *Manifest
 	}
 }
 
-func encodeManifest(m *Manifest) ([]byte, error) {
+func encodeManifest(m *contract.Manifest) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -80,12 +63,12 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 // writeManifest writes m to dir/_snapshot.json atomically, unless nothing
 // changed (fixturesChanged is false) and the existing manifest equals m
 // apart from its volatile keys. It reports whether it wrote.
-func writeManifest(dir string, m *Manifest, fixturesChanged bool) (bool, error) {
+func writeManifest(dir string, m *contract.Manifest, fixturesChanged bool) (bool, error) {
 	data, err := encodeManifest(m)
 	if err != nil {
 		return false, fmt.Errorf("encode manifest: %w", err)
 	}
-	path := filepath.Join(dir, ManifestName)
+	path := filepath.Join(dir, contract.ManifestName)
 	if !fixturesChanged {
 		old, err := os.ReadFile(path)
 		if err == nil && sameJSON(old, data, volatileManifestKeys, nil) {

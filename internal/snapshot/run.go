@@ -6,19 +6,18 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
-	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 )
 
 // fill checks the options and sets the defaults.
@@ -171,16 +170,15 @@ func (t *target) unavailable() string {
 }
 
 // checkHealth runs l's health check, if it has one, with retries. A
-// pipeline answering 404 or 405 has no health endpoint (it only speaks
-// POST /v1/lookup): its lookups will tell.
+// pipeline answering that it has no such endpoint (an HTTP 404 or 405: it
+// only speaks POST /v1/lookup) has no health check: its lookups will tell.
 func (o *Options) checkHealth(ctx context.Context, l lookup.Lookuper) error {
 	hc, ok := l.(HealthChecker)
 	if !ok {
 		return nil
 	}
 	err := o.retry(ctx, hc.Health)
-	var se *lookuphttp.StatusError
-	if errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusMethodNotAllowed) {
+	if noEndpoint(err) {
 		return nil
 	}
 	return err
@@ -264,19 +262,25 @@ func (o *Options) runAll(ctx context.Context, targets []*target) {
 	}
 	var wg sync.WaitGroup
 	for _, t := range run {
-		var next atomic.Int64
-		for range min(o.Concurrency, max(n, 1)) {
-			wg.Go(func() {
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= n || ctx.Err() != nil {
-						return
-					}
-					t.results[i] = o.runCase(ctx, t, &o.Cases.Cases[i])
-					tick()
+		wg.Go(func() {
+			// At most o.Concurrency lookups of t in flight. A case that has
+			// not started when ctx is done is not run (it stays pending).
+			var g errgroup.Group
+			g.SetLimit(o.Concurrency)
+			for i := range n {
+				if ctx.Err() != nil {
+					break
 				}
-			})
-		}
+				g.Go(func() error {
+					if ctx.Err() == nil {
+						t.results[i] = o.runCase(ctx, t, &o.Cases.Cases[i])
+						tick()
+					}
+					return nil // a failed case is an outcome, not the group's error
+				})
+			}
+			g.Wait()
+		})
 	}
 	wg.Wait()
 }
@@ -403,7 +407,7 @@ func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 			if err == nil {
 				err = errors.New("not run")
 			}
-			ds.Failures = append(ds.Failures, CaseError{CaseID: g.Cases[i].CaseID, Error: err.Error()})
+			ds.Failures = append(ds.Failures, contract.CaseError{CaseID: g.Cases[i].CaseID, Error: err.Error()})
 		}
 	}
 	ds.Written = ds.Changed + ds.Unchanged
@@ -449,13 +453,13 @@ func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 	}
 
 	skip := make(map[string]bool, len(orphans)+1)
-	skip[ManifestName] = true
+	skip[contract.ManifestName] = true
 	for _, name := range orphans {
 		skip[name] = true
 	}
 	if exists {
 		err := carryOver(t.real, t.staging, func(name string) bool {
-			return skip[name] || strings.HasPrefix(name, probePrefix) || strings.HasPrefix(name, "."+ManifestName+".tmp-")
+			return skip[name] || strings.HasPrefix(name, probePrefix) || strings.HasPrefix(name, "."+contract.ManifestName+".tmp-")
 		})
 		if err != nil {
 			return fmt.Errorf("carry the files %s keeps over into the staging directory (nothing was moved in): %w", t.dir, err)
@@ -465,7 +469,7 @@ func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
-	if err := writeSynced(filepath.Join(t.staging, ManifestName), data); err != nil {
+	if err := writeSynced(filepath.Join(t.staging, contract.ManifestName), data); err != nil {
 		return fmt.Errorf("stage manifest (nothing was moved in): %w", err)
 	}
 	if exists {

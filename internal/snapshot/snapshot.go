@@ -82,8 +82,8 @@ type HealthChecker interface {
 // DirSummary is what a run did to one fixture directory.
 type DirSummary struct {
 	Dir string
-	// Status is StatusAvailable, or StatusUnavailable for an unreachable
-	// sidecar, with Reason.
+	// Status is contract.StatusAvailable, or contract.StatusUnavailable
+	// for an unreachable sidecar, with Reason.
 	Status, Reason string
 	// Written = Changed + Unchanged: the cases with a fixture from this
 	// run. Changed counts the files written, Added the new ones among them.
@@ -92,7 +92,7 @@ type DirSummary struct {
 	Removed int
 	// Failed counts the failed cases, listed in Failures in golden order.
 	Failed   int
-	Failures []CaseError
+	Failures []contract.CaseError
 	// Moved reports whether the fixtures were moved in (false when a case
 	// failed without Partial); ManifestWritten whether _snapshot.json was
 	// (re)written.
@@ -129,7 +129,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 type FailedError struct {
 	// Failures are the failed cases of the current path and of the sidecar
 	// (whose case ids are prefixed "sidecar:").
-	Failures []CaseError
+	Failures []contract.CaseError
 	// Lookups is the number of lookups run.
 	Lookups int
 	// Dir is the first directory with failures; Moved whether its
@@ -254,15 +254,15 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		sum.Elapsed = opts.Now().Sub(start)
 		return sum
 	}
-	var failures []CaseError
+	var failures []contract.CaseError
 	var firstFailed *DirSummary
 	lookups := 0
 	var movable []int
 	for i, t := range targets {
-		ds := &DirSummary{Dir: t.dir, Status: StatusAvailable}
+		ds := &DirSummary{Dir: t.dir, Status: contract.StatusAvailable}
 		summaries[i] = ds
 		if reason := t.unavailable(); reason != "" {
-			ds.Status, ds.Reason = StatusUnavailable, reason
+			ds.Status, ds.Reason = contract.StatusUnavailable, reason
 			written, err := writeManifest(t.real, opts.manifest(t, ds, start), false)
 			ds.ManifestWritten = written
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,7 +77,7 @@ func (c *cannedPipeline) Lookup(ctx context.Context, req lookup.Request) (*contr
 		}
 		// A backing service that cannot be reached: transient in process
 		// (snapshot.Transient) and over HTTP (503, retried).
-		return nil, fmt.Errorf("index: rpc error: code = Unavailable desc = shard for %q is down", req.Query)
+		return nil, shardDown{req.Query}
 	}
 	if excerpt == "" {
 		excerpt = "about " + req.Query
@@ -269,7 +271,7 @@ func TestFirstRun(t *testing.T) {
 	if files["disk.json"].data != string(want) {
 		t.Errorf("disk.json:\n%s\nwant:\n%s", files["disk.json"].data, want)
 	}
-	m, err := ReadManifest(dir)
+	m, err := contract.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +343,7 @@ func TestChangedFixture(t *testing.T) {
 	}
 	after := dirState(t, dir)
 	for name, st := range before {
-		rewritten := name == "pool.json" || name == ManifestName
+		rewritten := name == "pool.json" || name == contract.ManifestName
 		if (after[name] != st) != rewritten {
 			t.Errorf("%s rewritten = %v, want %v", name, after[name] != st, rewritten)
 		}
@@ -349,7 +351,7 @@ func TestChangedFixture(t *testing.T) {
 	if !strings.Contains(after["pool.json"].data, "a better chunk about the pool") {
 		t.Errorf("pool.json not updated:\n%s", after["pool.json"].data)
 	}
-	m, _ := ReadManifest(dir)
+	m, _ := contract.ReadManifest(dir)
 	if m.Changed != 1 || m.Unchanged != 2 || m.Written != 3 {
 		t.Errorf("manifest counts %+v", m)
 	}
@@ -412,7 +414,7 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			if after["cert.json"] != before["cert.json"] || after["disk.json"] != before["disk.json"] || after["pool.json"] == before["pool.json"] {
 				t.Error("partial: want pool.json rewritten, cert.json and disk.json kept")
 			}
-			m, _ := ReadManifest(dir)
+			m, _ := contract.ReadManifest(dir)
 			if len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" || m.Written != 2 || m.Changed != 1 {
 				t.Errorf("partial manifest %+v", m)
 			}
@@ -504,7 +506,7 @@ func TestRemovedCase(t *testing.T) {
 	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].Error(), "notes.json matches no golden case but is not a fixture") {
 		t.Errorf("warnings %v", sum.Warnings)
 	}
-	if m, _ := ReadManifest(dir); m.Removed != 1 || m.Cases != 2 {
+	if m, _ := contract.ReadManifest(dir); m.Removed != 1 || m.Cases != 2 {
 		t.Errorf("manifest %+v", m)
 	}
 }
@@ -524,13 +526,13 @@ func TestSidecarUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Sidecar == nil || sum.Sidecar.Status != StatusUnavailable {
+	if sum.Written != 3 || sum.Sidecar == nil || sum.Sidecar.Status != contract.StatusUnavailable {
 		t.Fatalf("summary %+v, sidecar %+v", sum.DirSummary, sum.Sidecar)
 	}
-	if got := slices.Sorted(maps.Keys(dirState(t, sideDir))); !slices.Equal(got, []string{ManifestName}) {
+	if got := slices.Sorted(maps.Keys(dirState(t, sideDir))); !slices.Equal(got, []string{contract.ManifestName}) {
 		t.Errorf("sidecar dir holds %v, want only the manifest", got)
 	}
-	m, err := ReadManifest(sideDir)
+	m, err := contract.ReadManifest(sideDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +570,7 @@ func TestSidecarDiesBeforeFirstLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Sidecar.Status != StatusUnavailable || !strings.Contains(sum.Sidecar.Reason, "unreachable") {
+	if sum.Sidecar.Status != contract.StatusUnavailable || !strings.Contains(sum.Sidecar.Reason, "unreachable") {
 		t.Errorf("sidecar %+v", sum.Sidecar)
 	}
 }
@@ -590,7 +592,7 @@ func TestSidecarAvailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Sidecar.Written != 3 || sum.Sidecar.Status != StatusAvailable {
+	if sum.Written != 3 || sum.Sidecar.Written != 3 || sum.Sidecar.Status != contract.StatusAvailable {
 		t.Fatalf("summary %+v sidecar %+v", sum.DirSummary, sum.Sidecar)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, "sidecar", "disk.json"))
@@ -753,6 +755,15 @@ func TestSame(t *testing.T) {
 	}
 }
 
+// shardDown is a backend's error that says itself it is transient, as
+// index/milvus' *Error does for gRPC Unavailable.
+type shardDown struct{ query string }
+
+func (e shardDown) Error() string {
+	return fmt.Sprintf("index: rpc error: code = Unavailable desc = shard for %q is down", e.query)
+}
+func (shardDown) Transient() bool { return true }
+
 func TestTransient(t *testing.T) {
 	tests := []struct {
 		err  error
@@ -764,7 +775,15 @@ func TestTransient(t *testing.T) {
 		{&lookuphttp.StatusError{StatusCode: 429}, true},
 		{&lookuphttp.StatusError{StatusCode: 400}, false},
 		{&lookuphttp.UnreachableError{URL: "u", Err: errors.New("refused")}, true},
-		{errors.New("search: rpc error: code = Unavailable desc = connection error"), true},
+		{fmt.Errorf("search: %w", shardDown{"q"}), true},
+		// The package matches no backend's message text: only the error's
+		// own Transient method can say a gRPC Unavailable is transient.
+		{errors.New("search: rpc error: code = Unavailable desc = connection error"), false},
+		{&lookuphttp.StatusError{StatusCode: 404}, false},
+		{&lookuphttp.TimeoutError{URL: "u"}, true},
+		{&lookuphttp.ProtocolError{URL: "u", Msg: "not JSON"}, false},
+		{fmt.Errorf("catalog: %w", syscall.ECONNREFUSED), true},
+		{fmt.Errorf("catalog: %w", io.ErrUnexpectedEOF), true},
 		{fmt.Errorf("%w: empty query", lookup.ErrInvalidRequest), false},
 		{errors.New("collection has dimension 64"), false},
 		{context.Canceled, false},

@@ -257,7 +257,7 @@ func (t *target) recoverLeftovers() (string, error) {
 				if f != nil {
 					f.Close() // the parent lock keeps other runs out
 				}
-				_, err = os.Stat(filepath.Join(staging, ManifestName))
+				_, err = os.Stat(filepath.Join(staging, contract.ManifestName))
 				complete = err == nil
 			}
 			if complete {

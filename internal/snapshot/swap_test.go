@@ -446,7 +446,7 @@ func TestSwapKeepsEverything(t *testing.T) {
 	if !strings.Contains(string(mustRead(t, filepath.Join(real, "pool.json"))), "changed") {
 		t.Error("pool.json was not updated")
 	}
-	if m, _ := ReadManifest(dir); len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" || m.Removed != 1 {
+	if m, _ := contract.ReadManifest(dir); len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" || m.Removed != 1 {
 		t.Errorf("manifest %+v", m)
 	}
 	for _, parent := range []string{root, filepath.Join(root, "data")} {
@@ -491,7 +491,7 @@ func TestNoSwapWithoutFixtureChanges(t *testing.T) {
 	if fi2, _ := os.Stat(dir); !os.SameFile(fi1, fi2) {
 		t.Error("the directory was replaced although no fixture changed")
 	}
-	if m, _ := ReadManifest(dir); len(m.Failed) != 1 {
+	if m, _ := contract.ReadManifest(dir); len(m.Failed) != 1 {
 		t.Errorf("manifest %+v", m)
 	}
 }
@@ -591,7 +591,7 @@ func TestRecoverLeftovers(t *testing.T) {
 		tg, _ := setup(t)
 		os.Rename(tg.dir, tg.stagingPath("5-6")+oldSuffix)
 		os.Mkdir(tg.stagingPath("5-6"), 0o755)
-		os.WriteFile(filepath.Join(tg.stagingPath("5-6"), ManifestName), []byte("{}"), 0o644)
+		os.WriteFile(filepath.Join(tg.stagingPath("5-6"), contract.ManifestName), []byte("{}"), 0o644)
 		f, err := lockDir(tg.stagingPath("5-6"))
 		if err != nil {
 			t.Fatal(err)

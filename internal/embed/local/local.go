@@ -92,6 +92,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ragbaseline/ragbaseline/internal/embed"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
@@ -186,26 +188,23 @@ func (e *Embedder) Embed(ctx context.Context, _ kb.InputType, texts []string) ([
 		}
 		return out, nil
 	}
-	var wg sync.WaitGroup
-	var stop error
-	var mu sync.Mutex
+	var g errgroup.Group
 	chunk := (len(texts) + workers - 1) / workers
 	for start, end := range embed.Batches(len(texts), chunk) {
-		wg.Go(func() {
+		g.Go(func() error {
 			for i := start; i < end; i++ {
-				if (i-start)%256 == 0 && ctx.Err() != nil {
-					mu.Lock()
-					stop = ctx.Err()
-					mu.Unlock()
-					return
+				if (i-start)%256 == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
 				}
 				out[i] = e.Vector(texts[i])
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	if stop != nil {
-		return nil, stop
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

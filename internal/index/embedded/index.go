@@ -52,6 +52,11 @@
 //
 // Within the process an Index is safe for concurrent use: searches run in
 // parallel, writes are serialised.
+//
+// Platforms: a Unix (Linux, macOS, the BSDs). The locks are flock(2), and
+// crash safety rests on Unix rename and fsync semantics; Windows is not
+// supported, and the package does not build there (unsupported.go) rather
+// than let two writers at one index.
 package embedded
 
 import (

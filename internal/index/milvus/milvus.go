@@ -17,7 +17,10 @@
 // quotes every string with quote (the only place a value enters an
 // expression). Every call runs under Config.Timeout, and every error names
 // the server address and the collection, so a server that is down or slow
-// is a clear error, never a hang.
+// is a clear error, never a hang. A failed call is an *Error, which says
+// itself whether retrying may help (Transient: the gRPC codes Unavailable,
+// DeadlineExceeded, ResourceExhausted, Aborted) and whether Milvus ran out
+// of time (DeadlineExceeded), so no caller needs to know gRPC.
 //
 // Search: dense mode is one COSINE search; hybrid mode is a COSINE search
 // and a BM25 search on the sparse field, fused in Go by kb.Fuse, the same
@@ -239,7 +242,7 @@ func (ix *Index) Close() error {
 // call runs fn under the per-call timeout.
 func (ix *Index) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
 	if ix.closed.Load() {
-		return fmt.Errorf("milvus at %s: collection %s: %s: index is closed", redactAddr(ix.cfg.Addr), ix.cfg.Collection, op)
+		return ix.wrap(op, errClosed)
 	}
 	cctx, cancel := context.WithTimeout(ctx, ix.cfg.Timeout)
 	defer cancel()
@@ -253,9 +256,12 @@ func (ix *Index) call(ctx context.Context, op string, fn func(ctx context.Contex
 	return ix.wrap(op, err)
 }
 
+// wrap makes err, of the call op, an *Error.
 func (ix *Index) wrap(op string, err error) error {
-	return fmt.Errorf("milvus at %s: collection %s: %s: %w", redactAddr(ix.cfg.Addr), ix.cfg.Collection, op, err)
+	return &Error{Addr: redactAddr(ix.cfg.Addr), Collection: ix.cfg.Collection, Op: op, Err: err}
 }
+
+var errClosed = errors.New("index is closed")
 
 // Ensure creates the collection for vectors of dim, with its indexes, and
 // loads it, unless it exists. An existing collection of another dimension

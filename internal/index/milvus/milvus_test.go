@@ -2,6 +2,7 @@ package milvus
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -236,6 +237,11 @@ func TestServerGoneMidRun(t *testing.T) {
 	}
 	if took > 8*time.Second {
 		t.Errorf("Count took %s with a 3s timeout", took)
+	}
+	// Callers retry it, and serve answers it 504, by its methods alone.
+	var me *Error
+	if !errors.As(err, &me) || !me.Transient() || !me.DeadlineExceeded() {
+		t.Errorf("error %q: want an *Error that is transient and a deadline exceeded", err)
 	}
 	t.Logf("Count after %s: %v", took.Round(time.Millisecond), err)
 }

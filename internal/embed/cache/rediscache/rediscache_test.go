@@ -12,8 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ragbaseline/ragbaseline/internal/embed"
-	"github.com/ragbaseline/ragbaseline/internal/embed/cache/cachetest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
 // redisAddr returns RAG_REDIS_ADDR, skipping the test when it is unset,
@@ -62,7 +62,7 @@ func testPrefix(t *testing.T, addr string) string {
 
 func TestContract(t *testing.T) {
 	addr := redisAddr(t)
-	cachetest.Run(t, func(t *testing.T) kb.EmbedCache {
+	kbtest.RunEmbedCacheTests(t, func(t *testing.T) kb.EmbedCache {
 		c, err := Open(addr, WithPrefix(testPrefix(t, addr)))
 		if err != nil {
 			t.Fatal(err)

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/embed"
-	"github.com/ragbaseline/ragbaseline/internal/embed/cache/cachetest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
 func TestContract(t *testing.T) {
-	cachetest.Run(t, func(t *testing.T) kb.EmbedCache {
+	kbtest.RunEmbedCacheTests(t, func(t *testing.T) kb.EmbedCache {
 		c, err := Open(filepath.Join(t.TempDir(), "store.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -24,7 +24,7 @@ func TestContract(t *testing.T) {
 }
 
 func TestContractSharedDB(t *testing.T) {
-	cachetest.Run(t, func(t *testing.T) kb.EmbedCache {
+	kbtest.RunEmbedCacheTests(t, func(t *testing.T) kb.EmbedCache {
 		db, err := sql.Open("sqlite", DSN(filepath.Join(t.TempDir(), "store.db")))
 		if err != nil {
 			t.Fatal(err)

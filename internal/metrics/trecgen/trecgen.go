@@ -1,6 +1,6 @@
 // Package trecgen writes random but reproducible TREC qrels and run files
 // for benchmarks and for cross-checking package metrics against trec_eval
-// (see scripts/bench_trec.py).
+// (the command internal/tools/trecgen, scripts/bench_trec.py).
 //
 // The files exercise what matters to trec_eval's semantics: graded
 // judgments 0-3 (grade 0 = judged non-relevant), judged documents that are

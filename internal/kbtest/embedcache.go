@@ -1,11 +1,4 @@
-// Package cachetest is the one contract test suite every kb.EmbedCache
-// implementation runs (like litestream's RunWithReplicaClient), so the
-// SQLite cache of the embedded default and the Redis cache of the server
-// stack cannot drift apart.
-//
-// A backend's test calls Run with a function that opens a fresh, empty
-// cache for one subtest and registers its clean-up with t.Cleanup.
-package cachetest
+package kbtest
 
 import (
 	"context"
@@ -17,16 +10,18 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// Lener is implemented by caches that can count their entries. When the
-// cache under test has it, the suite also checks entry counts (an
-// overwrite keeps one entry).
+// Lener is implemented by embedding caches that can count their entries.
+// When the cache under test has it, RunEmbedCacheTests also checks entry
+// counts (an overwrite keeps one entry).
 type Lener interface {
 	Len(ctx context.Context) (int, error)
 }
 
-// Run runs the contract suite. open must return a new, empty cache each
-// time it is called; Run closes what open returns.
-func Run(t *testing.T, open func(t *testing.T) kb.EmbedCache) {
+// RunEmbedCacheTests runs the kb.EmbedCache contract, which the SQLite
+// cache of the embedded default and the Redis cache of the server stack
+// both run, so they cannot drift apart. open must return a new, empty
+// cache each time it is called; the suite closes what open returns.
+func RunEmbedCacheTests(t *testing.T, open func(t *testing.T) kb.EmbedCache) {
 	t.Helper()
 	ctx := context.Background()
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
-	"github.com/ragbaseline/ragbaseline/internal/metrics/internal/trecgen"
+	"github.com/ragbaseline/ragbaseline/internal/metrics/trecgen"
 )
 
 func TestWriteDeterministic(t *testing.T) {

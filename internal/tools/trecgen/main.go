@@ -1,8 +1,8 @@
 // Command trecgen writes a reproducible random TREC qrels file and run file
-// (see package trecgen) for benchmarking rag-eval trec and cross-checking it
-// against trec_eval or pytrec_eval:
+// (package internal/metrics/trecgen) for benchmarking rag-eval trec and
+// cross-checking it against trec_eval or pytrec_eval:
 //
-//	go run ./internal/metrics/cmd/trecgen -seed 1 -queries 20000 -qrels /tmp/q.txt -run /tmp/r.txt
+//	go run ./internal/tools/trecgen -seed 1 -queries 20000 -qrels /tmp/q.txt -run /tmp/r.txt
 //	python3 scripts/bench_trec.py /tmp/q.txt /tmp/r.txt
 package main
 
@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ragbaseline/ragbaseline/internal/metrics/internal/trecgen"
+	"github.com/ragbaseline/ragbaseline/internal/metrics/trecgen"
 )
 
 func main() {
