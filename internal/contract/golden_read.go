@@ -1,9 +1,5 @@
 package contract
 
-// The reader under ParseGolden: a goldenParser walks the file with a
-// jsontext.Decoder, one token or value at a time, knows the byte offset of
-// each, and collects the problems found, located by line.
-
 import (
 	"bytes"
 	"encoding/json"
@@ -25,6 +21,9 @@ type gProblem struct {
 	msg    string
 }
 
+// goldenParser is the reader under ParseGolden: it walks the file with a
+// jsontext.Decoder, one token or value at a time, knows the byte offset of
+// each, and collects the problems found, located by line.
 type goldenParser struct {
 	name    string
 	data    []byte
