@@ -3,6 +3,7 @@ module github.com/ragbaseline/ragbaseline
 go 1.26.8
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/mattn/go-isatty v0.0.24
 	github.com/milvus-io/milvus/client/v2 v2.6.2

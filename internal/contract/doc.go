@@ -14,5 +14,6 @@
 // two-space indent, floats rounded to 6 decimals, so a regenerated fixture
 // only differs from the old one when the retrieval result differs.
 //
-// The package imports only the standard library.
+// Besides the standard library the package imports only jsontext
+// (github.com/go-json-experiment/json), the JSON reader of ParseGolden.
 package contract

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // benchText returns deterministic text of about n characters, mixed ASCII
@@ -91,7 +93,9 @@ func benchFixture(tb testing.TB, blocks, excerptChars, packedChars, cjkPercent i
 
 // BenchmarkDecodeFixture decodes a realistic fixture (30 blocks, excerpts of
 // about 600 characters, packedText of about 3000) with DecodeFixture and,
-// for comparison, with encoding/json into a Fixture.
+// for comparison, with go-json-experiment/json (json v2) and encoding/json
+// into a Fixture: the figures that decide whether package fixturescan can
+// go (see its README).
 func BenchmarkDecodeFixture(b *testing.B) {
 	inputs := []struct {
 		name string
@@ -106,6 +110,16 @@ func BenchmarkDecodeFixture(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := DecodeFixture(in.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(in.name+"/json-v2", func(b *testing.B) {
+			b.SetBytes(int64(len(in.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var f Fixture
+				if err := jsonv2.Unmarshal(in.data, &f); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,16 +2,11 @@ package contract
 
 import (
 	"bytes"
-	"encoding/binary"
-	"fmt"
-	"math"
-	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract/internal/fixturescan"
 )
 
 // DecodeFixture decodes a fixture file (docs/fixtures.md) for the judge.
@@ -65,9 +60,12 @@ import (
 // exactly (case-sensitive), after unescaping. Strings are unescaped exactly
 // as encoding/json does (an unpaired \ud800 surrogate becomes U+FFFD).
 //
-// Decoded strings without escapes share memory with one string copy of
-// data, so a caller that keeps a fixture keeps that copy alive. data itself
-// is not retained. DecodeFixture is safe for concurrent use.
+// The decoded strings are copies, made into one buffer (rarely a few) per
+// fixture, so a caller that keeps one of them keeps that buffer alive. data
+// is not retained: the caller may reuse it at once. DecodeFixture is safe
+// for concurrent use. The bytes are read by the hand-tuned scanner of
+// package fixturescan (internal/contract/internal/fixturescan; its README
+// says why it exists and what would let it go).
 //
 // The error is an *UnsupportedVersionError for an unsupported
 // fixtureVersion and an *Error otherwise, with the 1-based line of the
@@ -81,42 +79,24 @@ func DecodeFixture(data []byte) (*Fixture, error) {
 // ParseFixture is DecodeFixture for a file read under name, which it puts
 // in its errors.
 func ParseFixture(name string, data []byte) (*Fixture, error) {
-	return parseFixture(name, data, string(data))
-}
-
-// ParseFixtureBorrowed is ParseFixture without the string copy of data:
-// the decoded strings alias data itself, so they are valid only while data
-// is neither modified nor reused. It is for a caller that reads a fixture
-// into a reused buffer, extracts what it needs (copying every string it
-// keeps, e.g. with strings.Clone) and only then reads the next file; the
-// judge does this to judge large fixture sets at close to the speed of
-// reading them.
-func ParseFixtureBorrowed(name string, data []byte) (*Fixture, error) {
-	if len(data) == 0 {
-		return ParseFixture(name, data)
-	}
-	return parseFixture(name, data, unsafe.String(&data[0], len(data)))
-}
-
-func parseFixture(name string, data []byte, src string) (*Fixture, error) {
 	d := fixtureDecoder{data: data}
-	d.src = src
+	d.s.Reset(data)
 	a := new(fixtureAlloc)
 	a.f.FixtureVersion = FixtureVersion
 
-	i := fxSkipSpace(data, 0)
-	if i >= len(data) {
+	i := fixturescan.SkipSpace(data, 0)
+	switch {
+	case i >= len(data):
 		d.err = &fxProblem{off: i, msg: "empty file"}
-	} else if data[i] == '{' {
+	case data[i] == '{':
 		i = d.fixture(i, a)
-	} else {
-		d.top.notObject = fxSeen{fxKindOf(data[i]), i}
-		i = d.skipValue(i, 0)
+	default:
+		d.top.notObject = fxSeen{fixturescan.KindOf(data[i]), i}
+		i = d.s.SkipValue(i, 0)
 	}
-	if i >= 0 {
-		if i = fxSkipSpace(data, i); i < len(data) {
-			d.fail(i, "invalid character "+fxQuoteChar(data, i)+" after top-level value")
-		}
+	d.s.End(i)
+	if e := d.s.Err(); e != nil {
+		d.err = &fxProblem{off: e.Offset, msg: e.Msg}
 	}
 	if d.err == nil {
 		d.check()
@@ -127,12 +107,6 @@ func parseFixture(name string, data []byte, src string) (*Fixture, error) {
 	return &a.f, nil
 }
 
-// maxFixtureDepth is the deepest nesting of arrays and objects accepted,
-// the limit of encoding/json.
-const maxFixtureDepth = 10000
-
-const fxErrEOF = "unexpected end of input"
-
 // fixtureAlloc holds everything DecodeFixture returns that is not a slice
 // or a string, so that it costs one allocation.
 type fixtureAlloc struct {
@@ -141,45 +115,9 @@ type fixtureAlloc struct {
 	fallback string
 }
 
-// fxKind is the type of a JSON value, named in error messages.
-type fxKind uint8
-
-const (
-	fxMissing fxKind = iota
-	fxString
-	fxNumber
-	fxObject
-	fxArray
-	fxBool
-	fxNull
-	fxInvalid
-)
-
-func fxKindOf(c byte) fxKind {
-	switch c {
-	case '"':
-		return fxString
-	case '{':
-		return fxObject
-	case '[':
-		return fxArray
-	case 't', 'f':
-		return fxBool
-	case 'n':
-		return fxNull
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return fxNumber
-	}
-	return fxInvalid
-}
-
-func (k fxKind) String() string {
-	return [...]string{"nothing", "a string", "a number", "an object", "an array", "a boolean", "null", "an invalid value"}[k]
-}
-
 // fxSeen is the kind and position of the last value of a field.
 type fxSeen struct {
-	kind fxKind
+	kind fixturescan.Kind
 	off  int
 }
 
@@ -200,7 +138,7 @@ func (p *fxProblem) error(name string, data []byte) error {
 	}
 	if p.version != "" {
 		return &UnsupportedVersionError{File: name, Line: line, Field: "fixtureVersion",
-			Version: strings.Clone(p.version), Supported: slices.Clone(SupportedFixtureVersions)}
+			Version: p.version, Supported: slices.Clone(SupportedFixtureVersions)}
 	}
 	return &Error{File: name, Line: line, Field: p.field, Msg: p.msg}
 }
@@ -218,43 +156,34 @@ type fxTopState struct {
 
 type fixtureDecoder struct {
 	data []byte
-	src  string // string(data): decoded strings are substrings of it
-	err  *fxProblem
+	s    fixturescan.Scanner
+	err  *fxProblem // the first syntax error, or the contract violation
 	top  fxTopState
 
 	blockBuf  [32]EvidenceBlock // scratch for evidenceBlocks
 	sourceBuf [16]string        // scratch for contextPack.sources
 }
 
-// fail records the first syntax error and returns -1, the "failed"
-// position.
-func (d *fixtureDecoder) fail(off int, msg string) int {
-	if d.err == nil {
-		d.err = &fxProblem{off: off, msg: "invalid JSON: " + msg}
-	}
-	return -1
-}
-
 // check applies the contract rules once the document is known to be JSON.
 func (d *fixtureDecoder) check() {
 	t := &d.top
 	wrong := func(field string, s fxSeen, want string) {
-		if s.kind == fxMissing {
+		if s.kind == fixturescan.Missing {
 			d.err = &fxProblem{off: -1, field: field, msg: "missing required field"}
 		} else {
 			d.err = &fxProblem{off: s.off, field: field, msg: "expected " + want + ", got " + s.kind.String()}
 		}
 	}
 	switch {
-	case t.notObject.kind != fxMissing:
+	case t.notObject.kind != fixturescan.Missing:
 		d.err = &fxProblem{off: t.notObject.off, msg: "expected a fixture object, got " + t.notObject.kind.String()}
 	case t.version != nil:
 		d.err = t.version
-	case t.caseID.kind != fxString:
+	case t.caseID.kind != fixturescan.String:
 		wrong("caseId", t.caseID, "a string")
-	case t.query.kind != fxString:
+	case t.query.kind != fixturescan.String:
 		wrong("query", t.query, "a string")
-	case t.lookup.kind != fxObject:
+	case t.lookup.kind != fixturescan.Object:
 		wrong("lookupResult", t.lookup, "an object")
 	case t.blocks != nil:
 		d.err = t.blocks
@@ -265,31 +194,31 @@ func (d *fixtureDecoder) check() {
 func (d *fixtureDecoder) fixture(i int, a *fixtureAlloc) int {
 	data := d.data
 	f := &a.f
-	i, more := d.openObject(i, 1)
+	i, more := d.s.OpenObject(i, 1)
 	for more {
-		var key string
-		if key, i = d.key(i); i < 0 {
+		var key []byte
+		if key, i = d.s.Key(i); i < 0 {
 			return -1
 		}
-		var k fxKind
+		var k fixturescan.Kind
 		off := i
-		switch key {
+		switch string(key) {
 		case "fixtureVersion":
 			i = d.fixtureVersion(i, f)
 		case "caseId":
-			f.CaseID, k, i = d.str(i, 1)
+			f.CaseID, k, i = d.s.String(i, 1)
 			d.top.caseID = fxSeen{k, off}
 		case "query":
-			f.Query, k, i = d.str(i, 1)
+			f.Query, k, i = d.s.String(i, 1)
 			d.top.query = fxSeen{k, off}
 		case "retrievedAt":
-			f.RetrievedAt, _, i = d.str(i, 1)
+			f.RetrievedAt, _, i = d.s.String(i, 1)
 		case "searchMode":
-			f.SearchMode, _, i = d.str(i, 1)
+			f.SearchMode, _, i = d.s.String(i, 1)
 		case "kbScope":
-			f.KBScope, _, i = d.str(i, 1)
+			f.KBScope, _, i = d.s.String(i, 1)
 		case "lookupResult":
-			d.top.lookup = fxSeen{fxKindOf(data[i]), off}
+			d.top.lookup = fxSeen{fixturescan.KindOf(data[i]), off}
 			d.top.blocks = nil
 			if data[i] == '{' {
 				a.lr = LookupResult{}
@@ -297,15 +226,15 @@ func (d *fixtureDecoder) fixture(i int, a *fixtureAlloc) int {
 				i = d.lookupResult(i, a)
 			} else {
 				f.LookupResult = nil
-				i = d.skipValue(i, 1)
+				i = d.s.SkipValue(i, 1)
 			}
 		default:
-			i = d.skipValue(i, 1)
+			i = d.s.SkipValue(i, 1)
 		}
 		if i < 0 {
 			return -1
 		}
-		i, more = d.nextMember(i)
+		i, more = d.s.NextMember(i)
 	}
 	return i
 }
@@ -315,23 +244,24 @@ func (d *fixtureDecoder) fixtureVersion(i int, f *Fixture) int {
 	d.top.version = nil
 	f.FixtureVersion = FixtureVersion
 	var end int
-	if fxKindOf(d.data[i]) == fxNumber {
-		end = d.scanNumber(i)
+	if fixturescan.KindOf(d.data[i]) == fixturescan.Number {
+		end = d.s.Number(i)
 	} else {
-		end = d.skipValue(i, 1)
+		end = d.s.SkipValue(i, 1)
 	}
 	if end < 0 {
 		return -1
 	}
 	v, ok := 0, false
-	text := fxShorten(d.src[i:end])
-	switch fxKindOf(d.data[i]) {
-	case fxNumber:
-		v, ok = fxExactInt(d.data[i:end])
-	case fxObject, fxArray:
-		text = fxKindOf(d.data[i]).String()
+	kind := fixturescan.KindOf(d.data[i])
+	if kind == fixturescan.Number {
+		v, ok = fixturescan.ExactInt(d.data[i:end])
 	}
 	if !ok || !slices.Contains(SupportedFixtureVersions, v) {
+		text := kind.String()
+		if kind != fixturescan.Object && kind != fixturescan.Array {
+			text = fxShorten(string(d.data[i:end]))
+		}
 		d.top.version = &fxProblem{off: off, version: text}
 		return end
 	}
@@ -356,14 +286,14 @@ func fxShorten(s string) string {
 func (d *fixtureDecoder) lookupResult(i int, a *fixtureAlloc) int {
 	data := d.data
 	lr := &a.lr
-	i, more := d.openObject(i, 2)
+	i, more := d.s.OpenObject(i, 2)
 	for more {
-		var key string
-		if key, i = d.key(i); i < 0 {
+		var key []byte
+		if key, i = d.s.Key(i); i < 0 {
 			return -1
 		}
-		var k fxKind
-		switch key {
+		var k fixturescan.Kind
+		switch string(key) {
 		case "found":
 			lr.Found = false
 			lr.Has &^= HasFound
@@ -371,16 +301,16 @@ func (d *fixtureDecoder) lookupResult(i int, a *fixtureAlloc) int {
 			case 't':
 				lr.Found = true
 				lr.Has |= HasFound
-				i = d.literal(i, "true")
+				i = d.s.Literal(i, "true")
 			case 'f':
 				lr.Has |= HasFound
-				i = d.literal(i, "false")
+				i = d.s.Literal(i, "false")
 			default:
-				i = d.skipValue(i, 2)
+				i = d.s.SkipValue(i, 2)
 			}
 		case "evidenceStatus":
-			lr.EvidenceStatus, k, i = d.str(i, 2)
-			lr.Has = lr.Has.setIf(HasEvidenceStatus, k == fxString)
+			lr.EvidenceStatus, k, i = d.s.String(i, 2)
+			lr.Has = lr.Has.setIf(HasEvidenceStatus, k == fixturescan.String)
 		case "evidenceBlocks":
 			lr.EvidenceBlocks = nil
 			lr.Has &^= HasEvidenceBlocks
@@ -390,8 +320,8 @@ func (d *fixtureDecoder) lookupResult(i int, a *fixtureAlloc) int {
 				i = d.evidenceBlocks(i, lr)
 			} else {
 				d.top.blocks = &fxProblem{off: i, field: "lookupResult.evidenceBlocks",
-					msg: "expected an array, got " + fxKindOf(data[i]).String()}
-				i = d.skipValue(i, 2)
+					msg: "expected an array, got " + fixturescan.KindOf(data[i]).String()}
+				i = d.s.SkipValue(i, 2)
 			}
 		case "contextPack":
 			lr.ContextPack.Sources = nil
@@ -399,7 +329,7 @@ func (d *fixtureDecoder) lookupResult(i int, a *fixtureAlloc) int {
 			if data[i] == '{' {
 				i = d.contextPack(i, lr)
 			} else {
-				i = d.skipValue(i, 2)
+				i = d.s.SkipValue(i, 2)
 			}
 		case "retrievalTrace":
 			lr.RetrievalTrace.SelectedAttempt = ""
@@ -408,7 +338,7 @@ func (d *fixtureDecoder) lookupResult(i int, a *fixtureAlloc) int {
 			if data[i] == '{' {
 				i = d.retrievalTrace(i, a)
 			} else {
-				i = d.skipValue(i, 2)
+				i = d.s.SkipValue(i, 2)
 			}
 		case "rerankTrace":
 			lr.RerankTrace.TopSource = ""
@@ -416,15 +346,15 @@ func (d *fixtureDecoder) lookupResult(i int, a *fixtureAlloc) int {
 			if data[i] == '{' {
 				i = d.rerankTrace(i, lr)
 			} else {
-				i = d.skipValue(i, 2)
+				i = d.s.SkipValue(i, 2)
 			}
 		default:
-			i = d.skipValue(i, 2)
+			i = d.s.SkipValue(i, 2)
 		}
 		if i < 0 {
 			return -1
 		}
-		i, more = d.nextMember(i)
+		i, more = d.s.NextMember(i)
 	}
 	return i
 }
@@ -442,7 +372,7 @@ func (d *fixtureDecoder) evidenceBlocks(i int, lr *LookupResult) int {
 	data := d.data
 	blocks := d.blockBuf[:0]
 	n := 0
-	i, more := d.openArray(i, 3)
+	i, more := d.s.OpenArray(i, 3)
 	for more {
 		if data[i] == '{' {
 			blocks = append(blocks, EvidenceBlock{})
@@ -450,15 +380,15 @@ func (d *fixtureDecoder) evidenceBlocks(i int, lr *LookupResult) int {
 		} else {
 			if d.top.blocks == nil {
 				d.top.blocks = &fxProblem{off: i, field: "lookupResult.evidenceBlocks",
-					msg: "expected an array of objects, got " + fxKindOf(data[i]).String() + " at index " + strconv.Itoa(n)}
+					msg: "expected an array of objects, got " + fixturescan.KindOf(data[i]).String() + " at index " + strconv.Itoa(n)}
 			}
-			i = d.skipValue(i, 3)
+			i = d.s.SkipValue(i, 3)
 		}
 		if i < 0 {
 			return -1
 		}
 		n++
-		i, more = d.nextElement(i)
+		i, more = d.s.NextElement(i)
 	}
 	if len(blocks) > 0 && &blocks[0] != &d.blockBuf[0] {
 		lr.EvidenceBlocks = blocks // outgrew the scratch array: already on the heap
@@ -471,60 +401,60 @@ func (d *fixtureDecoder) evidenceBlocks(i int, lr *LookupResult) int {
 // block decodes the evidence block at data[i] == '{'.
 func (d *fixtureDecoder) block(i int, b *EvidenceBlock) int {
 	data := d.data
-	i, more := d.openObject(i, 4)
+	i, more := d.s.OpenObject(i, 4)
 	for more {
-		var key string
-		if key, i = d.key(i); i < 0 {
+		var key []byte
+		if key, i = d.s.Key(i); i < 0 {
 			return -1
 		}
-		switch key {
+		switch string(key) {
 		case "rank":
 			b.Rank, b.HasRank = 0, false
-			if fxKindOf(data[i]) != fxNumber {
-				i = d.skipValue(i, 4)
+			if fixturescan.KindOf(data[i]) != fixturescan.Number {
+				i = d.s.SkipValue(i, 4)
 				break
 			}
-			end := d.scanNumber(i)
+			end := d.s.Number(i)
 			if end < 0 {
 				return -1
 			}
-			b.Rank, b.HasRank = fxExactInt(data[i:end])
+			b.Rank, b.HasRank = fixturescan.ExactInt(data[i:end])
 			i = end
 		case "qualityScore":
 			b.QualityScore, b.HasQuality = 0, false
-			if fxKindOf(data[i]) != fxNumber {
-				i = d.skipValue(i, 4)
+			if fixturescan.KindOf(data[i]) != fixturescan.Number {
+				i = d.s.SkipValue(i, 4)
 				break
 			}
-			end := d.scanNumber(i)
+			end := d.s.Number(i)
 			if end < 0 {
 				return -1
 			}
-			if v, err := strconv.ParseFloat(d.src[i:end], 64); err == nil {
+			if v, err := fixturescan.ParseFloat(d.data[i:end]); err == nil {
 				b.QualityScore, b.HasQuality = Float6(v), true
 			}
 			i = end
 		case "docId":
-			b.DocID, _, i = d.str(i, 4)
+			b.DocID, _, i = d.s.String(i, 4)
 		case "source":
-			b.Source, _, i = d.str(i, 4)
+			b.Source, _, i = d.s.String(i, 4)
 		case "breadcrumb":
-			b.Breadcrumb, _, i = d.str(i, 4)
+			b.Breadcrumb, _, i = d.s.String(i, 4)
 		case "category":
-			b.Category, _, i = d.str(i, 4)
+			b.Category, _, i = d.s.String(i, 4)
 		case "excerpt":
-			b.Excerpt, _, i = d.str(i, 4)
+			b.Excerpt, _, i = d.s.String(i, 4)
 		case "relevanceLevel":
-			b.RelevanceLevel, _, i = d.str(i, 4)
+			b.RelevanceLevel, _, i = d.s.String(i, 4)
 		case "scoreLabel":
-			b.ScoreLabel, _, i = d.str(i, 4)
+			b.ScoreLabel, _, i = d.s.String(i, 4)
 		default:
-			i = d.skipValue(i, 4)
+			i = d.s.SkipValue(i, 4)
 		}
 		if i < 0 {
 			return -1
 		}
-		i, more = d.nextMember(i)
+		i, more = d.s.NextMember(i)
 	}
 	return i
 }
@@ -532,13 +462,13 @@ func (d *fixtureDecoder) block(i int, b *EvidenceBlock) int {
 // contextPack decodes the object at data[i] == '{'.
 func (d *fixtureDecoder) contextPack(i int, lr *LookupResult) int {
 	data := d.data
-	i, more := d.openObject(i, 3)
+	i, more := d.s.OpenObject(i, 3)
 	for more {
-		var key string
-		if key, i = d.key(i); i < 0 {
+		var key []byte
+		if key, i = d.s.Key(i); i < 0 {
 			return -1
 		}
-		if key == "sources" {
+		if string(key) == "sources" {
 			lr.ContextPack.Sources = nil
 			lr.Has &^= HasContextSources
 			if data[i] == '[' {
@@ -546,15 +476,15 @@ func (d *fixtureDecoder) contextPack(i int, lr *LookupResult) int {
 				lr.ContextPack.Sources, ok, i = d.stringArray(i, 4)
 				lr.Has = lr.Has.setIf(HasContextSources, ok)
 			} else {
-				i = d.skipValue(i, 3)
+				i = d.s.SkipValue(i, 3)
 			}
 		} else {
-			i = d.skipValue(i, 3)
+			i = d.s.SkipValue(i, 3)
 		}
 		if i < 0 {
 			return -1
 		}
-		i, more = d.nextMember(i)
+		i, more = d.s.NextMember(i)
 	}
 	return i
 }
@@ -565,20 +495,20 @@ func (d *fixtureDecoder) contextPack(i int, lr *LookupResult) int {
 func (d *fixtureDecoder) stringArray(i, depth int) (ss []string, ok bool, next int) {
 	ss = d.sourceBuf[:0]
 	ok = true
-	i, more := d.openArray(i, depth)
+	i, more := d.s.OpenArray(i, depth)
 	for more {
 		var s string
-		var k fxKind
-		s, k, i = d.str(i, depth)
+		var k fixturescan.Kind
+		s, k, i = d.s.String(i, depth)
 		if i < 0 {
 			return nil, false, -1
 		}
-		if k == fxString {
+		if k == fixturescan.String {
 			ss = append(ss, s)
 		} else {
 			ok = false
 		}
-		i, more = d.nextElement(i)
+		i, more = d.s.NextElement(i)
 	}
 	if !ok || i < 0 {
 		return nil, false, i
@@ -594,580 +524,61 @@ func (d *fixtureDecoder) retrievalTrace(i int, a *fixtureAlloc) int {
 	data := d.data
 	lr := &a.lr
 	rt := &lr.RetrievalTrace
-	i, more := d.openObject(i, 3)
+	i, more := d.s.OpenObject(i, 3)
 	for more {
-		var key string
-		if key, i = d.key(i); i < 0 {
+		var key []byte
+		if key, i = d.s.Key(i); i < 0 {
 			return -1
 		}
-		var k fxKind
-		switch key {
+		var k fixturescan.Kind
+		switch string(key) {
 		case "selectedAttempt":
-			rt.SelectedAttempt, k, i = d.str(i, 3)
-			lr.Has = lr.Has.setIf(HasSelectedAttempt, k == fxString)
+			rt.SelectedAttempt, k, i = d.s.String(i, 3)
+			lr.Has = lr.Has.setIf(HasSelectedAttempt, k == fixturescan.String)
 		case "fallbackReason":
 			rt.FallbackReason = nil
 			lr.Has &^= HasFallbackReason
 			switch data[i] {
 			case 'n':
 				lr.Has |= HasFallbackReason
-				i = d.literal(i, "null")
+				i = d.s.Literal(i, "null")
 			case '"':
-				a.fallback, _, i = d.str(i, 3)
+				a.fallback, _, i = d.s.String(i, 3)
 				rt.FallbackReason = &a.fallback
 				lr.Has |= HasFallbackReason
 			default:
-				i = d.skipValue(i, 3)
+				i = d.s.SkipValue(i, 3)
 			}
 		default:
-			i = d.skipValue(i, 3)
+			i = d.s.SkipValue(i, 3)
 		}
 		if i < 0 {
 			return -1
 		}
-		i, more = d.nextMember(i)
+		i, more = d.s.NextMember(i)
 	}
 	return i
 }
 
 // rerankTrace decodes the object at data[i] == '{'.
 func (d *fixtureDecoder) rerankTrace(i int, lr *LookupResult) int {
-	i, more := d.openObject(i, 3)
+	i, more := d.s.OpenObject(i, 3)
 	for more {
-		var key string
-		if key, i = d.key(i); i < 0 {
+		var key []byte
+		if key, i = d.s.Key(i); i < 0 {
 			return -1
 		}
-		if key == "topSource" {
-			var k fxKind
-			lr.RerankTrace.TopSource, k, i = d.str(i, 3)
-			lr.Has = lr.Has.setIf(HasRerankTopSource, k == fxString)
+		if string(key) == "topSource" {
+			var k fixturescan.Kind
+			lr.RerankTrace.TopSource, k, i = d.s.String(i, 3)
+			lr.Has = lr.Has.setIf(HasRerankTopSource, k == fixturescan.String)
 		} else {
-			i = d.skipValue(i, 3)
+			i = d.s.SkipValue(i, 3)
 		}
 		if i < 0 {
 			return -1
 		}
-		i, more = d.nextMember(i)
+		i, more = d.s.NextMember(i)
 	}
 	return i
-}
-
-// fxExactInt reports the value of the JSON number text when its exact decimal
-// value is an integer from 1 to math.MaxInt32.
-func fxExactInt(text []byte) (int, bool) {
-	// Fast path: a plain positive integer.
-	if len(text) <= 10 {
-		v := 0
-		j := 0
-		for ; j < len(text); j++ {
-			c := text[j] - '0'
-			if c > 9 {
-				break
-			}
-			v = v*10 + int(c)
-		}
-		if j == len(text) {
-			if v < 1 || v > math.MaxInt32 {
-				return 0, false
-			}
-			return v, true
-		}
-	}
-	if text[0] == '-' {
-		return 0, false // never ≥ 1
-	}
-	// digits × 10^exp, with the digits of the integer and fraction parts.
-	var digits []byte
-	var buf [32]byte
-	digits = buf[:0]
-	j := 0
-	for ; j < len(text) && text[j] >= '0' && text[j] <= '9'; j++ {
-		digits = append(digits, text[j])
-	}
-	exp := 0
-	if j < len(text) && text[j] == '.' {
-		for j++; j < len(text) && text[j] >= '0' && text[j] <= '9'; j++ {
-			digits = append(digits, text[j])
-			exp--
-		}
-	}
-	if j < len(text) { // exponent
-		j++
-		neg := false
-		if text[j] == '+' || text[j] == '-' {
-			neg = text[j] == '-'
-			j++
-		}
-		e := 0
-		for ; j < len(text); j++ {
-			if e < 1e9 {
-				e = e*10 + int(text[j]-'0')
-			}
-		}
-		if neg {
-			e = -e
-		}
-		exp += e
-	}
-	// Strip leading zeros, then move trailing zeros into the exponent.
-	for len(digits) > 0 && digits[0] == '0' {
-		digits = digits[1:]
-	}
-	for len(digits) > 0 && digits[len(digits)-1] == '0' {
-		digits = digits[:len(digits)-1]
-		exp++
-	}
-	if len(digits) == 0 || exp < 0 || len(digits)+exp > 10 {
-		return 0, false // zero, a fraction, or above MaxInt32
-	}
-	v := 0
-	for _, c := range digits {
-		v = v*10 + int(c-'0')
-	}
-	for ; exp > 0; exp-- {
-		v *= 10
-	}
-	if v > math.MaxInt32 {
-		return 0, false
-	}
-	return v, true
-}
-
-// str decodes a string value at data[i], or skips a value of another kind
-// (returning "" and its kind). depth is the depth of the enclosing
-// container.
-func (d *fixtureDecoder) str(i, depth int) (string, fxKind, int) {
-	if d.data[i] != '"' {
-		return "", fxKindOf(d.data[i]), d.skipValue(i, depth)
-	}
-	end, esc := d.scanString(i)
-	if end < 0 {
-		return "", fxString, -1
-	}
-	if esc {
-		return fxUnquote(d.data[i+1 : end-1]), fxString, end
-	}
-	return d.src[i+1 : end-1], fxString, end
-}
-
-// key reads an object key at data[i] and the colon after it, and returns
-// the key and the position of the value, which is inside data.
-func (d *fixtureDecoder) key(i int) (string, int) {
-	data := d.data
-	if data[i] != '"' {
-		return "", d.fail(i, "invalid character "+fxQuoteChar(data, i)+" looking for beginning of object key string")
-	}
-	end, esc := d.scanString(i)
-	if end < 0 {
-		return "", -1
-	}
-	var k string
-	if esc {
-		k = fxUnquote(data[i+1 : end-1])
-	} else {
-		k = d.src[i+1 : end-1]
-	}
-	i = fxSkipSpace(data, end)
-	if i >= len(data) {
-		return "", d.fail(i, fxErrEOF)
-	}
-	if data[i] != ':' {
-		return "", d.fail(i, "invalid character "+fxQuoteChar(data, i)+" after object key")
-	}
-	i = fxSkipSpace(data, i+1)
-	if i >= len(data) {
-		return "", d.fail(i, fxErrEOF)
-	}
-	return k, i
-}
-
-// openObject enters the object at data[i] == '{', whose own depth is
-// depth. more reports whether a member follows, at the returned position
-// (inside data); otherwise the position is after the closing brace.
-func (d *fixtureDecoder) openObject(i, depth int) (int, bool) {
-	if depth > maxFixtureDepth {
-		return d.fail(i, "exceeded max depth"), false
-	}
-	i = fxSkipSpace(d.data, i+1)
-	if i >= len(d.data) {
-		return d.fail(i, fxErrEOF), false
-	}
-	if d.data[i] == '}' {
-		return i + 1, false
-	}
-	return i, true
-}
-
-// nextMember reads what follows a member value: a comma and the next key
-// (more) or the closing brace.
-func (d *fixtureDecoder) nextMember(i int) (int, bool) {
-	data := d.data
-	i = fxSkipSpace(data, i)
-	if i >= len(data) {
-		return d.fail(i, fxErrEOF), false
-	}
-	switch data[i] {
-	case ',':
-		i = fxSkipSpace(data, i+1)
-		if i >= len(data) {
-			return d.fail(i, fxErrEOF), false
-		}
-		return i, true
-	case '}':
-		return i + 1, false
-	}
-	return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" after object key:value pair"), false
-}
-
-// openArray is openObject for the array at data[i] == '['.
-func (d *fixtureDecoder) openArray(i, depth int) (int, bool) {
-	if depth > maxFixtureDepth {
-		return d.fail(i, "exceeded max depth"), false
-	}
-	i = fxSkipSpace(d.data, i+1)
-	if i >= len(d.data) {
-		return d.fail(i, fxErrEOF), false
-	}
-	if d.data[i] == ']' {
-		return i + 1, false
-	}
-	return i, true
-}
-
-// nextElement is nextMember for arrays.
-func (d *fixtureDecoder) nextElement(i int) (int, bool) {
-	data := d.data
-	i = fxSkipSpace(data, i)
-	if i >= len(data) {
-		return d.fail(i, fxErrEOF), false
-	}
-	switch data[i] {
-	case ',':
-		i = fxSkipSpace(data, i+1)
-		if i >= len(data) {
-			return d.fail(i, fxErrEOF), false
-		}
-		return i, true
-	case ']':
-		return i + 1, false
-	}
-	return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" after array element"), false
-}
-
-// skipValue validates and skips the value at data[i]; depth is the depth
-// of the enclosing container (0 at top level).
-func (d *fixtureDecoder) skipValue(i, depth int) int {
-	data := d.data
-	if i >= len(data) {
-		return d.fail(i, fxErrEOF)
-	}
-	switch c := data[i]; c {
-	case '"':
-		end, _ := d.scanString(i)
-		return end
-	case '{':
-		i, more := d.openObject(i, depth+1)
-		for more {
-			if data[i] != '"' {
-				return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" looking for beginning of object key string")
-			}
-			if i, _ = d.scanString(i); i < 0 {
-				return -1
-			}
-			i = fxSkipSpace(data, i)
-			if i >= len(data) {
-				return d.fail(i, fxErrEOF)
-			}
-			if data[i] != ':' {
-				return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" after object key")
-			}
-			if i = d.skipValue(fxSkipSpace(data, i+1), depth+1); i < 0 {
-				return -1
-			}
-			i, more = d.nextMember(i)
-		}
-		return i
-	case '[':
-		i, more := d.openArray(i, depth+1)
-		for more {
-			if i = d.skipValue(i, depth+1); i < 0 {
-				return -1
-			}
-			i, more = d.nextElement(i)
-		}
-		return i
-	case 't':
-		return d.literal(i, "true")
-	case 'f':
-		return d.literal(i, "false")
-	case 'n':
-		return d.literal(i, "null")
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return d.scanNumber(i)
-	}
-	return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" looking for beginning of value")
-}
-
-// literal skips true, false or null at data[i] == lit[0].
-func (d *fixtureDecoder) literal(i int, lit string) int {
-	data := d.data
-	for k := 1; k < len(lit); k++ {
-		if i+k >= len(data) {
-			return d.fail(i+k, fxErrEOF)
-		}
-		if data[i+k] != lit[k] {
-			return d.fail(i+k, "invalid character "+fxQuoteChar(data, i+k)+" in literal "+lit+" (expecting '"+lit[k:k+1]+"')")
-		}
-	}
-	return i + len(lit)
-}
-
-// scanNumber validates the number at data[i] and returns its end.
-func (d *fixtureDecoder) scanNumber(i int) int {
-	data := d.data
-	n := len(data)
-	if data[i] == '-' {
-		i++
-		if i >= n {
-			return d.fail(i, fxErrEOF)
-		}
-	}
-	switch c := data[i]; {
-	case c == '0':
-		i++
-	case c >= '1' && c <= '9':
-		i++
-		for i < n && data[i]-'0' <= 9 {
-			i++
-		}
-	default:
-		return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" in numeric literal")
-	}
-	if i < n && data[i] == '.' {
-		i++
-		if i >= n {
-			return d.fail(i, fxErrEOF)
-		}
-		if data[i]-'0' > 9 {
-			return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" after decimal point in numeric literal")
-		}
-		for i < n && data[i]-'0' <= 9 {
-			i++
-		}
-	}
-	if i < n && (data[i] == 'e' || data[i] == 'E') {
-		i++
-		if i < n && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		if i >= n {
-			return d.fail(i, fxErrEOF)
-		}
-		if data[i]-'0' > 9 {
-			return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" in exponent of numeric literal")
-		}
-		for i < n && data[i]-'0' <= 9 {
-			i++
-		}
-	}
-	return i
-}
-
-const (
-	fxLSB = 0x0101010101010101
-	fxMSB = 0x8080808080808080
-)
-
-// fxStringStops sets the high bit of the bytes of w (little-endian) that end
-// a run of plain string text: '"', '\\', a control character or a byte of
-// a multi-byte UTF-8 sequence. Only the lowest marked byte is exact (the
-// usual SWAR borrow can mark bytes above it), which is all scanString uses.
-func fxStringStops(w uint64) uint64 {
-	q := w ^ (fxLSB * '"')
-	b := w ^ (fxLSB * '\\')
-	return ((q-fxLSB)&^q | (b-fxLSB)&^b | (w-fxLSB*0x20)&^w | w) & fxMSB
-}
-
-// scanString validates the string at data[i] == '"' and returns the
-// position after its closing quote and whether it holds escapes.
-func (d *fixtureDecoder) scanString(i int) (int, bool) {
-	data := d.data
-	n := len(data)
-	esc := false
-	i++
-	for {
-		// Skip plain ASCII text eight bytes at a time, then one at a time
-		// in the last seven bytes of the input.
-		if i+8 <= n {
-			m := fxStringStops(binary.LittleEndian.Uint64(data[i:]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-		} else if i >= n {
-			return d.fail(n, fxErrEOF), false
-		} else if c := data[i]; c >= 0x20 && c < 0x80 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		switch c := data[i]; {
-		case c == '"':
-			return i + 1, esc
-		case c == '\\':
-			esc = true
-			if i+1 >= n {
-				return d.fail(n, fxErrEOF), false
-			}
-			switch data[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				for k := 2; k < 6; k++ {
-					if i+k >= n {
-						return d.fail(n, fxErrEOF), false
-					}
-					if !fxIsHex(data[i+k]) {
-						return d.fail(i+k, "invalid character "+fxQuoteChar(data, i+k)+" in \\u hexadecimal character escape"), false
-					}
-				}
-				i += 6
-			default:
-				return d.fail(i+1, "invalid character "+fxQuoteChar(data, i+1)+" in string escape code"), false
-			}
-		case c < 0x20:
-			return d.fail(i, "invalid character "+fxQuoteChar(data, i)+" in string literal"), false
-		default:
-			// Multi-byte UTF-8, often a run of it (CJK text).
-			for i < n && data[i] >= 0x80 {
-				c := data[i]
-				if c >= 0xE1 && c <= 0xEF && c != 0xED && i+2 < n && data[i+1]&0xC0 == 0x80 && data[i+2]&0xC0 == 0x80 {
-					i += 3 // the common three-byte case, never a surrogate or overlong
-					continue
-				}
-				r, size := utf8.DecodeRune(data[i:])
-				if r == utf8.RuneError && size == 1 {
-					if d.err == nil {
-						d.err = &fxProblem{off: i, msg: "not valid UTF-8"}
-					}
-					return -1, false
-				}
-				i += size
-			}
-		}
-	}
-}
-
-func fxIsHex(c byte) bool {
-	return c-'0' <= 9 || (c|0x20)-'a' <= 'f'-'a'
-}
-
-// fxSkipSpace returns the position of the first byte at or after i that is
-// not JSON white space.
-func fxSkipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ':
-			// Indentation comes in runs of spaces.
-			if i+8 <= len(data) && binary.LittleEndian.Uint64(data[i:]) == fxLSB*' ' {
-				i += 8
-			} else {
-				i++
-			}
-		case '\n', '\t', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// fxUnquote decodes the contents of a validated JSON string (without the
-// quotes) the way encoding/json does.
-func fxUnquote(s []byte) string {
-	var b strings.Builder
-	b.Grow(len(s)) // an escape is never shorter than what it decodes to
-	for r := 0; r < len(s); {
-		if s[r] != '\\' {
-			j := bytes.IndexByte(s[r:], '\\')
-			if j < 0 {
-				j = len(s) - r
-			}
-			b.Write(s[r : r+j])
-			r += j
-			continue
-		}
-		switch c := s[r+1]; c {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			rr := fxHex4(s[r+2:])
-			r += 6
-			if utf16.IsSurrogate(rr) {
-				if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
-					if dec := utf16.DecodeRune(rr, fxHex4(s[r+2:])); dec != utf8.RuneError {
-						b.WriteRune(dec)
-						r += 6
-						continue
-					}
-				}
-				rr = utf8.RuneError
-			}
-			b.WriteRune(rr)
-			continue
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
-		}
-		r += 2
-	}
-	return b.String()
-}
-
-// fxHex4 decodes four validated hex digits.
-func fxHex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c <= 'F':
-			c -= 'A' - 10
-		default:
-			c -= 'a' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
-// fxQuoteChar formats the character at data[i] for an error message the way
-// encoding/json does ('x', '\n'), or names an invalid UTF-8 byte.
-func fxQuoteChar(data []byte, i int) string {
-	c := data[i]
-	if c == '\'' {
-		return `'\''`
-	}
-	if c == '"' {
-		return `'"'`
-	}
-	if c < utf8.RuneSelf {
-		s := strconv.Quote(string(rune(c)))
-		return "'" + s[1:len(s)-1] + "'"
-	}
-	r, size := utf8.DecodeRune(data[i:])
-	if r == utf8.RuneError && size == 1 {
-		return fmt.Sprintf("byte 0x%02x (invalid UTF-8)", c)
-	}
-	s := strconv.Quote(string(r))
-	return "'" + s[1:len(s)-1] + "'"
 }

@@ -1,14 +1,19 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzParseGolden checks that ParseGolden never panics, that what it accepts
@@ -121,38 +126,142 @@ func checkGoldenError(t *testing.T, data []byte, err error) {
 	}
 }
 
-// FuzzParseGoldenScanner checks that ParseGolden, which scans the bytes
-// itself, returns exactly what it returns when it reads the file with
-// encoding/json's Decoder (parseGolden with viaJSON): an equal file, or
-// equal errors (same type, lines, fields and messages).
-func FuzzParseGoldenScanner(f *testing.F) {
-	for _, seed := range goldenScannerSeeds(f) {
+// FuzzParseGoldenReference checks ParseGolden against encoding/json, an
+// independent JSON reader: ParseGolden reports invalid JSON (in encoding/json's
+// words, never jsontext's) exactly when encoding/json's json.Valid rejects
+// the UTF-8 file, and a file it accepts has no repeated key anywhere and
+// holds exactly the values refParseGolden reads from it.
+func FuzzParseGoldenReference(f *testing.F) {
+	for _, seed := range goldenReferenceSeeds(f) {
 		f.Add(seed)
 	}
-	f.Fuzz(checkGoldenScanner)
+	f.Fuzz(checkGoldenReference)
 }
 
-// TestParseGoldenScanner runs the check of FuzzParseGoldenScanner on a
-// larger file than the fuzzer makes.
-func TestParseGoldenScanner(t *testing.T) {
-	checkGoldenScanner(t, goldenBench(t, 500))
-}
-
-func checkGoldenScanner(t *testing.T, data []byte) {
-	got, gotErr := parseGolden("fuzz.json", data, false)
-	want, wantErr := parseGolden("fuzz.json", data, true)
-	if !reflect.DeepEqual(gotErr, wantErr) {
-		t.Fatalf("input %q:\nscanner error (%T):\n%v\nencoding/json error (%T):\n%v", data, gotErr, gotErr, wantErr, wantErr)
+// TestParseGoldenReference runs the check of FuzzParseGoldenReference on
+// its seeds and on a larger file than the fuzzer makes.
+func TestParseGoldenReference(t *testing.T) {
+	for _, seed := range goldenReferenceSeeds(t) {
+		checkGoldenReference(t, seed)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("input %q:\nscanner file:\n%s\nencoding/json file:\n%s", data, gJSON(t, got), gJSON(t, want))
+	checkGoldenReference(t, goldenBench(t, 500))
+}
+
+func checkGoldenReference(t *testing.T, data []byte) {
+	g, err := ParseGolden("fuzz.json", data)
+	text := bytes.TrimPrefix(data, []byte("\uFEFF"))
+	notJSON := utf8.Valid(text) && !json.Valid(text)
+	var list ErrorList
+	syntaxMsg := errors.As(err, &list) && len(list) == 1 &&
+		(strings.HasPrefix(list[0].Msg, "invalid JSON: ") || list[0].Msg == "empty file")
+	if notJSON != syntaxMsg {
+		t.Fatalf("input %q: json.Valid = %v, but ParseGolden gives %v", data, !notJSON, err)
+	}
+	if syntaxMsg && strings.Contains(list[0].Msg, "jsontext") {
+		t.Fatalf("input %q: encoding/json accepts what jsontext rejects: %v", data, err)
+	}
+	if err != nil {
+		return
+	}
+	if !jsontext.Value(text).IsValid(jsontext.AllowInvalidUTF8(true)) {
+		t.Fatalf("input %q: accepted, but it has a repeated key", data)
+	}
+	want := refParseGolden(t, text)
+	if !reflect.DeepEqual(g, want) {
+		t.Fatalf("input %q:\nParseGolden:\n%s\nreference:\n%s", data, gJSON(t, g), gJSON(t, want))
 	}
 }
 
-// goldenScannerSeeds returns the golden test files and inputs aimed at the
-// differences between the scanner and encoding/json: escapes, white space,
-// numbers, nesting depth, objects with many keys, syntax errors.
-func goldenScannerSeeds(tb testing.TB) [][]byte {
+// refParseGolden reads a golden file that ParseGolden accepted with
+// encoding/json into map[string]any (numbers kept as text), applying the
+// rules of ParseGolden's documentation for what declares nothing. It is
+// slow and obviously right.
+func refParseGolden(t *testing.T, data []byte) *GoldenFile {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	integer := func(v any) *int {
+		n, ok := v.(json.Number)
+		if !ok {
+			return nil
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil {
+			t.Fatalf("reference: integer %s: %v", n, err)
+		}
+		i := int(f)
+		return &i
+	}
+	str := func(v any) string { s, _ := v.(string); return s }
+	list := func(v any) []string {
+		var l []string
+		for _, e := range v.([]any) {
+			l = append(l, e.(string))
+		}
+		return l
+	}
+	g := &GoldenFile{Version: 1}
+	var cases []any
+	switch top := v.(type) {
+	case []any:
+		cases = top
+	case map[string]any:
+		if n := integer(top["version"]); n != nil {
+			g.Version = *n
+		}
+		g.KBScope = str(top["kbScope"])
+		if n := integer(top["k"]); n != nil {
+			g.K = *n
+		}
+		cases = top["cases"].([]any)
+	}
+	for _, e := range cases {
+		m := e.(map[string]any)
+		c := Case{
+			CaseID: str(m["caseId"]), Scenario: str(m["scenario"]), Query: str(m["query"]), Notes: str(m["notes"]),
+			ExpectedSelectedAttempt: str(m["expectedSelectedAttempt"]),
+			ExpectedFallbackReason:  str(m["expectedFallbackReason"]),
+			ExpectedEvidenceStatus:  str(m["expectedEvidenceStatus"]),
+			ExpectedRerankTopSource: str(m["expectedRerankTopSource"]),
+			ExpectedFirstRankMax:    integer(m["expectedFirstRankMax"]),
+			K:                       integer(m["k"]),
+		}
+		for key, dst := range map[string]*[]string{
+			"tags": &c.Tags, "expectedSources": &c.ExpectedSources, "expectedDocIds": &c.ExpectedDocIDs,
+			"expectedBreadcrumbs": &c.ExpectedBreadcrumbs, "expectedKeywords": &c.ExpectedKeywords,
+			"mustNotSources": &c.MustNotSources, "mustNotDocIds": &c.MustNotDocIDs,
+			"expectedFallbackReasons": &c.ExpectedFallbackReasons, "expectedContextSources": &c.ExpectedContextSources,
+		} {
+			if l, ok := m[key].([]any); ok && len(l) > 0 {
+				*dst = list(l)
+			}
+		}
+		if n, ok := m["minKeywordCoverage"].(json.Number); ok {
+			f, _ := strconv.ParseFloat(string(n), 64)
+			c.MinKeywordCoverage = &f
+		}
+		if b, ok := m["expectedFound"].(bool); ok {
+			c.ExpectedFound = &b
+		}
+		if r, ok := m["relevance"].(map[string]any); ok && len(r) > 0 {
+			c.Relevance = make(map[string]int, len(r))
+			for doc, grade := range r {
+				c.Relevance[doc] = *integer(grade)
+			}
+		}
+		g.Cases = append(g.Cases, c)
+	}
+	return g
+}
+
+// goldenReferenceSeeds returns the golden test files and inputs aimed at
+// where two JSON readers can differ: escapes, white space, numbers, nesting
+// depth, objects with many keys, syntax errors.
+func goldenReferenceSeeds(tb testing.TB) [][]byte {
 	tb.Helper()
 	paths, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil || len(paths) == 0 {

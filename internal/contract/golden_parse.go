@@ -2,16 +2,14 @@ package contract
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // MaxCaseIDLen is the longest caseId accepted, in bytes, so that the fixture
@@ -89,43 +87,43 @@ func LoadGolden(path string) (*GoldenFile, error) {
 // ParseGolden never panics and its time grows linearly with the size of data
 // (n log n in the number of problems, which are sorted).
 //
-// Strings written without escapes share memory with one string copy of
-// data, so a caller that keeps the file keeps that copy alive. data itself
-// is not retained.
+// The file is read in one pass of a jsontext.Decoder (go-json-experiment/json),
+// which validates the JSON and gives the byte offset of every value; keys
+// are checked for repetition here, so that each problem names the first
+// occurrence and every other problem is still found. Strings are decoded
+// into fresh memory: data is not retained.
 func ParseGolden(name string, data []byte) (*GoldenFile, error) {
-	return parseGolden(name, data, false)
-}
-
-// parseGolden is ParseGolden. With viaJSON it reads the file with
-// encoding/json's Decoder, one token at a time, as ParseGolden first did: a
-// simple but ten times slower reference, which FuzzParseGoldenScanner
-// compares the byte scanner with.
-func parseGolden(name string, data []byte, viaJSON bool) (*GoldenFile, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	p := &goldenParser{name: name, data: data, viaJSON: viaJSON}
-
+	p := &goldenParser{name: name, data: data}
 	if off := gInvalidUTF8(data); off >= 0 {
 		return nil, p.fatal(off, "not valid UTF-8")
 	}
-	end, err := p.scan()
-	if err != nil {
-		return nil, err
-	}
-	topOff := gSkipSpace(data, 0)
-	top := data[topOff:end]
+	// Raw invalid UTF-8 is rejected above; AllowInvalidUTF8 only lets an
+	// escaped lone surrogate (\ud800) through, read as U+FFFD, as
+	// encoding/json reads it.
+	p.dec = jsontext.NewDecoder(bytes.NewBuffer(data),
+		jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 
 	g := &GoldenFile{Version: 1}
-	switch gKindOf(top) {
+	topOff := p.offset()
+	switch p.peek() {
+	case 0: // not JSON: p.err is set
 	case '[':
-		g.Cases = p.decodeCases(top, topOff, "")
+		g.Cases = p.cases(topOff, "")
 	case '{':
-		if verr := p.decodeFile(g, top, topOff); verr != nil {
-			return nil, verr
-		}
+		p.file(g, topOff)
 	default:
-		p.add(topOff, "", "", "expected an object with \"cases\" or an array of cases, got "+gDescribe(top))
+		p.add(topOff, "", "", "expected an object with \"cases\" or an array of cases, got "+gDescribe(p.value()))
 	}
-	if len(p.probs) > 0 {
+	if p.err == nil && gSkipSpace(data, int(p.dec.InputOffset())) < len(data) {
+		p.err = errTrailingData
+	}
+	switch {
+	case p.err != nil:
+		return nil, p.syntaxError()
+	case p.version != nil:
+		return nil, p.version
+	case len(p.probs) > 0:
 		return nil, p.errorList()
 	}
 	return g, nil
@@ -179,106 +177,43 @@ var goldenCaseKeyIndex = func() map[string]int {
 	return m
 }()
 
-// gProblem is an Error located by byte offset; lines are computed at the end.
-type gProblem struct {
-	off    int
-	caseID string
-	field  string
-	msg    string
-}
-
-type goldenParser struct {
-	name  string
-	data  []byte
-	src   string  // string(data): strings without escapes are substrings of it
-	spans []gSpan // every array and object in data, in order of their starts
-	last  int     // the index in spans of the span last asked for
-	probs []gProblem
-
-	newlines []int // offsets of '\n' in data, once indexed
-	indexed  bool  // newlines is set
-
-	viaJSON bool // walk with encoding/json (see parseGolden)
-}
-
-// gSpan is an array or object: the offsets of its opening bracket and of
-// the byte after its closing bracket, and how many elements or members it
-// has.
-type gSpan struct{ start, end, n int }
-
-func (p *goldenParser) indexLines() {
-	p.indexed = true
-	for i := 0; ; {
-		j := bytes.IndexByte(p.data[i:], '\n')
-		if j < 0 {
-			return
-		}
-		p.newlines = append(p.newlines, i+j)
-		i += j + 1
+// goldenKeyNames maps every key of the format to itself.
+var goldenKeyNames = func() map[string]string {
+	m := make(map[string]string, len(goldenFileKeys)+len(goldenCaseKeys))
+	for _, k := range slices.Concat(goldenFileKeys, goldenCaseKeys) {
+		m[k] = k
 	}
-}
+	return m
+}()
 
-// line returns the 1-based line of the byte at off.
-func (p *goldenParser) line(off int) int {
-	if !p.indexed {
-		p.indexLines() // only needed for problems, so only then
-	}
-	return sort.SearchInts(p.newlines, off) + 1
-}
-
-func (p *goldenParser) add(off int, caseID, field, msg string) {
-	p.probs = append(p.probs, gProblem{off: off, caseID: caseID, field: field, msg: msg})
-}
-
-func (p *goldenParser) errorList() ErrorList {
-	sort.SliceStable(p.probs, func(i, j int) bool { return p.probs[i].off < p.probs[j].off })
-	l := make(ErrorList, len(p.probs))
-	for i, pr := range p.probs {
-		l[i] = &Error{File: p.name, Line: p.line(pr.off), CaseID: pr.caseID, Field: pr.field, Msg: pr.msg}
-	}
-	return l
-}
-
-// fatal returns a single problem that stops parsing.
-func (p *goldenParser) fatal(off int, msg string) ErrorList {
-	p.probs = p.probs[:0]
-	p.add(off, "", "", msg)
-	return p.errorList()
-}
-
-// syntaxError turns a decoding error of the value starting at base into a
-// located problem.
-func (p *goldenParser) syntaxError(err error, base int) ErrorList {
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		return p.fatal(min(base+max(int(se.Offset)-1, 0), len(p.data)), "invalid JSON: "+se.Error())
-	case errors.Is(err, io.EOF):
-		return p.fatal(len(p.data), "empty file")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return p.fatal(len(p.data), "invalid JSON: unexpected end of input")
-	}
-	return p.fatal(base, "invalid JSON: "+err.Error())
-}
-
-// decodeFile decodes the top-level object into g. It returns an error only
-// for an unsupported version; other problems are recorded.
-func (p *goldenParser) decodeFile(g *GoldenFile, obj []byte, off int) error {
-	var verRaw, kbRaw, kRaw, casesRaw []byte
-	var verOff, kbOff, kOff, casesOff int
-	p.walkObject(obj, off, func(key string, keyOff, firstOff int) {
+// file decodes the top-level object, which starts at off, into g.
+func (p *goldenParser) file(g *GoldenFile, off int) {
+	hasCases := false
+	p.object(func(key string, keyOff, firstOff int) {
 		p.add(keyOff, "", key, "duplicate key (first at line "+strconv.Itoa(p.line(firstOff))+")")
-	}, func(key string, keyOff int, val []byte, valOff int) {
+	}, func(key string, keyOff, valOff int) {
 		switch key {
 		case "version":
-			verRaw, verOff = val, valOff
+			p.fileVersion(g, valOff)
 		case "kbScope":
-			kbRaw, kbOff = val, valOff
+			g.KBScope, _ = p.optString(valOff, "kbScope")
 		case "k":
-			kRaw, kOff = val, valOff
+			if k, ok := p.posInt(valOff, "k"); ok && k != nil {
+				g.K = *k
+			}
 		case "cases":
-			casesRaw, casesOff = val, valOff
+			hasCases = true
+			switch p.peek() {
+			case 'n':
+				p.value()
+				p.add(valOff, "", "cases", "no cases")
+			case '[':
+				g.Cases = p.cases(valOff, "cases")
+			default:
+				p.add(valOff, "", "cases", "expected an array of cases, got "+gDescribe(p.value()))
+			}
 		default:
+			p.value()
 			msg := "unknown field"
 			if _, ok := goldenCaseKeyIndex[key]; ok {
 				msg += "; " + strconv.Quote(key) + " belongs in a case inside \"cases\""
@@ -288,41 +223,32 @@ func (p *goldenParser) decodeFile(g *GoldenFile, obj []byte, off int) error {
 			p.add(keyOff, "", key, msg)
 		}
 	})
-
-	if verRaw != nil && gKindOf(verRaw) != 'n' {
-		v, ok := 0, false
-		if gKindOf(verRaw) == '0' {
-			if f, isInt := gParseInt(verRaw); isInt && f >= 0 && f <= gMaxInt {
-				v, ok = int(f), slices.Contains(SupportedGoldenVersions, int(f))
-			}
-		}
-		if !ok {
-			return &UnsupportedVersionError{
-				File: p.name, Line: p.line(verOff), Field: "version",
-				Version: gShorten(verRaw), Supported: slices.Clone(SupportedGoldenVersions),
-			}
-		}
-		g.Version = v
-	}
-	if kbRaw != nil {
-		g.KBScope, _ = p.optString(kbRaw, kbOff, "kbScope")
-	}
-	if kRaw != nil {
-		if k, ok := p.posInt(kRaw, kOff, "k"); ok && k != nil {
-			g.K = *k
-		}
-	}
-	switch {
-	case casesRaw == nil:
+	if !hasCases {
 		p.add(off, "", "cases", "missing required field")
-	case gKindOf(casesRaw) == 'n':
-		p.add(casesOff, "", "cases", "no cases")
-	case gKindOf(casesRaw) != '[':
-		p.add(casesOff, "", "cases", "expected an array of cases, got "+gDescribe(casesRaw))
-	default:
-		g.Cases = p.decodeCases(casesRaw, casesOff, "cases")
 	}
-	return nil
+}
+
+// fileVersion reads the "version" value at off. A version other than a
+// supported one is recorded in p.version.
+func (p *goldenParser) fileVersion(g *GoldenFile, off int) {
+	raw := p.value()
+	if p.err != nil || gKindOf(raw) == 'n' {
+		return
+	}
+	v, ok := 0, false
+	if gKindOf(raw) == '0' {
+		if f, isInt := gParseInt(raw); isInt && f >= 0 && f <= gMaxInt {
+			v, ok = int(f), slices.Contains(SupportedGoldenVersions, int(f))
+		}
+	}
+	if !ok {
+		p.version = &UnsupportedVersionError{
+			File: p.name, Line: p.line(off), Field: "version",
+			Version: gShorten(raw), Supported: slices.Clone(SupportedGoldenVersions),
+		}
+		return
+	}
+	g.Version = v
 }
 
 type gCaseIDLoc struct {
@@ -330,22 +256,25 @@ type gCaseIDLoc struct {
 	off int
 }
 
-// decodeCases decodes an array of cases starting at off. field is the key
-// the array is under ("" for a bare array).
-func (p *goldenParser) decodeCases(arr []byte, off int, field string) []Case {
+// cases decodes the array of cases that comes next, which starts at off.
+// field is the key the array is under ("" for a bare array).
+func (p *goldenParser) cases(off int, field string) []Case {
+	// Room for every case up front, one per "caseId" key in all but odd
+	// files: growing a slice of large structs costs more than counting.
+	size := bytes.Count(p.data, []byte(`"caseId"`))
 	var cases []Case
-	if n := p.size(off); n > 0 {
-		cases = make([]Case, 0, n)
+	if size > 0 {
+		cases = make([]Case, 0, size)
 	}
-	ids := make(map[string]gCaseIDLoc, len(cases))
+	ids := make(map[string]gCaseIDLoc, size)
 	n := 0
-	p.walkArray(arr, off, func(elem []byte, elemOff int) {
+	p.array(func(elemOff int) {
 		n++
-		if gKindOf(elem) != '{' {
-			p.add(elemOff, "", "", "expected a case object, got "+gDescribe(elem))
+		if p.peek() != '{' {
+			p.add(elemOff, "", "", "expected a case object, got "+gDescribe(p.value()))
 			return
 		}
-		c, idOff := p.decodeCase(elem, elemOff)
+		c, idOff := p.decodeCase(elemOff)
 		if idOff >= 0 {
 			folded := strings.ToLower(c.CaseID)
 			if first, dup := ids[folded]; !dup {
@@ -370,10 +299,10 @@ type gZeroGrade struct {
 	off int
 }
 
-// decodeCase decodes and validates one case object starting at off. It
-// returns the offset of the caseId value, or -1 when the case has no string
-// caseId.
-func (p *goldenParser) decodeCase(obj []byte, off int) (c Case, idOff int) {
+// decodeCase decodes and validates the case object that comes next, which
+// starts at off. It returns the offset of the caseId value, or -1 when the
+// case has no string caseId.
+func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 	start := len(p.probs)
 	var (
 		seen     [gkCount]int // value offset + 1; 0 when absent
@@ -383,11 +312,12 @@ func (p *goldenParser) decodeCase(obj []byte, off int) (c Case, idOff int) {
 		required = [...]int{gkCaseID, gkScenario, gkQuery}
 	)
 	idOff = -1
-	p.walkObject(obj, off, func(key string, keyOff, firstOff int) {
+	p.object(func(key string, keyOff, firstOff int) {
 		p.add(keyOff, "", key, "duplicate key (first at line "+strconv.Itoa(p.line(firstOff))+")")
-	}, func(key string, keyOff int, val []byte, valOff int) {
+	}, func(key string, keyOff, valOff int) {
 		i, known := goldenCaseKeyIndex[key]
 		if !known {
+			p.value()
 			msg := "unknown field"
 			if key == "version" || key == "kbScope" || key == "cases" {
 				msg += "; " + strconv.Quote(key) + " can only be set at file level"
@@ -403,52 +333,52 @@ func (p *goldenParser) decodeCase(obj []byte, off int) (c Case, idOff int) {
 		switch i {
 		case gkCaseID:
 			var s string
-			if s, ok = p.reqString(val, valOff, key); ok && s != "" {
+			if s, ok = p.reqString(valOff, key); ok && s != "" {
 				c.CaseID, idOff = s, valOff
 				p.checkCaseID(s, valOff)
 			}
 		case gkScenario:
-			c.Scenario, ok = p.reqString(val, valOff, key)
+			c.Scenario, ok = p.reqString(valOff, key)
 		case gkQuery:
-			c.Query, ok = p.reqString(val, valOff, key)
+			c.Query, ok = p.reqString(valOff, key)
 		case gkNotes:
-			c.Notes, ok = p.anyString(val, valOff, key)
+			c.Notes, ok = p.anyString(valOff, key)
 		case gkExpectedSelectedAttempt:
-			c.ExpectedSelectedAttempt, ok = p.optString(val, valOff, key)
+			c.ExpectedSelectedAttempt, ok = p.optString(valOff, key)
 		case gkExpectedFallbackReason:
-			c.ExpectedFallbackReason, ok = p.optString(val, valOff, key)
+			c.ExpectedFallbackReason, ok = p.optString(valOff, key)
 		case gkExpectedEvidenceStatus:
-			c.ExpectedEvidenceStatus, ok = p.optString(val, valOff, key)
+			c.ExpectedEvidenceStatus, ok = p.optString(valOff, key)
 		case gkExpectedRerankTopSource:
-			c.ExpectedRerankTopSource, ok = p.optString(val, valOff, key)
+			c.ExpectedRerankTopSource, ok = p.optString(valOff, key)
 		case gkTags:
-			c.Tags, ok = p.stringList(val, valOff, key)
+			c.Tags, ok = p.stringList(valOff, key)
 		case gkExpectedSources:
-			c.ExpectedSources, ok = p.stringList(val, valOff, key)
+			c.ExpectedSources, ok = p.stringList(valOff, key)
 		case gkExpectedDocIDs:
-			c.ExpectedDocIDs, ok = p.stringList(val, valOff, key)
+			c.ExpectedDocIDs, ok = p.stringList(valOff, key)
 		case gkExpectedBreadcrumbs:
-			c.ExpectedBreadcrumbs, ok = p.stringList(val, valOff, key)
+			c.ExpectedBreadcrumbs, ok = p.stringList(valOff, key)
 		case gkExpectedKeywords:
-			c.ExpectedKeywords, ok = p.stringList(val, valOff, key)
+			c.ExpectedKeywords, ok = p.stringList(valOff, key)
 		case gkMustNotSources:
-			c.MustNotSources, ok = p.stringList(val, valOff, key)
+			c.MustNotSources, ok = p.stringList(valOff, key)
 		case gkMustNotDocIDs:
-			c.MustNotDocIDs, ok = p.stringList(val, valOff, key)
+			c.MustNotDocIDs, ok = p.stringList(valOff, key)
 		case gkExpectedFallbackReasons:
-			c.ExpectedFallbackReasons, ok = p.stringList(val, valOff, key)
+			c.ExpectedFallbackReasons, ok = p.stringList(valOff, key)
 		case gkExpectedContextSources:
-			c.ExpectedContextSources, ok = p.stringList(val, valOff, key)
+			c.ExpectedContextSources, ok = p.stringList(valOff, key)
 		case gkMinKeywordCoverage:
-			c.MinKeywordCoverage, ok = p.fraction(val, valOff, key)
+			c.MinKeywordCoverage, ok = p.fraction(valOff, key)
 		case gkRelevance:
-			c.Relevance, zeroes, ok = p.relevance(val, valOff, key)
+			c.Relevance, zeroes, ok = p.relevance(valOff, key)
 		case gkExpectedFound:
-			c.ExpectedFound, ok = p.boolean(val, valOff, key)
+			c.ExpectedFound, ok = p.boolean(valOff, key)
 		case gkExpectedFirstRankMax:
-			c.ExpectedFirstRankMax, ok = p.posInt(val, valOff, key)
+			c.ExpectedFirstRankMax, ok = p.posInt(valOff, key)
 		case gkK:
-			c.K, ok = p.posInt(val, valOff, key)
+			c.K, ok = p.posInt(valOff, key)
 		}
 		if !ok {
 			badType = true
@@ -527,16 +457,17 @@ func gValidCaseID(id string) bool {
 	return true
 }
 
-// Value decoders. Each records its own problems and reports whether the
-// value had the right type (range problems do not make it mistyped).
+// Value decoders. Each reads the value that comes next, which starts at
+// off, records its own problems and reports whether the value had the
+// right type (range problems do not make it mistyped).
 
 // reqString decodes a required, non-blank string (null is not accepted).
-func (p *goldenParser) reqString(val []byte, off int, field string) (string, bool) {
-	if gKindOf(val) != '"' {
-		p.add(off, "", field, "expected a string, got "+gDescribe(val))
+func (p *goldenParser) reqString(off int, field string) (string, bool) {
+	if p.peek() != '"' {
+		p.add(off, "", field, "expected a string, got "+gDescribe(p.value()))
 		return "", false
 	}
-	s := p.unquote(val, off)
+	s := p.str()
 	if strings.TrimSpace(s) == "" {
 		p.add(off, "", field, gEmptyMsg(s))
 	}
@@ -544,20 +475,21 @@ func (p *goldenParser) reqString(val []byte, off int, field string) (string, boo
 }
 
 // anyString decodes an optional string with any content.
-func (p *goldenParser) anyString(val []byte, off int, field string) (string, bool) {
-	switch gKindOf(val) {
+func (p *goldenParser) anyString(off int, field string) (string, bool) {
+	switch p.peek() {
 	case 'n':
+		p.value()
 		return "", true
 	case '"':
-		return p.unquote(val, off), true
+		return p.str(), true
 	}
-	p.add(off, "", field, "expected a string, got "+gDescribe(val))
+	p.add(off, "", field, "expected a string, got "+gDescribe(p.value()))
 	return "", false
 }
 
 // optString decodes an optional string that, when not "", is not blank.
-func (p *goldenParser) optString(val []byte, off int, field string) (string, bool) {
-	s, ok := p.anyString(val, off, field)
+func (p *goldenParser) optString(off int, field string) (string, bool) {
+	s, ok := p.anyString(off, field)
 	if s != "" && strings.TrimSpace(s) == "" {
 		p.add(off, "", field, "must not be blank; use \"\" or leave the field out to declare nothing")
 	}
@@ -565,42 +497,45 @@ func (p *goldenParser) optString(val []byte, off int, field string) (string, boo
 }
 
 // stringList decodes an optional array of non-blank strings; [] is nil.
-func (p *goldenParser) stringList(val []byte, off int, field string) ([]string, bool) {
-	switch gKindOf(val) {
+func (p *goldenParser) stringList(off int, field string) ([]string, bool) {
+	switch p.peek() {
 	case 'n':
+		p.value()
 		return nil, true
 	case '[':
 	default:
-		p.add(off, "", field, "expected an array of strings, got "+gDescribe(val))
+		p.add(off, "", field, "expected an array of strings, got "+gDescribe(p.value()))
 		return nil, false
 	}
-	var list []string
-	if n := p.size(off); n > 0 {
-		list = make([]string, 0, n)
-	}
+	list := p.strs[:0]
 	ok := true
 	i := -1
-	p.walkArray(val, off, func(elem []byte, elemOff int) {
+	p.array(func(elemOff int) {
 		i++
-		if gKindOf(elem) != '"' {
-			p.add(elemOff, "", field, "expected an array of strings, got "+gDescribe(elem)+" at index "+strconv.Itoa(i))
+		if p.peek() != '"' {
+			p.add(elemOff, "", field, "expected an array of strings, got "+gDescribe(p.value())+" at index "+strconv.Itoa(i))
 			ok = false
 			return
 		}
-		s := p.unquote(elem, elemOff)
+		s := p.str()
 		if strings.TrimSpace(s) == "" {
 			p.add(elemOff, "", field, gEmptyWord(s)+" string at index "+strconv.Itoa(i))
 		}
 		list = append(list, s)
 	})
+	p.strs = list[:0]
 	if !ok {
 		return nil, false
 	}
-	return list, true
+	if len(list) == 0 {
+		return nil, true
+	}
+	return slices.Clone(list), true
 }
 
 // boolean decodes an optional boolean.
-func (p *goldenParser) boolean(val []byte, off int, field string) (*bool, bool) {
+func (p *goldenParser) boolean(off int, field string) (*bool, bool) {
+	val := p.value()
 	switch gKindOf(val) {
 	case 'n':
 		return nil, true
@@ -613,7 +548,8 @@ func (p *goldenParser) boolean(val []byte, off int, field string) (*bool, bool) 
 }
 
 // posInt decodes an optional integer in [1, gMaxInt].
-func (p *goldenParser) posInt(val []byte, off int, field string) (*int, bool) {
+func (p *goldenParser) posInt(off int, field string) (*int, bool) {
+	val := p.value()
 	switch gKindOf(val) {
 	case 'n':
 		return nil, true
@@ -639,7 +575,8 @@ func (p *goldenParser) posInt(val []byte, off int, field string) (*int, bool) {
 }
 
 // fraction decodes an optional number in [0, 1].
-func (p *goldenParser) fraction(val []byte, off int, field string) (*float64, bool) {
+func (p *goldenParser) fraction(off int, field string) (*float64, bool) {
+	val := p.value()
 	switch gKindOf(val) {
 	case 'n':
 		return nil, true
@@ -657,22 +594,23 @@ func (p *goldenParser) fraction(val []byte, off int, field string) (*float64, bo
 
 // relevance decodes an optional object of document → integer grade; {} is
 // nil. It also returns the keys graded 0, for the expected-document check.
-func (p *goldenParser) relevance(val []byte, off int, field string) (map[string]int, []gZeroGrade, bool) {
-	switch gKindOf(val) {
+func (p *goldenParser) relevance(off int, field string) (map[string]int, []gZeroGrade, bool) {
+	switch p.peek() {
 	case 'n':
+		p.value()
 		return nil, nil, true
 	case '{':
 	default:
-		p.add(off, "", field, "expected an object of document grades, got "+gDescribe(val))
+		p.add(off, "", field, "expected an object of document grades, got "+gDescribe(p.value()))
 		return nil, nil, false
 	}
 	var m map[string]int
-	size := p.size(off)
 	var zeroes []gZeroGrade
 	ok := true
-	p.walkObject(val, off, func(key string, keyOff, firstOff int) {
+	p.object(func(key string, keyOff, firstOff int) {
 		p.add(keyOff, "", field, "duplicate key "+strconv.Quote(key)+" (first at line "+strconv.Itoa(p.line(firstOff))+")")
-	}, func(key string, keyOff int, grade []byte, gradeOff int) {
+	}, func(key string, keyOff, gradeOff int) {
+		grade := p.value()
 		if strings.TrimSpace(key) == "" {
 			p.add(keyOff, "", field, gEmptyWord(key)+" document key")
 		}
@@ -697,7 +635,7 @@ func (p *goldenParser) relevance(val []byte, off int, field string) (map[string]
 			zeroes = append(zeroes, gZeroGrade{key, gradeOff})
 		}
 		if m == nil {
-			m = make(map[string]int, size)
+			m = make(map[string]int)
 		}
 		m[key] = int(f)
 	})
@@ -707,320 +645,7 @@ func (p *goldenParser) relevance(val []byte, off int, field string) (map[string]
 	return m, zeroes, true
 }
 
-// Reading the JSON. scan validates the whole file in one pass, recording
-// where each array and object ends; the walkers then hand out the members
-// and elements of valid JSON as slices of data, which the value decoders
-// above check. With viaJSON, encoding/json does both jobs.
-
-// scan checks that data holds one JSON value and nothing but white space
-// after it, exactly as encoding/json's Decoder does, and returns the end of
-// the value. The error, when there is one, is the whole list of problems.
-func (p *goldenParser) scan() (int, error) {
-	if !p.viaJSON {
-		p.src = string(p.data)
-		if end := p.index(); end >= 0 {
-			return end, nil
-		}
-		// Invalid: let encoding/json describe the problem.
-	}
-	dec := json.NewDecoder(bytes.NewReader(p.data))
-	var top json.RawMessage
-	if err := dec.Decode(&top); err != nil {
-		return 0, p.syntaxError(err, 0)
-	}
-	end := int(dec.InputOffset())
-	if rest := gSkipSpace(p.data, end); rest < len(p.data) {
-		return 0, p.fatal(rest, "invalid JSON: unexpected data after the top-level value")
-	}
-	if !p.viaJSON {
-		// index rejected what encoding/json accepts: a bug, which
-		// FuzzParseGoldenScanner looks for.
-		return 0, p.fatal(0, "invalid JSON")
-	}
-	return end, nil
-}
-
-// index validates data as scan describes, with the scanning primitives of
-// the fixture decoder, and records the span of every array and object. It
-// returns the end of the value, or -1 when data is not valid.
-func (p *goldenParser) index() int {
-	d := &fixtureDecoder{data: p.data, src: p.src}
-	// One span per bracket at most (fewer when strings hold brackets).
-	p.spans = make([]gSpan, 0, bytes.Count(p.data, []byte("{"))+bytes.Count(p.data, []byte("[")))
-	i := fxSkipSpace(p.data, 0)
-	if i >= len(p.data) {
-		return -1
-	}
-	if i = p.indexValue(d, i, 0); i < 0 || fxSkipSpace(p.data, i) < len(p.data) {
-		return -1
-	}
-	return i
-}
-
-// indexValue validates the value at data[i], i < len(data), and returns its
-// end or -1. depth is that of the enclosing container (0 at top level).
-func (p *goldenParser) indexValue(d *fixtureDecoder, i, depth int) int {
-	var more bool
-	span := len(p.spans)
-	switch p.data[i] {
-	case '{':
-		p.spans = append(p.spans, gSpan{start: i})
-		for i, more = d.openObject(i, depth+1); more; i, more = d.nextMember(i) {
-			if _, i = d.key(i); i < 0 {
-				return -1
-			}
-			if i = p.indexValue(d, i, depth+1); i < 0 {
-				return -1
-			}
-			p.spans[span].n++
-		}
-	case '[':
-		p.spans = append(p.spans, gSpan{start: i})
-		for i, more = d.openArray(i, depth+1); more; i, more = d.nextElement(i) {
-			if i = p.indexValue(d, i, depth+1); i < 0 {
-				return -1
-			}
-			p.spans[span].n++
-		}
-	default:
-		return d.skipValue(i, depth)
-	}
-	if i >= 0 {
-		p.spans[span].end = i
-	}
-	return i
-}
-
-// valueEnd returns the end of the value at data[i], in the JSON index has
-// validated.
-func (p *goldenParser) valueEnd(i int) int {
-	data := p.data
-	switch data[i] {
-	case '"':
-		return gStringEnd(data, i)
-	case '{', '[':
-		return p.span(i).end
-	case 't', 'n':
-		return i + len("true")
-	case 'f':
-		return i + len("false")
-	}
-	for i++; i < len(data) && gIsNumberByte(data[i]); i++ {
-	}
-	return i
-}
-
-// span returns the span of the array or object at data[i], in the JSON
-// index has validated.
-func (p *goldenParser) span(i int) gSpan {
-	// Spans are mostly asked for in the order index found them, once for
-	// the end and once more for the size.
-	k := p.last
-	if p.spans[k].start != i {
-		k++
-	}
-	if k == len(p.spans) || p.spans[k].start != i {
-		k = sort.Search(len(p.spans), func(k int) bool { return p.spans[k].start >= i })
-	}
-	p.last = k
-	return p.spans[k]
-}
-
-// size returns how many elements or members the array or object at data[i]
-// has, for preallocation: 0 with viaJSON.
-func (p *goldenParser) size(i int) int {
-	if p.viaJSON {
-		return 0
-	}
-	return p.span(i).n
-}
-
-// gStringEnd returns the end of the valid JSON string at data[i] == '"'.
-func gStringEnd(data []byte, i int) int {
-	for i++; ; {
-		q := i + bytes.IndexByte(data[i:], '"')
-		backslashes := 0
-		for data[q-1-backslashes] == '\\' {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return q + 1
-		}
-		i = q + 1 // an escaped quote
-	}
-}
-
-func gIsNumberByte(c byte) bool {
-	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
-}
-
-// unquote decodes the JSON string val, found at offset off of data, as
-// encoding/json does.
-func (p *goldenParser) unquote(val []byte, off int) string {
-	if p.viaJSON {
-		return gUnquote(val)
-	}
-	if bytes.IndexByte(val, '\\') >= 0 {
-		return fxUnquote(val[1 : len(val)-1])
-	}
-	return p.src[off+1 : off+len(val)-1]
-}
-
-// gKeySet holds the keys of one object and the offsets where they first
-// occur: a short list searched in order, then a map once the object is
-// large, so that an object with many keys stays linear.
-type gKeySet struct {
-	list [16]gKeyOff
-	n    int
-	m    map[string]int
-}
-
-type gKeyOff struct {
-	key string
-	off int
-}
-
-// add records key at off, unless it is already there: then it returns the
-// offset of its first occurrence and true.
-func (s *gKeySet) add(key string, off int) (first int, dup bool) {
-	if s.m != nil {
-		if first, dup = s.m[key]; !dup {
-			s.m[key] = off
-		}
-		return first, dup
-	}
-	for _, k := range s.list[:s.n] {
-		if k.key == key {
-			return k.off, true
-		}
-	}
-	if s.n < len(s.list) {
-		s.list[s.n] = gKeyOff{key, off}
-		s.n++
-		return 0, false
-	}
-	s.m = make(map[string]int, 2*len(s.list))
-	for _, k := range s.list {
-		s.m[k.key] = k.off
-	}
-	s.m[key] = off
-	return 0, false
-}
-
-// walkObject calls fn for each member of the JSON object obj, which starts
-// at byte offset base of the file, with the offsets of its key and value. A
-// repeated key is passed to dup instead, with the offset of its first
-// occurrence. obj must be valid JSON.
-func (p *goldenParser) walkObject(obj []byte, base int, dup func(key string, keyOff, firstOff int),
-	fn func(key string, keyOff int, val []byte, valOff int)) {
-	if p.viaJSON {
-		p.walkObjectJSON(obj, base, dup, fn)
-		return
-	}
-	data := p.data
-	var keys gKeySet
-	for i := gSkipSpace(data, base+1); data[i] != '}'; {
-		keyOff, keyEnd := i, gStringEnd(data, i)
-		key := p.unquote(data[keyOff:keyEnd], keyOff)
-		valOff := gSkipSpace(data, gSkipSpace(data, keyEnd)+1) // after the colon
-		valEnd := p.valueEnd(valOff)
-		if first, isDup := keys.add(key, keyOff); isDup {
-			dup(key, keyOff, first)
-		} else {
-			fn(key, keyOff, data[valOff:valEnd], valOff)
-		}
-		if i = gSkipSpace(data, valEnd); data[i] == ',' {
-			i = gSkipSpace(data, i+1)
-		}
-	}
-}
-
-// walkArray calls fn for each element of the JSON array arr, which starts
-// at byte offset base of the file, with the element's offset. arr must be
-// valid JSON.
-func (p *goldenParser) walkArray(arr []byte, base int, fn func(elem []byte, off int)) {
-	if p.viaJSON {
-		p.walkArrayJSON(arr, base, fn)
-		return
-	}
-	data := p.data
-	for i := gSkipSpace(data, base+1); data[i] != ']'; {
-		end := p.valueEnd(i)
-		fn(data[i:end], i)
-		if i = gSkipSpace(data, end); data[i] == ',' {
-			i = gSkipSpace(data, i+1)
-		}
-	}
-}
-
-// walkObjectJSON is walkObject with encoding/json.
-func (p *goldenParser) walkObjectJSON(obj []byte, base int, dup func(key string, keyOff, firstOff int),
-	fn func(key string, keyOff int, val []byte, valOff int)) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil {
-		p.add(base, "", "", "invalid JSON: "+err.Error())
-		return
-	}
-	keys := make(map[string]int)
-	for dec.More() {
-		keyOff := gSkipSeparators(obj, int(dec.InputOffset()))
-		tok, err := dec.Token()
-		key, isKey := tok.(string)
-		if err != nil || !isKey {
-			p.add(base+keyOff, "", "", "invalid JSON: expected an object key")
-			return
-		}
-		valOff := gSkipSeparators(obj, int(dec.InputOffset()))
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			p.add(base+valOff, "", "", "invalid JSON: "+err.Error())
-			return
-		}
-		val = bytes.TrimLeft(val, " \t\r\n")
-		if first, ok := keys[key]; ok {
-			dup(key, base+keyOff, first)
-			continue
-		}
-		keys[key] = base + keyOff
-		fn(key, base+keyOff, val, base+valOff)
-	}
-}
-
-// walkArrayJSON is walkArray with encoding/json.
-func (p *goldenParser) walkArrayJSON(arr []byte, base int, fn func(elem []byte, off int)) {
-	dec := json.NewDecoder(bytes.NewReader(arr))
-	if _, err := dec.Token(); err != nil {
-		p.add(base, "", "", "invalid JSON: "+err.Error())
-		return
-	}
-	for dec.More() {
-		off := gSkipSeparators(arr, int(dec.InputOffset()))
-		var elem json.RawMessage
-		if err := dec.Decode(&elem); err != nil {
-			p.add(base+off, "", "", "invalid JSON: "+err.Error())
-			return
-		}
-		fn(bytes.TrimLeft(elem, " \t\r\n"), base+off)
-	}
-}
-
 // Helpers on raw JSON values.
-
-func gSkipSpace(b []byte, i int) int { return fxSkipSpace(b, i) }
-
-// gSkipSeparators skips white space, commas and colons: from the end of one
-// token to the start of the next (for walkObjectJSON and walkArrayJSON).
-func gSkipSeparators(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
 
 // gKindOf classifies a JSON value by its first byte: '{', '[', '"', 't',
 // 'f', 'n', or '0' for a number (0 when empty).
@@ -1060,13 +685,6 @@ func gShorten(v []byte) string {
 	return string(v[:i]) + "…"
 }
 
-// gUnquote decodes the valid JSON string v with encoding/json.
-func gUnquote(v []byte) string {
-	var s string
-	_ = json.Unmarshal(v, &s) // v is a valid JSON string
-	return s
-}
-
 // gParseInt parses a JSON number and reports whether its value is an
 // integer (1, 1.0 and 1e0 are; 1.5 and 1e400 are not).
 func gParseInt(v []byte) (float64, bool) {
@@ -1085,22 +703,6 @@ func gEmptyWord(s string) string {
 		return "empty"
 	}
 	return "blank"
-}
-
-// gInvalidUTF8 returns the offset of the first byte of data that is not
-// valid UTF-8, or -1.
-func gInvalidUTF8(data []byte) int {
-	if utf8.Valid(data) {
-		return -1
-	}
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
 }
 
 // gSuggest returns the name in known closest to key, ignoring letter case,

@@ -499,15 +499,3 @@ openssl 网关 timeout 504 upstream Kubernetes pod CrashLoopBackOff 探针 readi
 func BenchmarkParseGolden10k(b *testing.B) {
 	benchParseGolden(b, goldenBench(b, 10000), true)
 }
-
-// BenchmarkParseGolden10kViaJSON is BenchmarkParseGolden10k with the
-// encoding/json reference reader, for comparison on the same machine.
-func BenchmarkParseGolden10kViaJSON(b *testing.B) {
-	data := goldenBench(b, 10000)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := parseGolden("bench.json", data, true); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

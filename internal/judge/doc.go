@@ -16,9 +16,8 @@
 // case's document ranking; other cases are n/a.
 //
 // Run judges cases concurrently, one worker per CPU, and decodes from each
-// fixture only the fields the checks read (contract.ParseFixtureBorrowed,
-// straight from a reused read buffer), so
-// judging costs little more than reading the files.
+// fixture only the fields the checks read (contract.ParseFixture, from a
+// reused read buffer), so judging costs little more than reading the files.
 //
 // A fixture directory is read as one snapshot: if it is replaced while Run
 // reads it (rag-snapshot swaps a new one in), Run reads it again. When the

@@ -209,16 +209,13 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *ma
 	if err != nil {
 		return broken(c, k, fmt.Sprintf("read fixture: %v", err)), data
 	}
-	// data is this worker's reused buffer: JudgeFixture copies every
-	// string it keeps, so the fixture may borrow it.
-	f, err := contract.ParseFixtureBorrowed(path, data)
+	// data is this worker's reused buffer; the fixture does not alias it.
+	f, err := contract.ParseFixture(path, data)
 	if err != nil {
 		return broken(c, k, fmt.Sprintf("invalid fixture: %v", err)), data
 	}
 	if mc != nil {
 		*meta = mc.meta(f, data, cache)
-		// The strings alias data, which the next fixture overwrites.
-		meta.searchMode, meta.kbScope = strings.Clone(meta.searchMode), strings.Clone(meta.kbScope)
 	}
 	return JudgeFixture(c, k, f, kbScope), data
 }
