@@ -85,6 +85,13 @@ type Metric struct {
 	NonZero int `json:"nonZero"`
 }
 
+// Significance is the p-value below which a metric's difference is
+// significant (in bold in the Markdown output, starred in the text).
+const Significance = 0.05
+
+// Significant reports whether the metric's difference has p < Significance.
+func (m *Metric) Significant() bool { return m.PValue != nil && float64(*m.PValue) < Significance }
+
 // Case is one golden case on both sides; a side is null when unavailable.
 type Case struct {
 	CaseID      string    `json:"caseId"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // Case changes in a baseline diff (SPEC §9.5), in precedence order after
@@ -111,7 +112,7 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 		}
 		d.Summary[m] = delta
 		if (m == "passRate" || m == "recallAtK") && worseFloat(b, c) {
-			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, fmtFloat(b), fmtFloat(c)))
+			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, texttab.Float(b), texttab.Float(c)))
 		}
 	}
 
@@ -287,7 +288,7 @@ func (d *Diff) WriteJSON(w io.Writer) error { return writeJSON(w, d) }
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RAG retrieval baseline diff\n\n")
-	fmt.Fprintf(b, "Baseline `%s`, current `%s`: **%s**.\n\n", mdCode(d.Baseline), mdCode(d.Current), d.Verdict)
+	fmt.Fprintf(b, "Baseline `%s`, current `%s`: **%s**.\n\n", texttab.Code(d.Baseline), texttab.Code(d.Current), d.Verdict)
 	if len(d.Regressions) > 0 {
 		fmt.Fprintf(b, "## Regressions\n\n")
 		for _, r := range d.Regressions {
@@ -301,7 +302,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	row(b, "---", "---:", "---:", "---:")
 	for _, m := range diffMetrics {
 		s := d.Summary[m]
-		row(b, m, fmtFloat(s.Baseline), fmtFloat(s.Current), signed(s.Delta))
+		row(b, m, texttab.Float(s.Baseline), texttab.Float(s.Current), texttab.Signed(s.Delta))
 	}
 	b.WriteString("\n")
 	c := d.Counts
@@ -345,17 +346,6 @@ func jsonText(v any) string {
 		if json.Unmarshal(j, &str) == nil {
 			return str
 		}
-	}
-	return s
-}
-
-func signed(f Float) string {
-	if f == nil {
-		return "—"
-	}
-	s := fmtFloat(f)
-	if *f > 0 {
-		s = "+" + s
 	}
 	return s
 }

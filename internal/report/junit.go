@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 type junitSuite struct {
@@ -44,7 +46,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			var msgs []string
 			for _, ch := range c.Checks {
 				if !ch.Passed {
-					msgs = append(msgs, fmt.Sprintf("%s: %s", ch.Name, deref(ch.Message, "")))
+					msgs = append(msgs, fmt.Sprintf("%s: %s", ch.Name, texttab.Or(ch.Message, "")))
 				}
 			}
 			jc.Failure = &junitProblem{
@@ -53,7 +55,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			}
 		case "not_run", "error":
 			s.Errors++
-			reason := deref(c.Reason, "")
+			reason := texttab.Or(c.Reason, "")
 			jc.Error = &junitProblem{Message: reason, Type: c.Status, Body: reason}
 		}
 		s.Cases = append(s.Cases, jc)
