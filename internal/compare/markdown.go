@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
@@ -104,7 +105,7 @@ func sideCell(s, other *CaseSide) string {
 	if other != nil {
 		o = *other
 	}
-	status := s.Status
+	status := string(s.Status)
 	if len(s.FailedChecks) > 0 {
 		status += " (" + strings.Join(s.FailedChecks, ", ") + ")"
 	}
@@ -120,7 +121,7 @@ func sideCell(s, other *CaseSide) string {
 // blockCell renders position i of a top-K list: source, breadcrumb, then
 // category · scoreLabel · relevanceLevel · qualityScore; the fields named
 // in diff are bold.
-func blockCell(l []Candidate, i int, diff []string) string {
+func blockCell(l []judge.Candidate, i int, diff []string) string {
 	if i >= len(l) {
 		return "—"
 	}

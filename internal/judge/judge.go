@@ -10,30 +10,6 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
 
-// Status is the outcome of one case.
-type Status string
-
-// Case statuses (SPEC §9.1).
-const (
-	StatusPass   Status = "pass"
-	StatusFail   Status = "fail"
-	StatusNotRun Status = "not_run"
-	StatusError  Status = "error"
-)
-
-// Judged reports whether the case was judged (pass or fail), as opposed to
-// not run or broken.
-func (s Status) Judged() bool { return s == StatusPass || s == StatusFail }
-
-// Hit levels (SPEC §9.1). A not_run or error case has no hit level ("").
-const (
-	HitStrong = "strong"
-	HitMedium = "medium"
-	HitWeak   = "weak"
-	HitMiss   = "miss"
-	HitNA     = "n/a"
-)
-
 // Check names, in the order checks run and are reported (SPEC §9.1 table).
 const (
 	CheckQuery           = "query"
@@ -50,84 +26,31 @@ const (
 	CheckFirstRankMax    = "first_rank_max"
 )
 
-// Check is the outcome of one declared check. Message is empty when it passed.
-type Check struct {
-	Name    string
-	Passed  bool
-	Message string
-}
-
-// Metrics are a case's rank metrics over its document ranking (SPEC §9.1),
-// computed exactly as trec_eval computes recip_rank, ndcg_cut.K, recall.K
-// and P.K.
-type Metrics struct {
-	ReciprocalRank float64
-	NDCGAtK        float64
-	DocRecallAtK   float64
-	PrecisionAtK   float64
-}
-
-// CaseResult is the judgement of one golden case.
-type CaseResult struct {
-	Case *contract.Case
-	// K is the case's K: checks and hit levels count K blocks, rank metrics
-	// count K documents.
-	K      int
-	Status Status
-	// Reason explains not_run and error; empty otherwise.
-	Reason string
-	// HitLevel is strong|medium|weak|miss|n/a, "" for not_run and error.
-	HitLevel string
-	// FirstExpectedRank is the 1-based position of the first expected block
-	// in the whole block list; 0 when there is none.
-	FirstExpectedRank int
-	// TopCandidates are the first K blocks in block order.
-	TopCandidates []Candidate
-	Checks        []Check
-	// Fixture fields reported as they were; nil when absent (or not run).
-	SelectedAttempt *string
-	FallbackReason  *string // nil also when the fixture has JSON null
-	EvidenceStatus  *string
-	RerankTopSource *string
-	SearchMode      *string
-	// Metrics is nil for n/a, not_run and error cases.
-	Metrics *Metrics
-	// Ranking is the case's document ranking and Grades its judgments (both
-	// in the identity space of the case), for TREC export. Nil when Metrics is.
-	Ranking []string
-	Grades  metrics.Judgments
-}
-
-// Candidate is the part of an evidence block that reports show.
-type Candidate struct {
-	Rank           int // position after block ordering, 1-based
-	Source         string
-	DocID          string // effective docId (<kbScope>/<source> when absent)
-	Breadcrumb     string
-	Category       string
-	RelevanceLevel string
-	ScoreLabel     string
-	QualityScore   *float64
-}
-
-// FailedChecks returns the names of the checks that failed, in check order.
-func (r *CaseResult) FailedChecks() []string {
-	out := []string{}
-	for _, c := range r.Checks {
-		if !c.Passed {
-			out = append(out, c.Name)
-		}
-	}
-	return out
-}
-
 // notRun and broken build the results of cases that could not be judged.
 func notRun(c *contract.Case, k int, reason string) CaseResult {
-	return CaseResult{Case: c, K: k, Status: StatusNotRun, Reason: reason, TopCandidates: []Candidate{}, Checks: []Check{}}
+	return unjudged(c, k, StatusNotRun, reason)
 }
 
 func broken(c *contract.Case, k int, reason string) CaseResult {
-	return CaseResult{Case: c, K: k, Status: StatusError, Reason: reason, TopCandidates: []Candidate{}, Checks: []Check{}}
+	return unjudged(c, k, StatusError, reason)
+}
+
+func unjudged(c *contract.Case, k int, status Status, reason string) CaseResult {
+	r := newResult(c, k, status)
+	r.Reason = &reason
+	return r
+}
+
+// newResult is the result of c with its identity and empty (not nil) lists.
+func newResult(c *contract.Case, k int, status Status) CaseResult {
+	tags := c.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return CaseResult{
+		CaseID: c.CaseID, Scenario: c.Scenario, Tags: tags, Query: c.Query, Status: status, K: k,
+		TopCandidates: []Candidate{}, Checks: []Check{}, FailedChecks: []string{}, Case: c,
+	}
 }
 
 // block is an evidence block prepared for judging.
@@ -202,7 +125,7 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 		return (s && b.source != "") || (d && b.docID != "")
 	}
 
-	res := CaseResult{Case: c, K: k, Status: StatusPass}
+	res := newResult(c, k, StatusPass)
 	res.SearchMode = strPtr(f.SearchMode, f.SearchMode != "")
 	res.SelectedAttempt = strPtr(lr.RetrievalTrace.SelectedAttempt, lr.Has&contract.HasSelectedAttempt != 0)
 	res.EvidenceStatus = strPtr(lr.EvidenceStatus, lr.Has&contract.HasEvidenceStatus != 0)
@@ -219,30 +142,33 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 			RelevanceLevel: strings.Clone(b.RelevanceLevel), ScoreLabel: strings.Clone(b.ScoreLabel),
 		}
 		if b.HasQuality {
-			q := float64(b.QualityScore)
+			q := b.QualityScore
 			cand.QualityScore = &q
 		}
 		res.TopCandidates[i] = cand
 	}
 
 	// firstExpectedRank over the whole list.
+	first := 0
 	for i := range blocks {
 		if isExpected(&blocks[i]) {
-			res.FirstExpectedRank = i + 1
+			first = i + 1
+			res.FirstExpectedRank = &first
 			break
 		}
 	}
-	expectedInTop := res.FirstExpectedRank > 0 && res.FirstExpectedRank <= k
+	expectedInTop := first > 0 && first <= k
 
 	hasBlocks := lr.Has&contract.HasEvidenceBlocks != 0
 	lacks := func(p contract.Presence) string { return "fixture lacks " + p.FieldPath() }
 	add := func(name string, passed bool, msg string) {
-		if passed {
-			msg = ""
-		} else {
+		ch := Check{Name: name, Passed: passed}
+		if !passed {
 			res.Status = StatusFail
+			ch.Message = &msg
+			res.FailedChecks = append(res.FailedChecks, name)
 		}
-		res.Checks = append(res.Checks, Check{Name: name, Passed: passed, Message: msg})
+		res.Checks = append(res.Checks, ch)
 	}
 	needBlocks := func(name string, passed bool, msg func() string) {
 		if !hasBlocks {
@@ -267,8 +193,8 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	if c.UsesExpectedDocs() {
 		needBlocks(CheckExpectedDoc, expectedInTop, func() string {
 			where := "no expected document in the blocks"
-			if res.FirstExpectedRank > 0 {
-				where = fmt.Sprintf("first expected document at position %d", res.FirstExpectedRank)
+			if first > 0 {
+				where = fmt.Sprintf("first expected document at position %d", first)
 			}
 			return fmt.Sprintf("expected %s in top %d; %s; top %d: %s",
 				describeExpected(c), k, where, k, topSources(top))
@@ -387,34 +313,36 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	}
 	if c.ExpectedFirstRankMax != nil {
 		max := *c.ExpectedFirstRankMax
-		needBlocks(CheckFirstRankMax, res.FirstExpectedRank > 0 && res.FirstExpectedRank <= max, func() string {
-			if res.FirstExpectedRank == 0 {
+		needBlocks(CheckFirstRankMax, first > 0 && first <= max, func() string {
+			if first == 0 {
 				return fmt.Sprintf("expected the first expected document at position ≤ %d, but none was retrieved", max)
 			}
-			return fmt.Sprintf("expected the first expected document at position ≤ %d, got %d", max, res.FirstExpectedRank)
+			return fmt.Sprintf("expected the first expected document at position ≤ %d, got %d", max, first)
 		})
 	}
 
 	// Hit level.
+	var level string
 	switch {
 	case !c.UsesExpectedDocs():
-		res.HitLevel = HitNA
+		level = HitNA
 	case expectedInTop && (!c.UsesCoverage() || bcPassed || kwPassed):
-		res.HitLevel = HitStrong
+		level = HitStrong
 	case expectedInTop:
-		res.HitLevel = HitMedium
+		level = HitMedium
 	case kwFound > 0:
-		res.HitLevel = HitWeak
+		level = HitWeak
 	default:
-		res.HitLevel = HitMiss
+		level = HitMiss
 	}
+	res.HitLevel = &level
 	if c.UsesExpectedDocs() {
 		res.Ranking, res.Grades = documentRanking(c, blocks)
 		res.Metrics = &Metrics{
-			ReciprocalRank: metrics.RecipRank(res.Ranking, res.Grades, 1),
-			NDCGAtK:        metrics.NDCGCutAt(res.Ranking, res.Grades, k),
-			DocRecallAtK:   metrics.RecallAt(res.Ranking, res.Grades, 1, k),
-			PrecisionAtK:   metrics.PrecisionAt(res.Ranking, res.Grades, 1, k),
+			ReciprocalRank: contract.Float6(metrics.RecipRank(res.Ranking, res.Grades, 1)),
+			NDCGAtK:        contract.Float6(metrics.NDCGCutAt(res.Ranking, res.Grades, k)),
+			DocRecallAtK:   contract.Float6(metrics.RecallAt(res.Ranking, res.Grades, 1, k)),
+			PrecisionAtK:   contract.Float6(metrics.PrecisionAt(res.Ranking, res.Grades, 1, k)),
 		}
 	}
 	return res

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
@@ -38,10 +39,11 @@ type junitProblem struct {
 // <failure> with its check messages, a not_run or error case an <error>.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	s := junitSuite{Name: "rag-eval", Tests: len(r.Cases), Time: "0"}
-	for _, c := range r.Cases {
+	for i := range r.Cases {
+		c := &r.Cases[i]
 		jc := junitCase{ClassName: c.Scenario, Name: c.CaseID, Time: "0"}
 		switch c.Status {
-		case "fail":
+		case judge.StatusFail:
 			s.Failures++
 			var msgs []string
 			for _, ch := range c.Checks {
@@ -53,10 +55,10 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 				Message: "failed checks: " + strings.Join(c.FailedChecks, ", "),
 				Type:    "fail", Body: strings.Join(msgs, "\n"),
 			}
-		case "not_run", "error":
+		case judge.StatusNotRun, judge.StatusError:
 			s.Errors++
 			reason := texttab.Or(c.Reason, "")
-			jc.Error = &junitProblem{Message: reason, Type: c.Status, Body: reason}
+			jc.Error = &junitProblem{Message: reason, Type: string(c.Status), Body: reason}
 		}
 		s.Cases = append(s.Cases, jc)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
@@ -56,19 +57,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(b, "## Cases\n\n")
 	row(b, "case", "scenario", "status", "hit level", "first rank", "top candidates", "failed checks")
 	row(b, "---", "---", "---", "---", "---:", "---", "---")
-	for _, c := range r.Cases {
+	for i := range r.Cases {
+		c := &r.Cases[i]
 		tops := make([]string, len(c.TopCandidates))
 		for i, t := range c.TopCandidates {
 			tops[i] = fmt.Sprintf("%d. %s", t.Rank, t.Source)
 		}
-		row(b, escape(c.CaseID), escape(c.Scenario), c.Status, texttab.Or(c.HitLevel, texttab.None), texttab.Int(c.FirstExpectedRank),
+		row(b, escape(c.CaseID), escape(c.Scenario), string(c.Status), texttab.Or(c.HitLevel, texttab.None), texttab.Int(c.FirstExpectedRank),
 			escape(strings.Join(tops, "\n")), escape(strings.Join(c.FailedChecks, ", ")))
 	}
 	b.WriteString("\n")
 
-	var failing []Case
-	for _, c := range r.Cases {
-		if c.Status != "pass" {
+	var failing []*judge.CaseResult
+	for i := range r.Cases {
+		if c := &r.Cases[i]; c.Status != judge.StatusPass {
 			failing = append(failing, c)
 		}
 	}
@@ -90,7 +92,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return b.Flush()
 }
 
-func groupTable(b *bufio.Writer, title, what string, groups map[string]Summary) {
+func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary) {
 	if len(groups) == 0 {
 		return
 	}

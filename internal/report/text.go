@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
@@ -31,14 +32,15 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
 	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  fallback rate %s\n",
 		r.Inputs.K, texttab.Float(s.RecallAtK), texttab.Float(s.MRR), r.Inputs.K, texttab.Float(s.NDCGAtK), texttab.Float(s.FallbackRate))
-	for _, c := range r.Cases {
+	for i := range r.Cases {
+		c := &r.Cases[i]
 		switch c.Status {
-		case "pass":
+		case judge.StatusPass:
 			continue
-		case "fail":
+		case judge.StatusFail:
 			fmt.Fprintf(b, "  %s %s: %s\n", paint("31", "fail"), c.CaseID, strings.Join(c.FailedChecks, ", "))
 		default:
-			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", c.Status), c.CaseID, texttab.Or(c.Reason, ""))
+			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", string(c.Status)), c.CaseID, texttab.Or(c.Reason, ""))
 		}
 	}
 	return b.Flush()
