@@ -1,6 +1,8 @@
 // Package judge runs the declared checks of golden cases against frozen
 // fixtures and aggregates the outcomes (SPEC §9.1–§9.2). It knows the
-// contract types and nothing of report formats.
+// contract types and writes no output format; its result types (Result,
+// CaseResult, Summary, result.go) are the one shape every report draws
+// from, and their JSON tags are the JSON report's (SPEC §9.3).
 //
 // For each case the judge reads fixtures/<caseId>.json:
 //
@@ -8,6 +10,13 @@
 //   - an invalid fixture, or one whose caseId differs, makes it error;
 //   - otherwise every declared check runs in the order of SPEC §9.1 and the
 //     case passes when all of them pass.
+//
+// checks.go is SPEC §9.1 in code: the table of checks (name, what declares
+// it, the fixture field it reads, the function that judges it), one
+// function per check (checkQuery, checkExpectedDocument, checkKeywords,
+// checkBreadcrumbs, checkMustNot, checkFound, …), then the hit level and
+// the rank metrics. JudgeFixture prepares the case's blocks and runs the
+// table in order.
 //
 // Blocks are taken in block order (ranked blocks by rank, then unranked ones
 // in array order); top K means the first K of them. A case that names
