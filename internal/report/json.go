@@ -190,7 +190,15 @@ func (e *encoder) flush(n int) {
 	e.b = e.b[:0]
 }
 
+// indent is the indentation of the deepest line the report has, and more.
+const indent = "\n                                "
+
+// newline starts a line indented two spaces per depth.
 func (e *encoder) newline() {
+	if n := 1 + 2*e.depth; n <= len(indent) {
+		e.b = append(e.b, indent[:n]...)
+		return
+	}
 	e.b = append(e.b, '\n')
 	for range e.depth {
 		e.b = append(e.b, "  "...)
