@@ -150,9 +150,6 @@ func newJudgement(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	return j
 }
 
-// hasBlocks reports whether the fixture has lookupResult.evidenceBlocks.
-func (j *judgement) hasBlocks() bool { return j.lr.Has&contract.HasEvidenceBlocks != 0 }
-
 // expectedInTop reports whether an expected block is in the top K.
 func (j *judgement) expectedInTop() bool { return j.first > 0 && j.first <= j.k }
 
