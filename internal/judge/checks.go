@@ -100,7 +100,7 @@ func checkKeywords(j *judgement) (bool, string) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("found %d of %d keywords in the top %d excerpts (coverage %s, need %s); missing: %s",
-		kw.found, kw.distinct, j.k, fmtFloat(kw.coverage()), fmtFloat(need), quoteList(kw.missing))
+		kw.found, kw.distinct, j.k, float6(kw.coverage()), float6(need), quoteList(kw.missing))
 }
 
 // checkBreadcrumbs: every expected breadcrumb matches the breadcrumb of
@@ -398,6 +398,7 @@ func quoteList(xs []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-func fmtFloat(v float64) string {
+// float6 is v as the reports write numbers (contract.Float6).
+func float6(v float64) string {
 	return string(contract.AppendFloat6(nil, v))
 }
