@@ -37,9 +37,6 @@ type Inputs struct {
 	K           int    `json:"k"`
 }
 
-// Float is a nullable value written rounded to 6 decimals.
-type Float = *contract.Float6
-
 // Mode is the calibration of one fixture directory (one search mode).
 type Mode struct {
 	Name     string  `json:"name"`
@@ -57,15 +54,15 @@ type Mode struct {
 // Shipped are the thresholds the fixtures were produced with (manifest
 // pipeline.params); nil when unknown.
 type Shipped struct {
-	LowQuality Float         `json:"lowQuality"`
-	MinQuality Float         `json:"minQuality"`
-	Levels     ShippedLevels `json:"levels"`
+	LowQuality *contract.Float6 `json:"lowQuality"`
+	MinQuality *contract.Float6 `json:"minQuality"`
+	Levels     ShippedLevels    `json:"levels"`
 }
 
 // ShippedLevels are the relevanceLevel thresholds.
 type ShippedLevels struct {
-	High   Float `json:"high"`
-	Medium Float `json:"medium"`
+	High   *contract.Float6 `json:"high"`
+	Medium *contract.Float6 `json:"medium"`
 }
 
 // Counts count what was labelled how. Relevant, NonRelevant and Unlabelled
@@ -80,11 +77,11 @@ type Counts struct {
 
 // Dist summarises the scores of one class.
 type Dist struct {
-	Count  int   `json:"count"`
-	Min    Float `json:"min"`
-	Median Float `json:"median"`
-	Mean   Float `json:"mean"`
-	Max    Float `json:"max"`
+	Count  int              `json:"count"`
+	Min    *contract.Float6 `json:"min"`
+	Median *contract.Float6 `json:"median"`
+	Mean   *contract.Float6 `json:"mean"`
+	Max    *contract.Float6 `json:"max"`
 }
 
 // HistBin is one histogram bin: [from, to), the last one [from, to].
@@ -100,22 +97,22 @@ type HistBin struct {
 // Threshold is nil when the shipped value is unknown, and then so is every
 // rate.
 type Threshold struct {
-	Name      string `json:"name"`
-	Threshold Float  `json:"threshold"`
-	TPR       Float  `json:"tpr"`
-	FPR       Float  `json:"fpr"`
-	J         Float  `json:"j"`
-	Precision Float  `json:"precision"`
+	Name      string           `json:"name"`
+	Threshold *contract.Float6 `json:"threshold"`
+	TPR       *contract.Float6 `json:"tpr"`
+	FPR       *contract.Float6 `json:"fpr"`
+	J         *contract.Float6 `json:"j"`
+	Precision *contract.Float6 `json:"precision"`
 }
 
 // LevelRow counts the top-K blocks of one relevanceLevel per label.
 // Precision = relevant / (relevant + nonRelevant), nil when both are 0.
 type LevelRow struct {
-	Level       string `json:"level"`
-	Relevant    int    `json:"relevant"`
-	NonRelevant int    `json:"nonRelevant"`
-	Unlabelled  int    `json:"unlabelled"`
-	Precision   Float  `json:"precision"`
+	Level       string           `json:"level"`
+	Relevant    int              `json:"relevant"`
+	NonRelevant int              `json:"nonRelevant"`
+	Unlabelled  int              `json:"unlabelled"`
+	Precision   *contract.Float6 `json:"precision"`
 }
 
 // Separation is how well "qualityScore ≥ t" separates the relevant from
@@ -152,10 +149,10 @@ type CaseLevel struct {
 // qualityScore of its top-K blocks (ScoreFrom "blocks"), else its selected
 // attempt's bestQuality (ScoreFrom "attempt"), else nil (and ScoreFrom nil).
 type CaseSample struct {
-	CaseID      string  `json:"caseId"`
-	Label       string  `json:"label"`
-	BestQuality Float   `json:"bestQuality"`
-	ScoreFrom   *string `json:"scoreFrom"`
+	CaseID      string           `json:"caseId"`
+	Label       string           `json:"label"`
+	BestQuality *contract.Float6 `json:"bestQuality"`
+	ScoreFrom   *string          `json:"scoreFrom"`
 }
 
 // CaseSample.ScoreFrom values.
@@ -218,11 +215,11 @@ func Load(g *contract.GoldenFile, dir string, flagK int) (Input, error) {
 		if !r.Status.Judged() || hasScore(r.TopCandidates) {
 			continue
 		}
-		if q, ok := readAttemptBest(judge.FixturePath(dir, r.Case.CaseID)); ok {
+		if q, ok := readAttemptBest(judge.FixturePath(dir, r.CaseID)); ok {
 			if in.AttemptBest == nil {
 				in.AttemptBest = map[string]float64{}
 			}
-			in.AttemptBest[r.Case.CaseID] = q
+			in.AttemptBest[r.CaseID] = q
 		}
 	}
 	return in, nil
@@ -367,20 +364,21 @@ func buildStats(results []judge.CaseResult, attemptBest map[string]float64, ship
 					row.Unlabelled++
 				}
 			}
-			if q := cand.QualityScore; q != nil {
-				if top == nil || *q > *top {
-					top = q
+			if cand.QualityScore != nil {
+				q := float64(*cand.QualityScore)
+				if top == nil || q > *top {
+					top = &q
 				}
 				if l != Unlabelled {
-					blockSamples = append(blockSamples, Sample{Score: *q, Relevant: l == Relevant})
+					blockSamples = append(blockSamples, Sample{Score: q, Relevant: l == Relevant})
 				}
 			}
 		}
 		caseLabel := CaseLabel(r, labels)
-		cs := CaseSample{CaseID: r.Case.CaseID, Label: caseLabel.String()}
+		cs := CaseSample{CaseID: r.CaseID, Label: caseLabel.String()}
 		if top != nil {
 			cs.ScoreFrom = strp(ScoreFromBlocks)
-		} else if q, ok := attemptBest[r.Case.CaseID]; ok {
+		} else if q, ok := attemptBest[r.CaseID]; ok {
 			top, cs.ScoreFrom = &q, strp(ScoreFromAttempt)
 		}
 		count(&cl.Counts, caseLabel, top == nil)
@@ -479,7 +477,7 @@ func best(samples []Sample) *Threshold {
 	return &t
 }
 
-func at(samples []Sample, name string, t Float) Threshold {
+func at(samples []Sample, name string, t *contract.Float6) Threshold {
 	if t == nil {
 		return Threshold{Name: name}
 	}
@@ -493,13 +491,13 @@ func threshold(name string, r Rates) Threshold {
 	}
 }
 
-func fl(v *float64) Float {
+func fl(v *float64) *contract.Float6 {
 	if v == nil {
 		return nil
 	}
 	return f6p(contract.Float6(*v))
 }
 
-func f6p(v contract.Float6) Float { return &v }
+func f6p(v contract.Float6) *contract.Float6 { return &v }
 
 func strp(s string) *string { return &s }

@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ragbaseline/ragbaseline/internal/contract"
-	"github.com/ragbaseline/ragbaseline/internal/markdown"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // WriteMarkdown renders r as a Markdown document: per mode, the shipped
@@ -20,7 +19,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# Threshold calibration\n\n")
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), K = %d.\n\n",
-		markdown.Code(r.Inputs.Cases), markdown.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K)
+		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K)
 	b.WriteString("A block, or a case by its best block, is predicted relevant when its qualityScore ≥ the threshold.\n")
 	b.WriteString("TPR is the share of relevant ones kept, FPR the share of non-relevant ones kept, J = TPR − FPR;\n")
 	b.WriteString("the best separating threshold maximises J. How blocks and cases are labelled: `go doc ./internal/calibrate`.\n")
@@ -31,24 +30,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 }
 
 func writeModeMarkdown(b *bufio.Writer, m *Mode) {
-	fmt.Fprintf(b, "\n## %s\n\n", markdown.Escape(m.Name))
+	fmt.Fprintf(b, "\n## %s\n\n", texttab.Escape(m.Name))
 	emb := "unknown"
 	if m.Embedder != nil {
-		emb = "`" + markdown.Code(*m.Embedder) + "`"
+		emb = "`" + texttab.Code(*m.Embedder) + "`"
 	}
-	fmt.Fprintf(b, "Fixtures `%s`, embedder %s, status %s.\n", markdown.Code(m.Fixtures), emb, markdown.Escape(m.Status))
+	fmt.Fprintf(b, "Fixtures `%s`, embedder %s, status %s.\n", texttab.Code(m.Fixtures), emb, texttab.Escape(m.Status))
 	if m.Blocks == nil {
-		reason := "no reason given"
-		if m.Reason != nil {
-			reason = *m.Reason
-		}
-		fmt.Fprintf(b, "\nUnavailable: %s. No statistics.\n\n", markdown.Escape(reason))
-		markdown.Row(b, "shipped threshold", "value")
-		markdown.Row(b, "---", "---:")
-		markdown.Row(b, NameLowQuality, fmtFloat(m.Shipped.LowQuality))
-		markdown.Row(b, NameMinQuality, fmtFloat(m.Shipped.MinQuality))
-		markdown.Row(b, NameLevelsHigh, fmtFloat(m.Shipped.Levels.High))
-		markdown.Row(b, NameLevelsMedium, fmtFloat(m.Shipped.Levels.Medium))
+		fmt.Fprintf(b, "\nUnavailable: %s. No statistics.\n\n", texttab.Escape(texttab.Or(m.Reason, "no reason given")))
+		texttab.Row(b, "shipped threshold", "value")
+		texttab.Row(b, "---", "---:")
+		texttab.Row(b, NameLowQuality, texttab.Float(m.Shipped.LowQuality))
+		texttab.Row(b, NameMinQuality, texttab.Float(m.Shipped.MinQuality))
+		texttab.Row(b, NameLevelsHigh, texttab.Float(m.Shipped.Levels.High))
+		texttab.Row(b, NameLevelsMedium, texttab.Float(m.Shipped.Levels.Medium))
 		return
 	}
 	bc, cc := m.Blocks.Counts, m.Cases.Counts
@@ -58,8 +53,8 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 		cc.Relevant, cc.NonRelevant, cc.Unlabelled, cc.MissingScore)
 
 	fmt.Fprintf(b, "\n### Thresholds\n\n")
-	markdown.Row(b, "gate", "threshold", "value", "TPR", "FPR", "J", "precision")
-	markdown.Row(b, "---", "---", "---:", "---:", "---:", "---:", "---:")
+	texttab.Row(b, "gate", "threshold", "value", "TPR", "FPR", "J", "precision")
+	texttab.Row(b, "---", "---", "---:", "---:", "---:", "---:", "---:")
 	thresholdRow(b, "block", m.Blocks.Best)
 	for i := range m.Blocks.AtShipped {
 		thresholdRow(b, "block", &m.Blocks.AtShipped[i])
@@ -80,8 +75,8 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 	histTable(b, m.Cases.Histogram)
 	if len(m.Cases.Samples) > 0 {
 		b.WriteString("\n")
-		markdown.Row(b, "case", "label", "best qualityScore", "from")
-		markdown.Row(b, "---", "---", "---:", "---")
+		texttab.Row(b, "case", "label", "best qualityScore", "from")
+		texttab.Row(b, "---", "---", "---:", "---")
 		for _, s := range m.Cases.Samples {
 			from := "—"
 			switch {
@@ -89,40 +84,40 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 			case *s.ScoreFrom == ScoreFromAttempt:
 				from = "selected attempt (no block)"
 			default:
-				from = markdown.Escape(*s.ScoreFrom)
+				from = texttab.Escape(*s.ScoreFrom)
 			}
-			markdown.Row(b, markdown.Escape(s.CaseID), labelWord(s.Label), fmtFloat(s.BestQuality), from)
+			texttab.Row(b, texttab.Escape(s.CaseID), labelWord(s.Label), texttab.Float(s.BestQuality), from)
 		}
 	}
 
 	fmt.Fprintf(b, "\n### relevanceLevel precision\n\n")
-	markdown.Row(b, "relevanceLevel", "relevant", "non-relevant", "unlabelled", "precision")
-	markdown.Row(b, "---", "---:", "---:", "---:", "---:")
+	texttab.Row(b, "relevanceLevel", "relevant", "non-relevant", "unlabelled", "precision")
+	texttab.Row(b, "---", "---:", "---:", "---:", "---:")
 	for _, l := range m.Blocks.RelevanceLevels {
-		markdown.Row(b, markdown.Escape(l.Level), strconv.Itoa(l.Relevant), strconv.Itoa(l.NonRelevant), strconv.Itoa(l.Unlabelled), fmtFloat(l.Precision))
+		texttab.Row(b, texttab.Escape(l.Level), strconv.Itoa(l.Relevant), strconv.Itoa(l.NonRelevant), strconv.Itoa(l.Unlabelled), texttab.Float(l.Precision))
 	}
 }
 
 func thresholdRow(b *bufio.Writer, gate string, t *Threshold) {
 	if t == nil {
-		markdown.Row(b, gate, "best separating", "—", "—", "—", "—", "—")
+		texttab.Row(b, gate, "best separating", "—", "—", "—", "—", "—")
 		return
 	}
 	name := t.Name + " (shipped)"
 	if t.Name == NameBest {
 		name = "best separating"
 	}
-	markdown.Row(b, gate, markdown.Escape(name), fmtFloat(t.Threshold), fmtFloat(t.TPR), fmtFloat(t.FPR), fmtFloat(t.J), fmtFloat(t.Precision))
+	texttab.Row(b, gate, texttab.Escape(name), texttab.Float(t.Threshold), texttab.Float(t.TPR), texttab.Float(t.FPR), texttab.Float(t.J), texttab.Float(t.Precision))
 }
 
 func distTable(b *bufio.Writer, rel, non Dist) {
-	markdown.Row(b, "label", "count", "min", "median", "mean", "max")
-	markdown.Row(b, "---", "---:", "---:", "---:", "---:", "---:")
+	texttab.Row(b, "label", "count", "min", "median", "mean", "max")
+	texttab.Row(b, "---", "---:", "---:", "---:", "---:", "---:")
 	for _, d := range []struct {
 		name string
 		d    Dist
 	}{{"relevant", rel}, {"non-relevant", non}} {
-		markdown.Row(b, d.name, strconv.Itoa(d.d.Count), fmtFloat(d.d.Min), fmtFloat(d.d.Median), fmtFloat(d.d.Mean), fmtFloat(d.d.Max))
+		texttab.Row(b, d.name, strconv.Itoa(d.d.Count), texttab.Float(d.d.Min), texttab.Float(d.d.Median), texttab.Float(d.d.Mean), texttab.Float(d.d.Max))
 	}
 }
 
@@ -146,10 +141,10 @@ func histTable(b *bufio.Writer, bins []HistBin) {
 		b.WriteString("No scores to show.\n")
 		return
 	}
-	markdown.Row(b, "qualityScore", "relevant", "non-relevant")
-	markdown.Row(b, "---", "---", "---")
+	texttab.Row(b, "qualityScore", "relevant", "non-relevant")
+	texttab.Row(b, "---", "---", "---")
 	for _, h := range bins[first : last+1] {
-		markdown.Row(b, fmt.Sprintf("%.2f–%.2f", float64(h.From), float64(h.To)), bar(h.Relevant, most), bar(h.NonRelevant, most))
+		texttab.Row(b, fmt.Sprintf("%.2f–%.2f", float64(h.From), float64(h.To)), bar(h.Relevant, most), bar(h.NonRelevant, most))
 	}
 }
 
@@ -172,11 +167,4 @@ func labelWord(l string) string {
 		return "off-topic"
 	}
 	return "unlabelled"
-}
-
-func fmtFloat(f Float) string {
-	if f == nil {
-		return "—"
-	}
-	return string(contract.AppendFloat6(nil, float64(*f)))
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/report"
 )
 
 // SchemaVersion is the version of the comparison JSON format.
@@ -61,11 +60,11 @@ type Report struct {
 // SideReport is one side's identity, availability and summary (docs/checks.md) (nil
 // when unavailable).
 type SideReport struct {
-	Name     string          `json:"name"`
-	Fixtures string          `json:"fixtures"`
-	Status   string          `json:"status"`
-	Reason   *string         `json:"reason"`
-	Summary  *report.Summary `json:"summary"`
+	Name     string         `json:"name"`
+	Fixtures string         `json:"fixtures"`
+	Status   string         `json:"status"`
+	Reason   *string        `json:"reason"`
+	Summary  *judge.Summary `json:"summary"`
 }
 
 // Metric is one metric's paired comparison. Left and Right are the means
@@ -74,17 +73,24 @@ type SideReport struct {
 // value is null when it has nothing to be computed from.
 type Metric struct {
 	Name   string              `json:"name"`
-	Left   report.Float        `json:"left"`
-	Right  report.Float        `json:"right"`
-	Delta  report.Float        `json:"delta"`
+	Left   *contract.Float6    `json:"left"`
+	Right  *contract.Float6    `json:"right"`
+	Delta  *contract.Float6    `json:"delta"`
 	CI95   *[2]contract.Float6 `json:"ci95"`
-	PValue report.Float        `json:"pValue"`
+	PValue *contract.Float6    `json:"pValue"`
 	Pairs  int                 `json:"pairs"`
 	// NonZero counts the pairs whose difference is not 0: only they can
 	// move the randomization test, whose p-value cannot go below
 	// 2/2^NonZero (nor 1/10,001).
 	NonZero int `json:"nonZero"`
 }
+
+// Significance is the p-value below which a metric's difference is
+// significant (in bold in the Markdown output, starred in the text).
+const Significance = 0.05
+
+// Significant reports whether the metric's difference has p < Significance.
+func (m *Metric) Significant() bool { return m.PValue != nil && float64(*m.PValue) < Significance }
 
 // Case is one golden case on both sides; a side is null when unavailable.
 type Case struct {
@@ -96,26 +102,15 @@ type Case struct {
 	Query       string    `json:"query"`
 }
 
-// CaseSide is what one path returned for a case.
+// CaseSide is the part of one side's judge.CaseResult that a comparison
+// shows (docs/reports.md), in its JSON key order; the values are the judge's own.
 type CaseSide struct {
-	Status            string      `json:"status"`
-	HitLevel          *string     `json:"hitLevel"`
-	FirstExpectedRank *int        `json:"firstExpectedRank"`
-	SelectedAttempt   *string     `json:"selectedAttempt"`
-	TopCandidates     []Candidate `json:"topCandidates"`
-	FailedChecks      []string    `json:"failedChecks"`
-}
-
-// Candidate is a top-K block as compared.
-type Candidate struct {
-	Rank           int          `json:"rank"`
-	Source         string       `json:"source"`
-	DocID          string       `json:"docId"`
-	Breadcrumb     string       `json:"breadcrumb"`
-	Category       string       `json:"category"`
-	ScoreLabel     string       `json:"scoreLabel"`
-	RelevanceLevel string       `json:"relevanceLevel"`
-	QualityScore   report.Float `json:"qualityScore"`
+	Status            judge.Status      `json:"status"`
+	HitLevel          *string           `json:"hitLevel"`
+	FirstExpectedRank *int              `json:"firstExpectedRank"`
+	SelectedAttempt   *string           `json:"selectedAttempt"`
+	TopCandidates     []judge.Candidate `json:"topCandidates"`
+	FailedChecks      []string          `json:"failedChecks"`
 }
 
 // Metric names, in report order (which is also the order in which they
@@ -158,7 +153,10 @@ func Value(metric string, c *judge.CaseResult) (float64, bool) {
 		}
 		return 0, true
 	case MetricRecallAtK:
-		switch c.HitLevel {
+		if c.HitLevel == nil {
+			return 0, false
+		}
+		switch *c.HitLevel {
 		case judge.HitStrong, judge.HitMedium:
 			return 1, true
 		case judge.HitWeak, judge.HitMiss:
@@ -166,18 +164,19 @@ func Value(metric string, c *judge.CaseResult) (float64, bool) {
 		}
 		return 0, false
 	}
-	if c.Metrics == nil {
+	m := c.Metrics
+	if m == nil {
 		return 0, false
 	}
 	switch metric {
 	case MetricMRR:
-		return c.Metrics.ReciprocalRank, true
+		return float64(m.ReciprocalRank), true
 	case MetricNDCGAtK:
-		return c.Metrics.NDCGAtK, true
+		return float64(m.NDCGAtK), true
 	case MetricDocRecallAtK:
-		return c.Metrics.DocRecallAtK, true
+		return float64(m.DocRecallAtK), true
 	case MetricPrecisionAtK:
-		return c.Metrics.PrecisionAtK, true
+		return float64(m.PrecisionAtK), true
 	}
 	return 0, false
 }
@@ -214,7 +213,7 @@ func Build(in Inputs, left, right Side) *Report {
 		return r
 	}
 	for i := range golden.Cases {
-		gc := golden.Cases[i].Case
+		gc := &golden.Cases[i]
 		c := Case{CaseID: gc.CaseID, Scenario: gc.Scenario, Query: gc.Query, Differences: []string{}}
 		if left.Result != nil {
 			c.Left = caseSide(&left.Result.Cases[i])
@@ -238,7 +237,7 @@ func sideReport(s Side) SideReport {
 		sr.Reason = &reason
 		return sr
 	}
-	sum := report.BuildSummary(s.Result)
+	sum := s.Result.Summarize().Overall
 	sr.Summary = &sum
 	return sr
 }
@@ -281,7 +280,7 @@ func metric(name string, left, right *judge.Result, rng *rand.Rand) Metric {
 	return m
 }
 
-func ownMean(name string, r *judge.Result) report.Float {
+func ownMean(name string, r *judge.Result) *contract.Float6 {
 	var xs []float64
 	for i := range r.Cases {
 		if v, ok := Value(name, &r.Cases[i]); ok {
@@ -294,54 +293,34 @@ func ownMean(name string, r *judge.Result) report.Float {
 	return fl(mean(xs))
 }
 
-func fl(v float64) report.Float {
+func fl(v float64) *contract.Float6 {
 	f := contract.Float6(v)
 	return &f
 }
 
 func caseSide(c *judge.CaseResult) *CaseSide {
-	s := &CaseSide{
-		Status:          string(c.Status),
-		SelectedAttempt: c.SelectedAttempt,
-		TopCandidates:   make([]Candidate, len(c.TopCandidates)),
-		FailedChecks:    c.FailedChecks(),
+	return &CaseSide{
+		Status: c.Status, HitLevel: c.HitLevel, FirstExpectedRank: c.FirstExpectedRank,
+		SelectedAttempt: c.SelectedAttempt, TopCandidates: c.TopCandidates, FailedChecks: c.FailedChecks,
 	}
-	if c.HitLevel != "" {
-		h := c.HitLevel
-		s.HitLevel = &h
-	}
-	if c.FirstExpectedRank > 0 {
-		r := c.FirstExpectedRank
-		s.FirstExpectedRank = &r
-	}
-	for i, t := range c.TopCandidates {
-		s.TopCandidates[i] = Candidate{
-			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
-			ScoreLabel: t.ScoreLabel, RelevanceLevel: t.RelevanceLevel,
-		}
-		if t.QualityScore != nil {
-			s.TopCandidates[i].QualityScore = fl(*t.QualityScore)
-		}
-	}
-	return s
 }
 
 // blockFields are the per-position fields compared, in difference order.
 var blockFields = []struct {
 	name string
-	get  func(*Candidate) string
+	get  func(*judge.Candidate) string
 }{
-	{DiffSource, func(c *Candidate) string { return c.Source }},
-	{DiffBreadcrumb, func(c *Candidate) string { return c.Breadcrumb }},
-	{DiffCategory, func(c *Candidate) string { return c.Category }},
-	{DiffScoreLabel, func(c *Candidate) string { return c.ScoreLabel }},
-	{DiffRelevanceLevel, func(c *Candidate) string { return c.RelevanceLevel }},
+	{DiffSource, func(c *judge.Candidate) string { return c.Source }},
+	{DiffBreadcrumb, func(c *judge.Candidate) string { return c.Breadcrumb }},
+	{DiffCategory, func(c *judge.Candidate) string { return c.Category }},
+	{DiffScoreLabel, func(c *judge.Candidate) string { return c.ScoreLabel }},
+	{DiffRelevanceLevel, func(c *judge.Candidate) string { return c.RelevanceLevel }},
 }
 
 // PositionDiffs returns the names of the block fields that differ at
 // 0-based position i of two top-K lists (a position one side lacks differs
 // in every field), in difference order.
-func PositionDiffs(l, r []Candidate, i int) []string {
+func PositionDiffs(l, r []judge.Candidate, i int) []string {
 	var out []string
 	for _, f := range blockFields {
 		if i >= len(l) || i >= len(r) || f.get(&l[i]) != f.get(&r[i]) {

@@ -16,15 +16,18 @@ func result(g *contract.GoldenFile, dir string, hit func(i int) bool) *judge.Res
 	r := &judge.Result{Golden: g, Fixtures: dir}
 	attempt := "FILTERED_VECTOR"
 	for i := range g.Cases {
-		c := judge.CaseResult{Case: &g.Cases[i], K: 5, Status: judge.StatusPass, SelectedAttempt: &attempt, Checks: []judge.Check{}}
-		src := g.Cases[i].ExpectedSources[0]
+		gc := &g.Cases[i]
+		c := judge.CaseResult{CaseID: gc.CaseID, Scenario: gc.Scenario, Tags: []string{}, Query: gc.Query, Case: gc,
+			K: 5, Status: judge.StatusPass, SelectedAttempt: &attempt, Checks: []judge.Check{}, FailedChecks: []string{}}
+		src := gc.ExpectedSources[0]
 		if hit(i) {
-			c.HitLevel, c.FirstExpectedRank = judge.HitStrong, 1
+			c.HitLevel, c.FirstExpectedRank = ptr(judge.HitStrong), ptr(1)
 			c.Metrics = &judge.Metrics{ReciprocalRank: 1, NDCGAtK: 1, DocRecallAtK: 1, PrecisionAtK: 0.2}
 			c.TopCandidates = []judge.Candidate{{Rank: 1, Source: src, Breadcrumb: "A > B", Category: "db", ScoreLabel: "RRF", RelevanceLevel: "high"}}
 		} else {
-			c.Status, c.HitLevel = judge.StatusFail, judge.HitMiss
-			c.Checks = []judge.Check{{Name: judge.CheckExpectedDoc, Message: "no"}}
+			c.Status, c.HitLevel = judge.StatusFail, ptr(judge.HitMiss)
+			c.Checks = []judge.Check{{Name: judge.CheckExpectedDoc, Message: ptr("no")}}
+			c.FailedChecks = []string{judge.CheckExpectedDoc}
 			c.Metrics = &judge.Metrics{}
 			c.TopCandidates = []judge.Candidate{{Rank: 1, Source: "other", Breadcrumb: "X", Category: "ops", ScoreLabel: "RRF", RelevanceLevel: "low"}}
 		}
@@ -32,6 +35,8 @@ func result(g *contract.GoldenFile, dir string, hit func(i int) bool) *judge.Res
 	}
 	return r
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func golden(n int) *contract.GoldenFile {
 	g := &contract.GoldenFile{Version: 1, KBScope: "rag-eval"}
@@ -146,7 +151,8 @@ func TestNotRunCasesArePairedOnlyForPassRate(t *testing.T) {
 	g := golden(4)
 	left := result(g, "l", func(int) bool { return true })
 	right := result(g, "r", func(int) bool { return true })
-	right.Cases[0] = judge.CaseResult{Case: &g.Cases[0], K: 5, Status: judge.StatusNotRun, Reason: "no fixture", TopCandidates: []judge.Candidate{}, Checks: []judge.Check{}}
+	right.Cases[0] = judge.CaseResult{CaseID: g.Cases[0].CaseID, Case: &g.Cases[0], K: 5, Status: judge.StatusNotRun, Reason: ptr("no fixture"),
+		TopCandidates: []judge.Candidate{}, Checks: []judge.Check{}, FailedChecks: []string{}}
 	r := Build(in, Side{Name: "a", Result: left}, Side{Name: "b", Result: right})
 	if m := metricByName(r, MetricMRR); m.Pairs != 3 || *m.Delta != 0 {
 		t.Errorf("mrr: %+v, want 3 pairs and delta 0", m)
@@ -189,7 +195,10 @@ func TestValueOfEveryHitLevel(t *testing.T) {
 		want  float64
 		ok    bool
 	}{{judge.HitStrong, 1, true}, {judge.HitMedium, 1, true}, {judge.HitWeak, 0, true}, {judge.HitMiss, 0, true}, {judge.HitNA, 0, false}, {"", 0, false}} {
-		cr := judge.CaseResult{Status: judge.StatusFail, HitLevel: c.level}
+		cr := judge.CaseResult{Status: judge.StatusFail, HitLevel: &c.level}
+		if c.level == "" {
+			cr.HitLevel = nil
+		}
 		if v, ok := Value(MetricRecallAtK, &cr); v != c.want || ok != c.ok {
 			t.Errorf("recallAtK of %q = %v, %v; want %v, %v", c.level, v, ok, c.want, c.ok)
 		}
@@ -199,7 +208,7 @@ func TestValueOfEveryHitLevel(t *testing.T) {
 			t.Errorf("passRate of %s = %v, %v", s, v, ok)
 		}
 	}
-	if _, ok := Value(MetricMRR, &judge.CaseResult{Status: judge.StatusPass, HitLevel: judge.HitNA}); ok {
+	if _, ok := Value(MetricMRR, &judge.CaseResult{Status: judge.StatusPass, HitLevel: ptr(judge.HitNA)}); ok {
 		t.Error("an n/a case has an mrr value")
 	}
 }

@@ -9,13 +9,9 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
-	"github.com/ragbaseline/ragbaseline/internal/markdown"
-	"github.com/ragbaseline/ragbaseline/internal/report"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
-
-// Significance is the p-value below which a metric's difference is marked
-// significant in the Markdown and text output.
-const Significance = 0.05
 
 // metricTitles are the display names of Metrics.
 var metricTitles = map[string]string{
@@ -28,49 +24,49 @@ var metricTitles = map[string]string{
 // differing fields in bold. Every table cell is escaped.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	ln, rn := markdown.Escape(r.Left.Name), markdown.Escape(r.Right.Name)
+	ln, rn := texttab.Escape(r.Left.Name), texttab.Escape(r.Right.Name)
 	fmt.Fprintf(b, "# Path comparison: %s vs %s\n\n", ln, rn)
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), K = %d. Δ = %s − %s over the cases both sides can score; "+
 		"95%% CI: percentile bootstrap of the mean difference, %d resamples; p: two-sided paired sign-flip "+
 		"randomization test, %d permutations; PCG seed (%d, %d). **Bold** Δ: p < %g.\n\n",
-		markdown.Code(r.Inputs.Cases), markdown.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K, ln, rn,
+		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K, ln, rn,
 		r.Method.BootstrapResamples, r.Method.Permutations, r.Method.Seed[0], r.Method.Seed[1], Significance)
 
 	fmt.Fprintf(b, "## Sides\n\n")
-	markdown.Row(b, "side", "fixtures", "status", "cases", "pass / fail / not run / error", "hit levels (strong / medium / weak / miss / n/a)", "fallback rate", "search modes")
-	markdown.Row(b, "---", "---", "---", "---:", "---", "---", "---:", "---")
+	texttab.Row(b, "side", "fixtures", "status", "cases", "pass / fail / not run / error", "hit levels (strong / medium / weak / miss / n/a)", "fallback rate", "search modes")
+	texttab.Row(b, "---", "---", "---", "---:", "---", "---", "---:", "---")
 	for _, s := range []SideReport{r.Left, r.Right} {
 		if s.Summary == nil {
-			markdown.Row(b, markdown.Escape(s.Name), markdown.CodeCell(s.Fixtures),
-				"**unavailable**: "+markdown.Escape(deref(s.Reason)), "—", "—", "—", "—", "—")
+			texttab.Row(b, texttab.Escape(s.Name), texttab.CodeCell(s.Fixtures),
+				"**unavailable**: "+texttab.Escape(texttab.Or(s.Reason, texttab.None)), "—", "—", "—", "—", "—")
 			continue
 		}
 		m := s.Summary
-		markdown.Row(b, markdown.Escape(s.Name), markdown.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
+		texttab.Row(b, texttab.Escape(s.Name), texttab.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
 			fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount),
 			fmt.Sprintf("%d / %d / %d / %d / %d", m.HitLevels.Strong, m.HitLevels.Medium, m.HitLevels.Weak, m.HitLevels.Miss, m.HitLevels.NA),
-			fmtF(m.FallbackRate), markdown.Escape(strings.Join(m.SearchModes, ", ")))
+			texttab.Float(m.FallbackRate), texttab.Escape(strings.Join(m.SearchModes, ", ")))
 	}
 	b.WriteString("\n")
 
 	fmt.Fprintf(b, "## Metrics\n\n")
-	markdown.Row(b, "metric", ln, rn, "Δ", "95% CI", "p", "pairs", "pairs that differ")
-	markdown.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:")
+	texttab.Row(b, "metric", ln, rn, "Δ", "95% CI", "p", "pairs", "pairs that differ")
+	texttab.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:")
 	for _, m := range r.Metrics {
-		delta := signed(m.Delta)
+		delta := texttab.Signed(m.Delta)
 		if m.Significant() {
 			delta = "**" + delta + "**"
 		}
-		markdown.Row(b, metricTitles[m.Name], fmtF(m.Left), fmtF(m.Right), delta, ci(m.CI95), fmtF(m.PValue), strconv.Itoa(m.Pairs), strconv.Itoa(m.NonZero))
+		texttab.Row(b, metricTitles[m.Name], texttab.Float(m.Left), texttab.Float(m.Right), delta, ci(m.CI95), texttab.Float(m.PValue), strconv.Itoa(m.Pairs), strconv.Itoa(m.NonZero))
 	}
 	b.WriteString("\n")
 
 	fmt.Fprintf(b, "## Cases\n\n%s\n\n", r.differingSentence())
-	markdown.Row(b, "case", "scenario", ln, rn, "differences")
-	markdown.Row(b, "---", "---", "---", "---", "---")
+	texttab.Row(b, "case", "scenario", ln, rn, "differences")
+	texttab.Row(b, "---", "---", "---", "---", "---")
 	for _, c := range r.Cases {
 		lc, rc := sideCell(c.Left, c.Right), sideCell(c.Right, c.Left)
-		markdown.Row(b, markdown.Escape(c.CaseID), markdown.Escape(c.Scenario), lc, rc, strings.Join(c.Differences, ", "))
+		texttab.Row(b, texttab.Escape(c.CaseID), texttab.Escape(c.Scenario), lc, rc, strings.Join(c.Differences, ", "))
 	}
 	b.WriteString("\n")
 
@@ -80,21 +76,18 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if !c.Substantive() {
 				continue
 			}
-			fmt.Fprintf(b, "\n### %s\n\nQuery: %s  \nDifferences: %s\n\n", markdown.Escape(c.CaseID), markdown.Escape(c.Query), strings.Join(c.Differences, ", "))
-			markdown.Row(b, "#", ln, rn)
-			markdown.Row(b, "---:", "---", "---")
+			fmt.Fprintf(b, "\n### %s\n\nQuery: %s  \nDifferences: %s\n\n", texttab.Escape(c.CaseID), texttab.Escape(c.Query), strings.Join(c.Differences, ", "))
+			texttab.Row(b, "#", ln, rn)
+			texttab.Row(b, "---:", "---", "---")
 			l, rt := c.Left.TopCandidates, c.Right.TopCandidates
 			for i := range max(len(l), len(rt)) {
 				diff := PositionDiffs(l, rt, i)
-				markdown.Row(b, strconv.Itoa(i+1), blockCell(l, i, diff), blockCell(rt, i, diff))
+				texttab.Row(b, strconv.Itoa(i+1), blockCell(l, i, diff), blockCell(rt, i, diff))
 			}
 		}
 	}
 	return b.Flush()
 }
-
-// Significant reports whether the metric's difference has p < Significance.
-func (m *Metric) Significant() bool { return m.PValue != nil && float64(*m.PValue) < Significance }
 
 // sideCell summarises one side of a case, in bold where it differs from
 // the other side.
@@ -112,15 +105,15 @@ func sideCell(s, other *CaseSide) string {
 	if other != nil {
 		o = *other
 	}
-	status := s.Status
+	status := string(s.Status)
 	if len(s.FailedChecks) > 0 {
 		status += " (" + strings.Join(s.FailedChecks, ", ") + ")"
 	}
 	parts := []string{
 		bold(status, s.Status != o.Status),
-		bold(deref(s.HitLevel), !samePtr(s.HitLevel, o.HitLevel)),
-		bold("rank "+intOr(s.FirstExpectedRank), !samePtr(s.FirstExpectedRank, o.FirstExpectedRank)),
-		bold(markdown.Escape(deref(s.SelectedAttempt)), !samePtr(s.SelectedAttempt, o.SelectedAttempt)),
+		bold(texttab.Or(s.HitLevel, texttab.None), !samePtr(s.HitLevel, o.HitLevel)),
+		bold("rank "+texttab.Int(s.FirstExpectedRank), !samePtr(s.FirstExpectedRank, o.FirstExpectedRank)),
+		bold(texttab.Escape(texttab.Or(s.SelectedAttempt, texttab.None)), !samePtr(s.SelectedAttempt, o.SelectedAttempt)),
 	}
 	return strings.Join(parts, " · ")
 }
@@ -128,16 +121,16 @@ func sideCell(s, other *CaseSide) string {
 // blockCell renders position i of a top-K list: source, breadcrumb, then
 // category · scoreLabel · relevanceLevel · qualityScore; the fields named
 // in diff are bold.
-func blockCell(l []Candidate, i int, diff []string) string {
+func blockCell(l []judge.Candidate, i int, diff []string) string {
 	if i >= len(l) {
 		return "—"
 	}
 	c := &l[i]
 	f := func(name, v string) string {
 		if v == "" {
-			v = "—"
+			v = texttab.None
 		} else {
-			v = markdown.Escape(v)
+			v = texttab.Escape(v)
 		}
 		if name != DiffScoreLabel && slices.Contains(diff, name) {
 			return "**" + v + "**"
@@ -146,45 +139,12 @@ func blockCell(l []Candidate, i int, diff []string) string {
 	}
 	return f(DiffSource, c.Source) + "<br>" + f(DiffBreadcrumb, c.Breadcrumb) + "<br>" +
 		f(DiffCategory, c.Category) + " · " + f(DiffScoreLabel, c.ScoreLabel) + " · " +
-		f(DiffRelevanceLevel, c.RelevanceLevel) + " · " + fmtF(c.QualityScore)
-}
-
-func fmtF(f report.Float) string {
-	if f == nil {
-		return "—"
-	}
-	return string(contract.AppendFloat6(nil, float64(*f)))
-}
-
-// signed writes f with a plus sign when it is positive after rounding.
-func signed(f report.Float) string {
-	if f == nil {
-		return "—"
-	}
-	s := fmtF(f)
-	if contract.Round6(float64(*f)) > 0 {
-		s = "+" + s
-	}
-	return s
+		f(DiffRelevanceLevel, c.RelevanceLevel) + " · " + texttab.Float(c.QualityScore)
 }
 
 func ci(c *[2]contract.Float6) string {
 	if c == nil {
-		return "—"
+		return texttab.None
 	}
-	return "[" + string(contract.AppendFloat6(nil, float64(c[0]))) + ", " + string(contract.AppendFloat6(nil, float64(c[1]))) + "]"
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return "—"
-	}
-	return *s
-}
-
-func intOr(p *int) string {
-	if p == nil {
-		return "—"
-	}
-	return strconv.Itoa(*p)
+	return "[" + texttab.Float(&c[0]) + ", " + texttab.Float(&c[1]) + "]"
 }

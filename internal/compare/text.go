@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // WriteText writes the plain-text summary rag-eval compare prints: each
@@ -12,7 +14,7 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	for _, s := range []SideReport{r.Left, r.Right} {
 		if s.Summary == nil {
-			fmt.Fprintf(w, "%s: unavailable: %s\n", s.Name, deref(s.Reason))
+			fmt.Fprintf(w, "%s: unavailable: %s\n", s.Name, texttab.Or(s.Reason, texttab.None))
 			continue
 		}
 		fmt.Fprintf(w, "%s: %d/%d cases pass (%s)\n", s.Name, s.Summary.PassCount, s.Summary.CaseCount, s.Fixtures)
@@ -24,7 +26,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if m.Significant() {
 			mark = " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%d\t%d\n", m.Name, fmtF(m.Left), fmtF(m.Right), signed(m.Delta), ci(m.CI95), fmtF(m.PValue), mark, m.Pairs, m.NonZero)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%d\t%d\n", m.Name, texttab.Float(m.Left), texttab.Float(m.Right), texttab.Signed(m.Delta), ci(m.CI95), texttab.Float(m.PValue), mark, m.Pairs, m.NonZero)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,6 +1,8 @@
 // Package judge runs the declared checks of golden cases against frozen
 // fixtures and aggregates the outcomes (docs/checks.md). It knows the
-// contract types and nothing of report formats.
+// contract types and writes no output format; its result types (Result,
+// CaseResult, Summary, result.go) are the one shape every report draws
+// from, and their JSON tags are the JSON report's (docs/reports.md).
 //
 // For each case the judge reads fixtures/<caseId>.json:
 //
@@ -9,6 +11,13 @@
 //   - otherwise every declared check runs in the order of docs/checks.md and the
 //     case passes when all of them pass.
 //
+// checks.go is docs/checks.md in code: the table of checks (name, what declares
+// it, the fixture field it reads, the function that judges it), one
+// function per check (checkQuery, checkExpectedDocument, checkKeywords,
+// checkBreadcrumbs, checkMustNot, checkFound, …), then the hit level and
+// the rank metrics. JudgeFixture prepares the case's blocks and runs the
+// table in order.
+//
 // Blocks are taken in block order (ranked blocks by rank, then unranked ones
 // in array order); top K means the first K of them. A case that names
 // expected documents also gets a hit level (strong, medium, weak, miss) and
@@ -16,8 +25,9 @@
 // case's document ranking; other cases are n/a.
 //
 // Run judges cases concurrently, one worker per CPU, and decodes from each
-// fixture only the fields the checks read (contract.ParseFixture, from a
-// reused read buffer), so judging costs little more than reading the files.
+// fixture only the fields the checks read (contract.ParseFixture, whose
+// scanner copies the judged strings into one buffer per fixture), so
+// judging costs little more than reading the files.
 //
 // A fixture directory is read as one snapshot: if it is replaced while Run
 // reads it (rag-snapshot swaps a new one in), Run reads it again. When the

@@ -6,128 +6,91 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
-	"github.com/ragbaseline/ragbaseline/internal/metrics"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
 
-// Status is the outcome of one case.
-type Status string
-
-// Case statuses (docs/checks.md).
-const (
-	StatusPass   Status = "pass"
-	StatusFail   Status = "fail"
-	StatusNotRun Status = "not_run"
-	StatusError  Status = "error"
-)
-
-// Judged reports whether the case was judged (pass or fail), as opposed to
-// not run or broken.
-func (s Status) Judged() bool { return s == StatusPass || s == StatusFail }
-
-// Hit levels (docs/checks.md). A not_run or error case has no hit level ("").
-const (
-	HitStrong = "strong"
-	HitMedium = "medium"
-	HitWeak   = "weak"
-	HitMiss   = "miss"
-	HitNA     = "n/a"
-)
-
-// Check names, in the order checks run and are reported (docs/checks.md).
-const (
-	CheckQuery           = "query"
-	CheckExpectedDoc     = "expected_document"
-	CheckKeywords        = "keywords"
-	CheckBreadcrumbs     = "breadcrumbs"
-	CheckMustNot         = "must_not"
-	CheckFound           = "found"
-	CheckSelectedAttempt = "selected_attempt"
-	CheckFallbackReason  = "fallback_reason"
-	CheckEvidenceStatus  = "evidence_status"
-	CheckContextSources  = "context_sources"
-	CheckRerankTopSource = "rerank_top_source"
-	CheckFirstRankMax    = "first_rank_max"
-)
-
-// Check is the outcome of one declared check. Message is empty when it passed.
-type Check struct {
-	Name    string
-	Passed  bool
-	Message string
-}
-
-// Metrics are a case's rank metrics over its document ranking (docs/checks.md),
-// computed exactly as trec_eval computes recip_rank, ndcg_cut.K, recall.K
-// and P.K.
-type Metrics struct {
-	ReciprocalRank float64
-	NDCGAtK        float64
-	DocRecallAtK   float64
-	PrecisionAtK   float64
-}
-
-// CaseResult is the judgement of one golden case.
-type CaseResult struct {
-	Case *contract.Case
-	// K is the case's K: checks and hit levels count K blocks, rank metrics
-	// count K documents.
-	K      int
-	Status Status
-	// Reason explains not_run and error; empty otherwise.
-	Reason string
-	// HitLevel is strong|medium|weak|miss|n/a, "" for not_run and error.
-	HitLevel string
-	// FirstExpectedRank is the 1-based position of the first expected block
-	// in the whole block list; 0 when there is none.
-	FirstExpectedRank int
-	// TopCandidates are the first K blocks in block order.
-	TopCandidates []Candidate
-	Checks        []Check
-	// Fixture fields reported as they were; nil when absent (or not run).
-	SelectedAttempt *string
-	FallbackReason  *string // nil also when the fixture has JSON null
-	EvidenceStatus  *string
-	RerankTopSource *string
-	SearchMode      *string
-	// Metrics is nil for n/a, not_run and error cases.
-	Metrics *Metrics
-	// Ranking is the case's document ranking and Grades its judgments (both
-	// in the identity space of the case), for TREC export. Nil when Metrics is.
-	Ranking []string
-	Grades  metrics.Judgments
-}
-
-// Candidate is the part of an evidence block that reports show.
-type Candidate struct {
-	Rank           int // position after block ordering, 1-based
-	Source         string
-	DocID          string // effective docId (<kbScope>/<source> when absent)
-	Breadcrumb     string
-	Category       string
-	RelevanceLevel string
-	ScoreLabel     string
-	QualityScore   *float64
-}
-
-// FailedChecks returns the names of the checks that failed, in check order.
-func (r *CaseResult) FailedChecks() []string {
-	out := []string{}
-	for _, c := range r.Checks {
-		if !c.Passed {
-			out = append(out, c.Name)
+// JudgeFixture judges one case against its decoded fixture. kbScope is the
+// golden file's kbScope, used for block identity when the fixture has none.
+func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) CaseResult {
+	if f.CaseID != c.CaseID {
+		return broken(c, k, fmt.Sprintf("fixture caseId %q does not match case %q", f.CaseID, c.CaseID))
+	}
+	if f.LookupResult == nil {
+		return broken(c, k, "fixture has no lookupResult")
+	}
+	j := newJudgement(c, k, f, kbScope)
+	res := newResult(c, k, StatusPass)
+	j.fixtureFields(&res)
+	for i := range checks {
+		if ch := &checks[i]; ch.declared(c) {
+			passed, message := j.run(ch)
+			res.add(ch.name, passed, message)
 		}
 	}
-	return out
+	level := hitLevel(j, res.Checks)
+	res.HitLevel = &level
+	if c.UsesExpectedDocs() {
+		res.Ranking, res.Grades = documentRanking(c, j.blocks)
+		res.Metrics = rankMetrics(res.Ranking, res.Grades, k)
+	}
+	return res
 }
 
 // notRun and broken build the results of cases that could not be judged.
 func notRun(c *contract.Case, k int, reason string) CaseResult {
-	return CaseResult{Case: c, K: k, Status: StatusNotRun, Reason: reason, TopCandidates: []Candidate{}, Checks: []Check{}}
+	return unjudged(c, k, StatusNotRun, reason)
 }
 
 func broken(c *contract.Case, k int, reason string) CaseResult {
-	return CaseResult{Case: c, K: k, Status: StatusError, Reason: reason, TopCandidates: []Candidate{}, Checks: []Check{}}
+	return unjudged(c, k, StatusError, reason)
+}
+
+func unjudged(c *contract.Case, k int, status Status, reason string) CaseResult {
+	r := newResult(c, k, status)
+	r.Reason = &reason
+	return r
+}
+
+// newResult is the result of c with its identity and empty (not nil) lists.
+func newResult(c *contract.Case, k int, status Status) CaseResult {
+	tags := c.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return CaseResult{
+		CaseID: c.CaseID, Scenario: c.Scenario, Tags: tags, Query: c.Query, Status: status, K: k,
+		TopCandidates: []Candidate{}, Checks: []Check{}, FailedChecks: []string{}, Case: c,
+	}
+}
+
+// add records a check's outcome; a failed check fails the case.
+func (r *CaseResult) add(name string, passed bool, message string) {
+	ch := Check{Name: name, Passed: passed}
+	if !passed {
+		ch.Message = &message
+		r.Status = StatusFail
+		r.FailedChecks = append(r.FailedChecks, name)
+	}
+	r.Checks = append(r.Checks, ch)
+}
+
+// judgement is one case being judged against its fixture: what the checks,
+// the hit level and the rank metrics read.
+type judgement struct {
+	c  *contract.Case
+	k  int
+	f  *contract.Fixture
+	lr *contract.LookupResult
+	// blocks are every block in block order, top the first K of them.
+	blocks, top []block
+	// first is the 1-based position of the first expected block in blocks
+	// (firstExpectedRank), 0 when no block is expected.
+	first int
+	// keywords is what the top K cover of the case's expected keywords,
+	// missingBreadcrumbs the expected breadcrumbs they do not cover; zero
+	// when the case declares none.
+	keywords           keywordCoverage
+	missingBreadcrumbs []string
 }
 
 // block is an evidence block prepared for judging.
@@ -147,7 +110,78 @@ func (b *block) normExcerpt() string {
 	return b.excerpt
 }
 
-// OrderBlocks returns the indexes of blocks in block order (docs/checks.md): blocks
+func newJudgement(c *contract.Case, k int, f *contract.Fixture, kbScope string) *judgement {
+	j := &judgement{c: c, k: k, f: f, lr: f.LookupResult}
+	scope := f.KBScope
+	if scope == "" {
+		scope = kbScope
+	}
+	order := OrderBlocks(j.lr.EvidenceBlocks)
+	j.blocks = make([]block, len(order))
+	for i, o := range order {
+		b := &j.lr.EvidenceBlocks[o]
+		pb := block{b: b, source: strings.TrimSpace(b.Source), docID: strings.TrimSpace(b.DocID)}
+		if pb.docID == "" && pb.source != "" {
+			pb.docID = pb.source
+			if scope != "" {
+				pb.docID = scope + "/" + pb.source
+			}
+		}
+		j.blocks[i] = pb
+	}
+	j.top = j.blocks[:min(k, len(j.blocks))]
+
+	expSources, expDocIDs := trimmedSet(c.ExpectedSources), trimmedSet(c.ExpectedDocIDs)
+	for i := range j.blocks {
+		if b := &j.blocks[i]; inSet(expSources, b.source) || inSet(expDocIDs, b.docID) {
+			j.first = i + 1
+			break
+		}
+	}
+	if len(c.ExpectedKeywords) > 0 {
+		j.keywords = coverKeywords(c.ExpectedKeywords, j.top)
+	}
+	if len(c.ExpectedBreadcrumbs) > 0 {
+		j.missingBreadcrumbs = uncoveredBreadcrumbs(c.ExpectedBreadcrumbs, j.top)
+	}
+	return j
+}
+
+// expectedInTop reports whether an expected block is in the top K.
+func (j *judgement) expectedInTop() bool { return j.first > 0 && j.first <= j.k }
+
+// fixtureFields fills in what res reports of the fixture as it was: the
+// top-K candidates, firstExpectedRank and the traced fields.
+func (j *judgement) fixtureFields(res *CaseResult) {
+	lr := j.lr
+	res.SearchMode = strPtr(j.f.SearchMode, j.f.SearchMode != "")
+	res.SelectedAttempt = strPtr(lr.RetrievalTrace.SelectedAttempt, lr.Has&contract.HasSelectedAttempt != 0)
+	res.EvidenceStatus = strPtr(lr.EvidenceStatus, lr.Has&contract.HasEvidenceStatus != 0)
+	res.RerankTopSource = strPtr(lr.RerankTrace.TopSource, lr.Has&contract.HasRerankTopSource != 0)
+	if lr.Has&contract.HasFallbackReason != 0 && lr.RetrievalTrace.FallbackReason != nil {
+		res.FallbackReason = strPtr(*lr.RetrievalTrace.FallbackReason, true)
+	}
+	if j.first > 0 {
+		first := j.first
+		res.FirstExpectedRank = &first
+	}
+	res.TopCandidates = make([]Candidate, len(j.top))
+	for i := range j.top {
+		b := j.top[i].b
+		cand := Candidate{
+			Rank: i + 1, Source: b.Source, DocID: j.top[i].docID,
+			Breadcrumb: b.Breadcrumb, Category: b.Category,
+			RelevanceLevel: b.RelevanceLevel, ScoreLabel: b.ScoreLabel,
+		}
+		if b.HasQuality {
+			q := b.QualityScore
+			cand.QualityScore = &q
+		}
+		res.TopCandidates[i] = cand
+	}
+}
+
+// OrderBlocks returns the indexes of blocks in block order (docs/fixtures.md): blocks
 // with a rank sorted by rank (stable), then blocks without one in array order.
 func OrderBlocks(blocks []contract.EvidenceBlock) []int {
 	idx := make([]int, 0, len(blocks))
@@ -165,351 +199,7 @@ func OrderBlocks(blocks []contract.EvidenceBlock) []int {
 	return idx
 }
 
-// JudgeFixture judges one case against its decoded fixture. kbScope is the
-// golden file's kbScope, used for block identity when the fixture has none.
-func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) CaseResult {
-	if f.CaseID != c.CaseID {
-		return broken(c, k, fmt.Sprintf("fixture caseId %q does not match case %q", f.CaseID, c.CaseID))
-	}
-	if f.LookupResult == nil {
-		return broken(c, k, "fixture has no lookupResult")
-	}
-	lr := f.LookupResult
-	scope := f.KBScope
-	if scope == "" {
-		scope = kbScope
-	}
-	order := OrderBlocks(lr.EvidenceBlocks)
-	blocks := make([]block, len(order))
-	for i, j := range order {
-		b := &lr.EvidenceBlocks[j]
-		blocks[i] = block{b: b, source: strings.TrimSpace(b.Source), docID: strings.TrimSpace(b.DocID)}
-		if blocks[i].docID == "" && blocks[i].source != "" {
-			if scope != "" {
-				blocks[i].docID = scope + "/" + blocks[i].source
-			} else {
-				blocks[i].docID = blocks[i].source
-			}
-		}
-	}
-	top := blocks[:min(k, len(blocks))]
-
-	expSources := trimmedSet(c.ExpectedSources)
-	expDocIDs := trimmedSet(c.ExpectedDocIDs)
-	isExpected := func(b *block) bool {
-		_, s := expSources[b.source]
-		_, d := expDocIDs[b.docID]
-		return (s && b.source != "") || (d && b.docID != "")
-	}
-
-	res := CaseResult{Case: c, K: k, Status: StatusPass}
-	res.SearchMode = strPtr(f.SearchMode, f.SearchMode != "")
-	res.SelectedAttempt = strPtr(lr.RetrievalTrace.SelectedAttempt, lr.Has&contract.HasSelectedAttempt != 0)
-	res.EvidenceStatus = strPtr(lr.EvidenceStatus, lr.Has&contract.HasEvidenceStatus != 0)
-	res.RerankTopSource = strPtr(lr.RerankTrace.TopSource, lr.Has&contract.HasRerankTopSource != 0)
-	if lr.Has&contract.HasFallbackReason != 0 && lr.RetrievalTrace.FallbackReason != nil {
-		res.FallbackReason = strPtr(*lr.RetrievalTrace.FallbackReason, true)
-	}
-	res.TopCandidates = make([]Candidate, len(top))
-	for i := range top {
-		b := top[i].b
-		cand := Candidate{
-			Rank: i + 1, Source: strings.Clone(b.Source), DocID: strings.Clone(top[i].docID),
-			Breadcrumb: strings.Clone(b.Breadcrumb), Category: strings.Clone(b.Category),
-			RelevanceLevel: strings.Clone(b.RelevanceLevel), ScoreLabel: strings.Clone(b.ScoreLabel),
-		}
-		if b.HasQuality {
-			q := float64(b.QualityScore)
-			cand.QualityScore = &q
-		}
-		res.TopCandidates[i] = cand
-	}
-
-	// firstExpectedRank over the whole list.
-	for i := range blocks {
-		if isExpected(&blocks[i]) {
-			res.FirstExpectedRank = i + 1
-			break
-		}
-	}
-	expectedInTop := res.FirstExpectedRank > 0 && res.FirstExpectedRank <= k
-
-	hasBlocks := lr.Has&contract.HasEvidenceBlocks != 0
-	lacks := func(p contract.Presence) string { return "fixture lacks " + p.FieldPath() }
-	add := func(name string, passed bool, msg string) {
-		if passed {
-			msg = ""
-		} else {
-			res.Status = StatusFail
-		}
-		res.Checks = append(res.Checks, Check{Name: name, Passed: passed, Message: msg})
-	}
-	needBlocks := func(name string, passed bool, msg func() string) {
-		if !hasBlocks {
-			add(name, false, lacks(contract.HasEvidenceBlocks))
-			return
-		}
-		if passed {
-			add(name, true, "")
-		} else {
-			add(name, false, msg())
-		}
-	}
-
-	// query
-	if f.Query == c.Query {
-		add(CheckQuery, true, "")
-	} else {
-		add(CheckQuery, false, fmt.Sprintf("stale fixture: its query is %q, the golden query is %q; regenerate it with rag-snapshot", f.Query, c.Query))
-	}
-
-	// expected_document
-	if c.UsesExpectedDocs() {
-		needBlocks(CheckExpectedDoc, expectedInTop, func() string {
-			where := "no expected document in the blocks"
-			if res.FirstExpectedRank > 0 {
-				where = fmt.Sprintf("first expected document at position %d", res.FirstExpectedRank)
-			}
-			return fmt.Sprintf("expected %s in top %d; %s; top %d: %s",
-				describeExpected(c), k, where, k, topSources(top))
-		})
-	}
-
-	// keywords
-	var kwPassed bool
-	var kwFound int
-	if len(c.ExpectedKeywords) > 0 {
-		found, missing, distinct := keywordCoverage(c.ExpectedKeywords, top)
-		kwFound = found
-		minCov := 1.0
-		if c.MinKeywordCoverage != nil {
-			minCov = *c.MinKeywordCoverage
-		}
-		cov := 1.0
-		if distinct > 0 {
-			cov = float64(found) / float64(distinct)
-		}
-		kwPassed = cov >= minCov
-		needBlocks(CheckKeywords, kwPassed, func() string {
-			return fmt.Sprintf("found %d of %d keywords in the top %d excerpts (coverage %s, need %s); missing: %s",
-				found, distinct, k, fmtFloat(cov), fmtFloat(minCov), quoteList(missing))
-		})
-		kwPassed = kwPassed && hasBlocks
-	}
-
-	// breadcrumbs
-	var bcPassed bool
-	if len(c.ExpectedBreadcrumbs) > 0 {
-		missing := breadcrumbsMissing(c.ExpectedBreadcrumbs, top)
-		bcPassed = len(missing) == 0
-		needBlocks(CheckBreadcrumbs, bcPassed, func() string {
-			got := make([]string, len(top))
-			for i := range top {
-				got[i] = top[i].b.Breadcrumb
-			}
-			return fmt.Sprintf("no top-%d block under breadcrumb %s; top %d breadcrumbs: %s", k, quoteList(missing), k, quoteList(got))
-		})
-		bcPassed = bcPassed && hasBlocks
-	}
-
-	// must_not, over the whole list
-	if len(c.MustNotSources) > 0 || len(c.MustNotDocIDs) > 0 {
-		notS, notD := trimmedSet(c.MustNotSources), trimmedSet(c.MustNotDocIDs)
-		var hits []string
-		for i := range blocks {
-			b := &blocks[i]
-			_, s := notS[b.source]
-			_, d := notD[b.docID]
-			if (s && b.source != "") || (d && b.docID != "") {
-				hits = append(hits, fmt.Sprintf("%s at position %d", b.docID, i+1))
-			}
-		}
-		needBlocks(CheckMustNot, len(hits) == 0, func() string {
-			return "forbidden document retrieved: " + strings.Join(hits, ", ")
-		})
-	}
-
-	// found
-	if c.ExpectedFound != nil {
-		switch {
-		case lr.Has&contract.HasFound == 0:
-			add(CheckFound, false, lacks(contract.HasFound))
-		default:
-			add(CheckFound, lr.Found == *c.ExpectedFound, fmt.Sprintf("expected found=%t, got found=%t", *c.ExpectedFound, lr.Found))
-		}
-	}
-
-	stringCheck := func(name string, want string, has contract.Presence, got *string) {
-		switch {
-		case got == nil:
-			add(name, false, lacks(has))
-		default:
-			add(name, strings.TrimSpace(*got) == strings.TrimSpace(want), fmt.Sprintf("expected %q, got %q", want, *got))
-		}
-	}
-	if c.ExpectedSelectedAttempt != "" {
-		stringCheck(CheckSelectedAttempt, c.ExpectedSelectedAttempt, contract.HasSelectedAttempt, res.SelectedAttempt)
-	}
-	if c.UsesFallbackReason() {
-		want := c.ExpectedFallbackReasons
-		if c.ExpectedFallbackReason != "" {
-			want = []string{c.ExpectedFallbackReason}
-		}
-		switch {
-		case lr.Has&contract.HasFallbackReason == 0:
-			add(CheckFallbackReason, false, lacks(contract.HasFallbackReason))
-		case res.FallbackReason == nil:
-			add(CheckFallbackReason, false, fmt.Sprintf("expected fallbackReason %s, got null (no retry was attempted)", oneOf(want)))
-		default:
-			got := strings.TrimSpace(*res.FallbackReason)
-			add(CheckFallbackReason, slices.ContainsFunc(want, func(w string) bool { return strings.TrimSpace(w) == got }),
-				fmt.Sprintf("expected fallbackReason %s, got %q", oneOf(want), *res.FallbackReason))
-		}
-	}
-	if c.ExpectedEvidenceStatus != "" {
-		stringCheck(CheckEvidenceStatus, c.ExpectedEvidenceStatus, contract.HasEvidenceStatus, res.EvidenceStatus)
-	}
-	if len(c.ExpectedContextSources) > 0 {
-		if lr.Has&contract.HasContextSources == 0 {
-			add(CheckContextSources, false, lacks(contract.HasContextSources))
-		} else {
-			var missing []string
-			for _, s := range c.ExpectedContextSources {
-				if !slices.ContainsFunc(lr.ContextPack.Sources, func(x string) bool { return strings.TrimSpace(x) == strings.TrimSpace(s) }) {
-					missing = append(missing, s)
-				}
-			}
-			add(CheckContextSources, len(missing) == 0, fmt.Sprintf("context pack lacks %s; it has %s", quoteList(missing), quoteList(lr.ContextPack.Sources)))
-		}
-	}
-	if c.ExpectedRerankTopSource != "" {
-		stringCheck(CheckRerankTopSource, c.ExpectedRerankTopSource, contract.HasRerankTopSource, res.RerankTopSource)
-	}
-	if c.ExpectedFirstRankMax != nil {
-		max := *c.ExpectedFirstRankMax
-		needBlocks(CheckFirstRankMax, res.FirstExpectedRank > 0 && res.FirstExpectedRank <= max, func() string {
-			if res.FirstExpectedRank == 0 {
-				return fmt.Sprintf("expected the first expected document at position ≤ %d, but none was retrieved", max)
-			}
-			return fmt.Sprintf("expected the first expected document at position ≤ %d, got %d", max, res.FirstExpectedRank)
-		})
-	}
-
-	// Hit level.
-	switch {
-	case !c.UsesExpectedDocs():
-		res.HitLevel = HitNA
-	case expectedInTop && (!c.UsesCoverage() || bcPassed || kwPassed):
-		res.HitLevel = HitStrong
-	case expectedInTop:
-		res.HitLevel = HitMedium
-	case kwFound > 0:
-		res.HitLevel = HitWeak
-	default:
-		res.HitLevel = HitMiss
-	}
-	if c.UsesExpectedDocs() {
-		res.Ranking, res.Grades = documentRanking(c, blocks)
-		res.Metrics = &Metrics{
-			ReciprocalRank: metrics.RecipRank(res.Ranking, res.Grades, 1),
-			NDCGAtK:        metrics.NDCGCutAt(res.Ranking, res.Grades, k),
-			DocRecallAtK:   metrics.RecallAt(res.Ranking, res.Grades, 1, k),
-			PrecisionAtK:   metrics.PrecisionAt(res.Ranking, res.Grades, 1, k),
-		}
-	}
-	return res
-}
-
-// documentRanking maps blocks to document identities (docId when the case
-// uses expectedDocIds, else source), keeping first occurrences, and builds
-// the case's graded judgments (docs/checks.md).
-func documentRanking(c *contract.Case, blocks []block) ([]string, metrics.Judgments) {
-	byDocID := c.UsesDocIDIdentity()
-	ranking := make([]string, 0, len(blocks))
-	seen := make(map[string]struct{}, len(blocks))
-	grades := metrics.Judgments{}
-	expSources := trimmedSet(c.ExpectedSources)
-	for i := range blocks {
-		id := blocks[i].source
-		if byDocID {
-			id = blocks[i].docID
-			if _, ok := expSources[blocks[i].source]; ok && blocks[i].source != "" && id != "" {
-				grades[strings.Clone(id)] = 1
-			}
-		}
-		if id == "" {
-			continue
-		}
-		if _, dup := seen[id]; dup {
-			continue
-		}
-		id = strings.Clone(id)
-		seen[id] = struct{}{}
-		ranking = append(ranking, id)
-	}
-	for _, s := range c.ExpectedSources {
-		if !byDocID {
-			grades[strings.TrimSpace(s)] = 1
-		}
-	}
-	for _, d := range c.ExpectedDocIDs {
-		grades[strings.TrimSpace(d)] = 1
-	}
-	for key, g := range c.Relevance {
-		key = strings.TrimSpace(key)
-		if g < 1 && grades[key] >= 1 {
-			// An expected document stays relevant: a grade of 0 on it is
-			// rejected by the golden parser where it can see it, and with
-			// docId identity a block of an expected source is expected too.
-			continue
-		}
-		grades[key] = g
-	}
-	return ranking, grades
-}
-
-// keywordCoverage counts the distinct normalised keywords found in the
-// normalised excerpt of some single top-K block.
-func keywordCoverage(keywords []string, top []block) (found int, missing []string, distinct int) {
-	seen := map[string]bool{}
-	for _, kw := range keywords {
-		n := textnorm.Normalize(kw)
-		if n == "" || seen[n] {
-			continue
-		}
-		seen[n] = true
-		distinct++
-		ok := false
-		for i := range top {
-			if strings.Contains(top[i].normExcerpt(), n) {
-				ok = true
-				break
-			}
-		}
-		if ok {
-			found++
-		} else {
-			missing = append(missing, kw)
-		}
-	}
-	return found, missing, distinct
-}
-
-func breadcrumbsMissing(want []string, top []block) []string {
-	var missing []string
-	got := make([]string, len(top))
-	for i := range top {
-		got[i] = textnorm.NormalizeBreadcrumb(top[i].b.Breadcrumb)
-	}
-	for _, w := range want {
-		nw := textnorm.NormalizeBreadcrumb(w)
-		if !slices.ContainsFunc(got, func(g string) bool { return textnorm.BreadcrumbMatches(nw, g) }) {
-			missing = append(missing, w)
-		}
-	}
-	return missing
-}
-
+// trimmedSet is the set of xs, trimmed, without "".
 func trimmedSet(xs []string) map[string]struct{} {
 	m := make(map[string]struct{}, len(xs))
 	for _, x := range xs {
@@ -520,51 +210,16 @@ func trimmedSet(xs []string) map[string]struct{} {
 	return m
 }
 
+// inSet reports whether x, which is trimmed, is in set.
+func inSet(set map[string]struct{}, x string) bool {
+	_, ok := set[x]
+	return ok && x != ""
+}
+
+// strPtr is &s, or nil when !ok.
 func strPtr(s string, ok bool) *string {
 	if !ok {
 		return nil
 	}
-	s = strings.Clone(s)
 	return &s
-}
-
-func describeExpected(c *contract.Case) string {
-	var parts []string
-	if len(c.ExpectedSources) > 0 {
-		parts = append(parts, "source "+oneOf(c.ExpectedSources))
-	}
-	if len(c.ExpectedDocIDs) > 0 {
-		parts = append(parts, "docId "+oneOf(c.ExpectedDocIDs))
-	}
-	return strings.Join(parts, " or ")
-}
-
-func topSources(top []block) string {
-	if len(top) == 0 {
-		return "(no blocks)"
-	}
-	s := make([]string, len(top))
-	for i := range top {
-		s[i] = top[i].b.Source
-	}
-	return strings.Join(s, ", ")
-}
-
-func oneOf(xs []string) string {
-	if len(xs) == 1 {
-		return fmt.Sprintf("%q", xs[0])
-	}
-	return "one of " + quoteList(xs)
-}
-
-func quoteList(xs []string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = fmt.Sprintf("%q", x)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
-func fmtFloat(v float64) string {
-	return string(contract.AppendFloat6(nil, v))
 }

@@ -45,6 +45,23 @@ func fixture(caseID, query string, blocks ...contract.EvidenceBlock) *contract.F
 
 func ptr[T any](v T) *T { return &v }
 
+// message is ch's message, "" when it has none.
+func message(ch Check) string {
+	if ch.Message == nil {
+		return ""
+	}
+	return *ch.Message
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
 func checkOf(t *testing.T, r CaseResult, name string) Check {
 	t.Helper()
 	for _, c := range r.Checks {
@@ -128,10 +145,10 @@ func TestChecks(t *testing.T) {
 			r := JudgeFixture(&tt.c, k, tt.f, "kb")
 			ch := checkOf(t, r, tt.check)
 			if ch.Passed != tt.pass {
-				t.Fatalf("%s passed = %v, want %v (message %q)", tt.check, ch.Passed, tt.pass, ch.Message)
+				t.Fatalf("%s passed = %v, want %v (message %q)", tt.check, ch.Passed, tt.pass, message(ch))
 			}
-			if !strings.Contains(ch.Message, tt.msgHas) {
-				t.Errorf("message %q does not contain %q", ch.Message, tt.msgHas)
+			if !strings.Contains(message(ch), tt.msgHas) {
+				t.Errorf("message %q does not contain %q", message(ch), tt.msgHas)
 			}
 			if wantStatus := StatusPass; !tt.pass && r.Status == wantStatus {
 				t.Errorf("status pass with a failed check")
@@ -162,8 +179,8 @@ func TestAbsentFixtureFields(t *testing.T) {
 		CheckRerankTopSource: "fixture lacks lookupResult.rerankTrace.topSource",
 	}
 	for name, msg := range want {
-		if ch := checkOf(t, r, name); ch.Passed || ch.Message != msg {
-			t.Errorf("%s: passed=%v message %q, want %q", name, ch.Passed, ch.Message, msg)
+		if ch := checkOf(t, r, name); ch.Passed || message(ch) != msg {
+			t.Errorf("%s: passed=%v message %q, want %q", name, ch.Passed, message(ch), msg)
 		}
 	}
 	if r.Status != StatusFail {
@@ -186,7 +203,7 @@ func TestChecksInTableOrder(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("checks %v\nwant   %v", names, want)
 	}
-	if got := r.FailedChecks(); !slices.Equal(got, []string{CheckKeywords, CheckFallbackReason}) {
+	if got := r.FailedChecks; !slices.Equal(got, []string{CheckKeywords, CheckFallbackReason}) {
 		t.Errorf("failed checks %v", got)
 	}
 }
@@ -218,20 +235,20 @@ func TestHitLevels(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.c.CaseID, tt.c.Query = "c", "q"
 			r := JudgeFixture(&tt.c, DefaultKFor(&tt.c), tt.f, "kb")
-			if r.HitLevel != tt.want {
-				t.Errorf("hit level %q, want %q", r.HitLevel, tt.want)
+			if deref(r.HitLevel) != tt.want {
+				t.Errorf("hit level %q, want %q", deref(r.HitLevel), tt.want)
 			}
 			if (r.Metrics == nil) != (tt.want == HitNA) {
-				t.Errorf("metrics %+v for hit level %s", r.Metrics, r.HitLevel)
+				t.Errorf("metrics %+v for hit level %s", r.Metrics, deref(r.HitLevel))
 			}
 		})
 	}
 }
 
 func TestRankMetrics(t *testing.T) {
-	near := func(t *testing.T, name string, got, want float64) {
+	near := func(t *testing.T, name string, got contract.Float6, want float64) {
 		t.Helper()
-		if math.Abs(got-want) > 1e-12 {
+		if math.Abs(float64(got)-want) > 1e-12 {
 			t.Errorf("%s = %.15g, want %.15g", name, got, want)
 		}
 	}
@@ -249,16 +266,16 @@ func TestRankMetrics(t *testing.T) {
 		near(t, "ndcgAtK", m.NDCGAtK, (1/math.Log2(3)+2/math.Log2(4))/(2+1/math.Log2(3)))
 		near(t, "docRecallAtK", m.DocRecallAtK, 1)
 		near(t, "precisionAtK", m.PrecisionAtK, 2.0/3)
-		if r.FirstExpectedRank != 2 {
-			t.Errorf("firstExpectedRank %d, want 2 (graded g does not count)", r.FirstExpectedRank)
+		if deref(r.FirstExpectedRank) != 2 {
+			t.Errorf("firstExpectedRank %d, want 2 (graded g does not count)", deref(r.FirstExpectedRank))
 		}
 	})
 	t.Run("reciprocal rank counts graded non-expected documents", func(t *testing.T) {
 		c := contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"e"}, Relevance: map[string]int{"g": 1}}
 		r := JudgeFixture(&c, 5, fixture("c", "q", blk(1, "g"), blk(2, "e")), "kb")
 		near(t, "reciprocalRank", r.Metrics.ReciprocalRank, 1)
-		if r.FirstExpectedRank != 2 {
-			t.Errorf("firstExpectedRank %d", r.FirstExpectedRank)
+		if deref(r.FirstExpectedRank) != 2 {
+			t.Errorf("firstExpectedRank %d", deref(r.FirstExpectedRank))
 		}
 	})
 	t.Run("docId identity grades blocks of expected sources", func(t *testing.T) {
@@ -277,8 +294,8 @@ func TestRankMetrics(t *testing.T) {
 		// Two blocks of "a" then e: e is the second document, but the third block.
 		r := JudgeFixture(&c, 2, fixture("c", "q", blk(1, "a"), blk(2, "a"), blk(3, "e")), "kb")
 		near(t, "docRecallAtK", r.Metrics.DocRecallAtK, 1)
-		if r.HitLevel != HitMiss {
-			t.Errorf("hit level %s: checks count K blocks, so e (block 3) is outside top 2", r.HitLevel)
+		if deref(r.HitLevel) != HitMiss {
+			t.Errorf("hit level %s: checks count K blocks, so e (block 3) is outside top 2", deref(r.HitLevel))
 		}
 	})
 }
@@ -286,8 +303,8 @@ func TestRankMetrics(t *testing.T) {
 func TestCaseIDMismatchIsError(t *testing.T) {
 	c := contract.Case{CaseID: "c", Query: "q", ExpectedFound: ptr(true)}
 	r := JudgeFixture(&c, 5, fixture("other", "q"), "kb")
-	if r.Status != StatusError || !strings.Contains(r.Reason, `"other"`) {
-		t.Fatalf("status %s reason %q", r.Status, r.Reason)
+	if r.Status != StatusError || !strings.Contains(deref(r.Reason), `"other"`) {
+		t.Fatalf("status %s reason %q", r.Status, deref(r.Reason))
 	}
 }
 

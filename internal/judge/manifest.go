@@ -164,7 +164,7 @@ func (mc *manifestCheck) warnings(dir string, cases []CaseResult, metas []fixtur
 			continue
 		}
 		read++
-		id := cases[i].Case.CaseID
+		id := cases[i].CaseID
 		if mc.m.SearchMode != "" && fm.searchMode != "" && fm.searchMode != mc.m.SearchMode {
 			modeIDs = append(modeIDs, id)
 			modeVals[fm.searchMode] = true

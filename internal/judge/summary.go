@@ -7,33 +7,41 @@ import (
 )
 
 // Summary aggregates case results (docs/checks.md). A ratio or mean with nothing
-// to divide by is nil.
+// to divide by is nil. Its JSON form is the report's summary.
 type Summary struct {
-	CaseCount, PassCount, FailCount, NotRunCount, ErrorCount int
+	CaseCount   int `json:"caseCount"`
+	PassCount   int `json:"passCount"`
+	FailCount   int `json:"failCount"`
+	NotRunCount int `json:"notRunCount"`
+	ErrorCount  int `json:"errorCount"`
 
-	PassRate *float64
+	PassRate *contract.Float6 `json:"passRate"`
 	// HitLevels counts judged cases by hit level.
-	HitLevels HitLevels
+	HitLevels HitLevels `json:"hitLevels"`
 
-	RecallAtK            *float64
-	AvgFirstExpectedRank *float64
-	MRR                  *float64
-	NDCGAtK              *float64
-	DocRecallAtK         *float64
-	PrecisionAtK         *float64
-	FallbackRate         *float64
+	RecallAtK            *contract.Float6 `json:"recallAtK"`
+	AvgFirstExpectedRank *contract.Float6 `json:"avgFirstExpectedRank"`
+	MRR                  *contract.Float6 `json:"mrr"`
+	NDCGAtK              *contract.Float6 `json:"ndcgAtK"`
+	DocRecallAtK         *contract.Float6 `json:"docRecallAtK"`
+	PrecisionAtK         *contract.Float6 `json:"precisionAtK"`
+	FallbackRate         *contract.Float6 `json:"fallbackRate"`
 
 	// Histograms over judged cases; relevance levels over top-K blocks.
-	EvidenceStatus  map[string]int
-	SelectedAttempt map[string]int
-	RelevanceLevels map[string]int
+	EvidenceStatus  map[string]int `json:"evidenceStatus"`
+	SelectedAttempt map[string]int `json:"selectedAttempt"`
+	RelevanceLevels map[string]int `json:"relevanceLevels"`
 	// SearchModes are the distinct searchModes seen, sorted.
-	SearchModes []string
+	SearchModes []string `json:"searchModes"`
 }
 
 // HitLevels counts cases per hit level.
 type HitLevels struct {
-	Strong, Medium, Weak, Miss, NA int
+	Strong int `json:"strong"`
+	Medium int `json:"medium"`
+	Weak   int `json:"weak"`
+	Miss   int `json:"miss"`
+	NA     int `json:"n/a"`
 }
 
 // Known histogram keys, always present with 0 counts.
@@ -72,7 +80,11 @@ func Summarize(results []*CaseResult) Summary {
 			continue
 		}
 		judged++
-		switch r.HitLevel {
+		level := HitNA
+		if r.HitLevel != nil {
+			level = *r.HitLevel
+		}
+		switch level {
 		case HitStrong:
 			s.HitLevels.Strong++
 		case HitMedium:
@@ -84,16 +96,16 @@ func Summarize(results []*CaseResult) Summary {
 		default:
 			s.HitLevels.NA++
 		}
-		if r.FirstExpectedRank > 0 {
+		if r.FirstExpectedRank != nil {
 			firstRankN++
-			firstRankSum += float64(r.FirstExpectedRank)
+			firstRankSum += float64(*r.FirstExpectedRank)
 		}
-		if r.Metrics != nil {
+		if m := r.Metrics; m != nil {
 			ranked++
-			rr += r.Metrics.ReciprocalRank
-			ndcg += r.Metrics.NDCGAtK
-			recall += r.Metrics.DocRecallAtK
-			precision += r.Metrics.PrecisionAtK
+			rr += float64(m.ReciprocalRank)
+			ndcg += float64(m.NDCGAtK)
+			recall += float64(m.DocRecallAtK)
+			precision += float64(m.PrecisionAtK)
 		}
 		if r.SelectedAttempt != nil {
 			s.SelectedAttempt[*r.SelectedAttempt]++
@@ -150,9 +162,9 @@ func (r *Result) Summarize() Totals {
 	for i := range r.Cases {
 		cr := &r.Cases[i]
 		all[i] = cr
-		scen[cr.Case.Scenario] = append(scen[cr.Case.Scenario], cr)
+		scen[cr.Scenario] = append(scen[cr.Scenario], cr)
 		seen := map[string]bool{}
-		for _, t := range cr.Case.Tags {
+		for _, t := range cr.Tags {
 			if !seen[t] {
 				seen[t] = true
 				tags[t] = append(tags[t], cr)
@@ -179,10 +191,10 @@ func zeroHist(keys []string) map[string]int {
 	return m
 }
 
-func ratio(num float64, den int) *float64 {
+func ratio(num float64, den int) *contract.Float6 {
 	if den == 0 {
 		return nil
 	}
-	v := num / float64(den)
+	v := contract.Float6(num / float64(den))
 	return &v
 }

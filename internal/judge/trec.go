@@ -20,7 +20,7 @@ func ExportTREC(r *Result) (qrels, run []byte) {
 		if c.Metrics == nil {
 			continue
 		}
-		qid := c.Case.CaseID
+		qid := c.CaseID
 		docs := make([]string, 0, len(c.Grades))
 		for d := range c.Grades {
 			docs = append(docs, d)

@@ -107,11 +107,11 @@ func TestExportTRECReproducesMetrics(t *testing.T) {
 			t.Fatalf("%s: not evaluated by the trec engine", cr.Case.CaseID)
 		}
 		k := strconv.Itoa(cr.K)
-		for name, want := range map[string]float64{
+		for name, want := range map[string]contract.Float6{
 			"recip_rank": cr.Metrics.ReciprocalRank, "ndcg_cut_" + k: cr.Metrics.NDCGAtK,
 			"recall_" + k: cr.Metrics.DocRecallAtK, "P_" + k: cr.Metrics.PrecisionAtK,
 		} {
-			if got := v[col[name]]; math.Abs(got-want) > 1e-12 {
+			if got := v[col[name]]; math.Abs(got-float64(want)) > 1e-12 {
 				t.Errorf("%s %s: trec %v, judge %v (ranking %v, grades %v)", cr.Case.CaseID, name, got, want, cr.Ranking, cr.Grades)
 			}
 		}
@@ -124,7 +124,7 @@ func TestExportTRECReproducesMetrics(t *testing.T) {
 	for i := range res.Cases {
 		all[i] = &res.Cases[i]
 	}
-	if s := Summarize(all); math.Abs(*s.MRR-out.All[col["recip_rank"]]) > 1e-12 {
+	if s := Summarize(all); math.Abs(float64(*s.MRR)-out.All[col["recip_rank"]]) > 1e-12 {
 		t.Errorf("mrr %v, trec all recip_rank %v", *s.MRR, out.All[col["recip_rank"]])
 	}
 }

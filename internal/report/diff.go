@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // Case changes in a baseline diff (docs/reports.md), in precedence order after
@@ -42,9 +44,9 @@ type Diff struct {
 
 // Delta is how one summary metric moved.
 type Delta struct {
-	Baseline Float `json:"baseline"`
-	Current  Float `json:"current"`
-	Delta    Float `json:"delta"`
+	Baseline *contract.Float6 `json:"baseline"`
+	Current  *contract.Float6 `json:"current"`
+	Delta    *contract.Float6 `json:"delta"`
 }
 
 // Counts counts cases per change.
@@ -78,7 +80,7 @@ func (d *Diff) Regressed() bool { return d.Verdict == VerdictRegression }
 // diffMetrics are the summary metrics a diff reports, in report order.
 var diffMetrics = []string{"passRate", "recallAtK", "mrr", "ndcgAtK", "avgFirstExpectedRank"}
 
-func metricOf(s *Summary, name string) Float {
+func metricOf(s *judge.Summary, name string) *contract.Float6 {
 	switch name {
 	case "passRate":
 		return s.PassRate
@@ -111,11 +113,11 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 		}
 		d.Summary[m] = delta
 		if (m == "passRate" || m == "recallAtK") && worseFloat(b, c) {
-			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, fmtFloat(b), fmtFloat(c)))
+			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, texttab.Float(b), texttab.Float(c)))
 		}
 	}
 
-	cur := make(map[string]*Case, len(current.Cases))
+	cur := make(map[string]*judge.CaseResult, len(current.Cases))
 	for i := range current.Cases {
 		cur[current.Cases[i].CaseID] = &current.Cases[i]
 	}
@@ -165,7 +167,7 @@ func (d *Diff) add(cd CaseDiff) {
 	d.Cases = append(d.Cases, cd)
 }
 
-func diffCase(b, c *Case) CaseDiff {
+func diffCase(b, c *judge.CaseResult) CaseDiff {
 	cd := CaseDiff{CaseID: b.CaseID, Fields: []FieldDiff{}}
 	field := func(name string, bv, cv any) {
 		bj, _ := json.Marshal(bv)
@@ -209,7 +211,7 @@ func diffCase(b, c *Case) CaseDiff {
 	return cd
 }
 
-func topSourcesOf(c *Case) []string {
+func topSourcesOf(c *judge.CaseResult) []string {
 	out := make([]string, len(c.TopCandidates))
 	for i, t := range c.TopCandidates {
 		out[i] = t.Source
@@ -218,11 +220,11 @@ func topSourcesOf(c *Case) []string {
 }
 
 // statusOrder: pass > fail > error = not_run.
-func statusOrder(s string) int {
+func statusOrder(s judge.Status) int {
 	switch s {
-	case "pass":
+	case judge.StatusPass:
 		return 2
-	case "fail":
+	case judge.StatusFail:
 		return 1
 	}
 	return 0
@@ -234,13 +236,13 @@ func hitOrder(h *string) int {
 		return 0
 	}
 	switch *h {
-	case "strong":
+	case judge.HitStrong:
 		return 4
-	case "medium":
+	case judge.HitMedium:
 		return 3
-	case "weak":
+	case judge.HitWeak:
 		return 2
-	case "miss":
+	case judge.HitMiss:
 		return 1
 	}
 	return -1
@@ -260,7 +262,7 @@ func rankCompare(b, c *int) int {
 	return *b - *c
 }
 
-func round(f Float) Float {
+func round(f *contract.Float6) *contract.Float6 {
 	if f == nil {
 		return nil
 	}
@@ -270,7 +272,7 @@ func round(f Float) Float {
 
 // worseFloat reports whether a metric dropped; a value that became null
 // (nothing to divide by any more) counts as a drop.
-func worseFloat(b, c Float) bool {
+func worseFloat(b, c *contract.Float6) bool {
 	switch {
 	case b == nil:
 		return false
@@ -280,14 +282,20 @@ func worseFloat(b, c Float) bool {
 	return *c < *b
 }
 
-// WriteJSON writes the diff as indented JSON.
-func (d *Diff) WriteJSON(w io.Writer) error { return writeJSON(w, d) }
+// WriteJSON writes the diff as indented JSON (two spaces, no HTML
+// escaping, a trailing newline).
+func (d *Diff) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
 
 // WriteMarkdown renders the diff, leading with the regressions.
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RAG retrieval baseline diff\n\n")
-	fmt.Fprintf(b, "Baseline `%s`, current `%s`: **%s**.\n\n", mdCode(d.Baseline), mdCode(d.Current), d.Verdict)
+	fmt.Fprintf(b, "Baseline `%s`, current `%s`: **%s**.\n\n", texttab.Code(d.Baseline), texttab.Code(d.Current), d.Verdict)
 	if len(d.Regressions) > 0 {
 		fmt.Fprintf(b, "## Regressions\n\n")
 		for _, r := range d.Regressions {
@@ -301,7 +309,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	row(b, "---", "---:", "---:", "---:")
 	for _, m := range diffMetrics {
 		s := d.Summary[m]
-		row(b, m, fmtFloat(s.Baseline), fmtFloat(s.Current), signed(s.Delta))
+		row(b, m, texttab.Float(s.Baseline), texttab.Float(s.Current), texttab.Signed(s.Delta))
 	}
 	b.WriteString("\n")
 	c := d.Counts
@@ -345,17 +353,6 @@ func jsonText(v any) string {
 		if json.Unmarshal(j, &str) == nil {
 			return str
 		}
-	}
-	return s
-}
-
-func signed(f Float) string {
-	if f == nil {
-		return "—"
-	}
-	s := fmtFloat(f)
-	if *f > 0 {
-		s = "+" + s
 	}
 	return s
 }

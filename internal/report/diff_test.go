@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
-func f6(v float64) Float { x := contract.Float6(v); return &x }
+func f6(v float64) *contract.Float6 { x := contract.Float6(v); return &x }
 
-func mkCase(id, status string, hit *string, rank *int, attempt string, sources ...string) Case {
-	c := Case{CaseID: id, Status: status, HitLevel: hit, FirstExpectedRank: rank, SelectedAttempt: &attempt}
+func mkCase(id string, status judge.Status, hit *string, rank *int, attempt string, sources ...string) judge.CaseResult {
+	c := judge.CaseResult{CaseID: id, Status: status, HitLevel: hit, FirstExpectedRank: rank, SelectedAttempt: &attempt}
 	for i, s := range sources {
-		c.TopCandidates = append(c.TopCandidates, Candidate{Rank: i + 1, Source: s})
+		c.TopCandidates = append(c.TopCandidates, judge.Candidate{Rank: i + 1, Source: s})
 	}
 	return c
 }
@@ -21,7 +22,7 @@ func TestDiffCaseChanges(t *testing.T) {
 	strong, medium, na := ptr("strong"), ptr("medium"), ptr("n/a")
 	tests := []struct {
 		name      string
-		base, cur Case
+		base, cur judge.CaseResult
 		want      string
 		fields    []string
 	}{
@@ -59,11 +60,11 @@ func TestDiffCaseChanges(t *testing.T) {
 }
 
 func TestDiffVerdict(t *testing.T) {
-	base := &Report{Summary: Summary{PassRate: f6(1), RecallAtK: f6(1), MRR: f6(0.5)},
-		Cases: []Case{mkCase("a", "pass", nil, nil, "F"), mkCase("gone", "pass", nil, nil, "F")}}
+	base := &Report{Summary: judge.Summary{PassRate: f6(1), RecallAtK: f6(1), MRR: f6(0.5)},
+		Cases: []judge.CaseResult{mkCase("a", "pass", nil, nil, "F"), mkCase("gone", "pass", nil, nil, "F")}}
 	t.Run("removed case and lower pass rate", func(t *testing.T) {
-		cur := &Report{Summary: Summary{PassRate: f6(0.5), RecallAtK: f6(1), MRR: f6(0.75)},
-			Cases: []Case{mkCase("a", "pass", nil, nil, "F"), mkCase("new", "fail", nil, nil, "F")}}
+		cur := &Report{Summary: judge.Summary{PassRate: f6(0.5), RecallAtK: f6(1), MRR: f6(0.75)},
+			Cases: []judge.CaseResult{mkCase("a", "pass", nil, nil, "F"), mkCase("new", "fail", nil, nil, "F")}}
 		d := Compare(base, cur, "b.json", "c.json")
 		if d.Verdict != VerdictRegression || d.Counts != (Counts{Added: 1, Removed: 1, Unchanged: 1}) {
 			t.Fatalf("verdict %s counts %+v", d.Verdict, d.Counts)
@@ -79,8 +80,8 @@ func TestDiffVerdict(t *testing.T) {
 		}
 	})
 	t.Run("better everywhere is ok", func(t *testing.T) {
-		cur := &Report{Summary: Summary{PassRate: f6(1), RecallAtK: f6(1)},
-			Cases: []Case{mkCase("a", "pass", nil, nil, "F"), mkCase("gone", "pass", nil, nil, "F")}}
+		cur := &Report{Summary: judge.Summary{PassRate: f6(1), RecallAtK: f6(1)},
+			Cases: []judge.CaseResult{mkCase("a", "pass", nil, nil, "F"), mkCase("gone", "pass", nil, nil, "F")}}
 		d := Compare(base, cur, "b", "c")
 		if d.Verdict != VerdictOK || d.Regressed() {
 			t.Fatalf("verdict %s: %q", d.Verdict, d.Regressions)
@@ -90,7 +91,7 @@ func TestDiffVerdict(t *testing.T) {
 		}
 	})
 	t.Run("recall at k dropping to null is a regression", func(t *testing.T) {
-		cur := &Report{Summary: Summary{PassRate: f6(1)}, Cases: base.Cases}
+		cur := &Report{Summary: judge.Summary{PassRate: f6(1)}, Cases: base.Cases}
 		if d := Compare(base, cur, "b", "c"); !d.Regressed() {
 			t.Fatal("not a regression")
 		}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 type junitSuite struct {
@@ -36,25 +39,26 @@ type junitProblem struct {
 // <failure> with its check messages, a not_run or error case an <error>.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	s := junitSuite{Name: "rag-eval", Tests: len(r.Cases), Time: "0"}
-	for _, c := range r.Cases {
+	for i := range r.Cases {
+		c := &r.Cases[i]
 		jc := junitCase{ClassName: c.Scenario, Name: c.CaseID, Time: "0"}
 		switch c.Status {
-		case "fail":
+		case judge.StatusFail:
 			s.Failures++
 			var msgs []string
 			for _, ch := range c.Checks {
 				if !ch.Passed {
-					msgs = append(msgs, fmt.Sprintf("%s: %s", ch.Name, deref(ch.Message, "")))
+					msgs = append(msgs, fmt.Sprintf("%s: %s", ch.Name, texttab.Or(ch.Message, "")))
 				}
 			}
 			jc.Failure = &junitProblem{
 				Message: "failed checks: " + strings.Join(c.FailedChecks, ", "),
 				Type:    "fail", Body: strings.Join(msgs, "\n"),
 			}
-		case "not_run", "error":
+		case judge.StatusNotRun, judge.StatusError:
 			s.Errors++
-			reason := deref(c.Reason, "")
-			jc.Error = &junitProblem{Message: reason, Type: c.Status, Body: reason}
+			reason := texttab.Or(c.Reason, "")
+			jc.Error = &junitProblem{Message: reason, Type: string(c.Status), Body: reason}
 		}
 		s.Cases = append(s.Cases, jc)
 	}

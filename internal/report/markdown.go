@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ragbaseline/ragbaseline/internal/contract"
-	"github.com/ragbaseline/ragbaseline/internal/markdown"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // WriteMarkdown renders r as a Markdown document: the summary, a table per
@@ -19,7 +19,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RAG retrieval evaluation\n\n")
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), fixtures `%s`, K = %d.\n\n",
-		mdCode(r.Inputs.Cases), shortHash(r.Inputs.CasesSHA256), mdCode(r.Inputs.Fixtures), r.Inputs.K)
+		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), texttab.Code(r.Inputs.Fixtures), r.Inputs.K)
 
 	fmt.Fprintf(b, "## Summary\n\n")
 	s := r.Summary
@@ -27,16 +27,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	row(b, "---", "---:")
 	row(b, "cases", strconv.Itoa(s.CaseCount))
 	row(b, "pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount))
-	row(b, "pass rate", fmtFloat(s.PassRate))
+	row(b, "pass rate", texttab.Float(s.PassRate))
 	row(b, "hit levels (strong / medium / weak / miss / n/a)", fmt.Sprintf("%d / %d / %d / %d / %d",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA))
-	row(b, "recall@K", fmtFloat(s.RecallAtK))
-	row(b, "avg first expected rank", fmtFloat(s.AvgFirstExpectedRank))
-	row(b, "MRR", fmtFloat(s.MRR))
-	row(b, "nDCG@K", fmtFloat(s.NDCGAtK))
-	row(b, "doc recall@K", fmtFloat(s.DocRecallAtK))
-	row(b, "precision@K", fmtFloat(s.PrecisionAtK))
-	row(b, "fallback rate", fmtFloat(s.FallbackRate))
+	row(b, "recall@K", texttab.Float(s.RecallAtK))
+	row(b, "avg first expected rank", texttab.Float(s.AvgFirstExpectedRank))
+	row(b, "MRR", texttab.Float(s.MRR))
+	row(b, "nDCG@K", texttab.Float(s.NDCGAtK))
+	row(b, "doc recall@K", texttab.Float(s.DocRecallAtK))
+	row(b, "precision@K", texttab.Float(s.PrecisionAtK))
+	row(b, "fallback rate", texttab.Float(s.FallbackRate))
 	row(b, "evidence status", histogram(s.EvidenceStatus))
 	row(b, "selected attempt", histogram(s.SelectedAttempt))
 	row(b, "relevance levels (top K)", histogram(s.RelevanceLevels))
@@ -57,19 +57,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(b, "## Cases\n\n")
 	row(b, "case", "scenario", "status", "hit level", "first rank", "top candidates", "failed checks")
 	row(b, "---", "---", "---", "---", "---:", "---", "---")
-	for _, c := range r.Cases {
+	for i := range r.Cases {
+		c := &r.Cases[i]
 		tops := make([]string, len(c.TopCandidates))
 		for i, t := range c.TopCandidates {
 			tops[i] = fmt.Sprintf("%d. %s", t.Rank, t.Source)
 		}
-		row(b, escape(c.CaseID), escape(c.Scenario), c.Status, deref(c.HitLevel, "—"), intOr(c.FirstExpectedRank),
+		row(b, escape(c.CaseID), escape(c.Scenario), string(c.Status), texttab.Or(c.HitLevel, texttab.None), texttab.Int(c.FirstExpectedRank),
 			escape(strings.Join(tops, "\n")), escape(strings.Join(c.FailedChecks, ", ")))
 	}
 	b.WriteString("\n")
 
-	var failing []Case
-	for _, c := range r.Cases {
-		if c.Status != "pass" {
+	var failing []*judge.CaseResult
+	for i := range r.Cases {
+		if c := &r.Cases[i]; c.Status != judge.StatusPass {
 			failing = append(failing, c)
 		}
 	}
@@ -83,7 +84,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			for _, ch := range c.Checks {
 				if !ch.Passed {
-					fmt.Fprintf(b, "- `%s`: %s\n", ch.Name, escape(deref(ch.Message, "")))
+					fmt.Fprintf(b, "- `%s`: %s\n", ch.Name, escape(texttab.Or(ch.Message, "")))
 				}
 			}
 		}
@@ -91,7 +92,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return b.Flush()
 }
 
-func groupTable(b *bufio.Writer, title, what string, groups map[string]Summary) {
+func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary) {
 	if len(groups) == 0 {
 		return
 	}
@@ -101,26 +102,15 @@ func groupTable(b *bufio.Writer, title, what string, groups map[string]Summary) 
 	for _, name := range sortedKeys(groups) {
 		s := groups[name]
 		row(b, escape(name), strconv.Itoa(s.CaseCount), strconv.Itoa(s.PassCount), strconv.Itoa(s.FailCount),
-			strconv.Itoa(s.NotRunCount), strconv.Itoa(s.ErrorCount), fmtFloat(s.PassRate), fmtFloat(s.RecallAtK),
-			fmtFloat(s.MRR), fmtFloat(s.NDCGAtK), fmtFloat(s.FallbackRate))
+			strconv.Itoa(s.NotRunCount), strconv.Itoa(s.ErrorCount), texttab.Float(s.PassRate), texttab.Float(s.RecallAtK),
+			texttab.Float(s.MRR), texttab.Float(s.NDCGAtK), texttab.Float(s.FallbackRate))
 	}
 	b.WriteString("\n")
 }
 
-func row(b *bufio.Writer, cells ...string) { markdown.Row(b, cells...) }
+func row(b *bufio.Writer, cells ...string) { texttab.Row(b, cells...) }
 
-func escape(s string) string { return markdown.Escape(s) }
-
-func mdCode(s string) string { return markdown.Code(s) }
-
-func shortHash(h string) string { return markdown.ShortHash(h) }
-
-func fmtFloat(f Float) string {
-	if f == nil {
-		return "—"
-	}
-	return string(contract.AppendFloat6(nil, float64(*f)))
-}
+func escape(s string) string { return texttab.Escape(s) }
 
 func histogram(m map[string]int) string {
 	parts := make([]string, 0, len(m))
@@ -128,20 +118,6 @@ func histogram(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", escape(k), m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func deref(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
-}
-
-func intOr(p *int) string {
-	if p == nil {
-		return "—"
-	}
-	return strconv.Itoa(*p)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

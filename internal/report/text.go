@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // WriteText writes the plain-text summary a person reads in a terminal or a
@@ -24,19 +27,20 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 		status = paint("31", "FAIL")
 	}
 	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error (pass rate %s)\n",
-		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, fmtFloat(s.PassRate))
+		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, texttab.Float(s.PassRate))
 	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
 	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  fallback rate %s\n",
-		r.Inputs.K, fmtFloat(s.RecallAtK), fmtFloat(s.MRR), r.Inputs.K, fmtFloat(s.NDCGAtK), fmtFloat(s.FallbackRate))
-	for _, c := range r.Cases {
+		r.Inputs.K, texttab.Float(s.RecallAtK), texttab.Float(s.MRR), r.Inputs.K, texttab.Float(s.NDCGAtK), texttab.Float(s.FallbackRate))
+	for i := range r.Cases {
+		c := &r.Cases[i]
 		switch c.Status {
-		case "pass":
+		case judge.StatusPass:
 			continue
-		case "fail":
+		case judge.StatusFail:
 			fmt.Fprintf(b, "  %s %s: %s\n", paint("31", "fail"), c.CaseID, strings.Join(c.FailedChecks, ", "))
 		default:
-			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", c.Status), c.CaseID, deref(c.Reason, ""))
+			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", string(c.Status)), c.CaseID, texttab.Or(c.Reason, ""))
 		}
 	}
 	return b.Flush()

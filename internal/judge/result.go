@@ -1,0 +1,110 @@
+package judge
+
+import (
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/metrics"
+)
+
+// The result types below are the one shape of a judgement: the report
+// (package report), the comparison (package compare) and the calibration
+// (package calibrate) all draw from them. Their JSON form is the report's
+// (docs/reports.md): fields in key order, a nil pointer for null, numbers rounded
+// by contract.Float6; arrays the judge builds are never nil.
+
+// Status is the outcome of one case.
+type Status string
+
+// Case statuses (docs/checks.md).
+const (
+	StatusPass   Status = "pass"
+	StatusFail   Status = "fail"
+	StatusNotRun Status = "not_run"
+	StatusError  Status = "error"
+)
+
+// Judged reports whether the case was judged (pass or fail), as opposed to
+// not run or broken.
+func (s Status) Judged() bool { return s == StatusPass || s == StatusFail }
+
+// Hit levels (docs/checks.md). A not_run or error case has none (nil).
+const (
+	HitStrong = "strong"
+	HitMedium = "medium"
+	HitWeak   = "weak"
+	HitMiss   = "miss"
+	HitNA     = "n/a"
+)
+
+// CaseResult is the judgement of one golden case.
+type CaseResult struct {
+	// CaseID, Scenario, Tags and Query are the golden case's.
+	CaseID   string   `json:"caseId"`
+	Scenario string   `json:"scenario"`
+	Tags     []string `json:"tags"`
+	Query    string   `json:"query"`
+	Status   Status   `json:"status"`
+	// Reason explains not_run and error; nil for pass and fail.
+	Reason *string `json:"reason"`
+	// K is the case's K: checks and hit levels count K blocks, rank metrics
+	// count K documents.
+	K int `json:"k"`
+	// HitLevel is strong|medium|weak|miss|n/a; nil for not_run and error.
+	HitLevel *string `json:"hitLevel"`
+	// FirstExpectedRank is the 1-based position of the first expected block
+	// in the whole block list; nil when there is none.
+	FirstExpectedRank *int `json:"firstExpectedRank"`
+	// TopCandidates are the first K blocks in block order.
+	TopCandidates []Candidate `json:"topCandidates"`
+	// Checks are the declared checks in the order of docs/checks.md;
+	// FailedChecks names those that failed, in the same order.
+	Checks       []Check  `json:"checks"`
+	FailedChecks []string `json:"failedChecks"`
+	// Fixture fields reported as they were; nil when absent (or not run).
+	SelectedAttempt *string `json:"selectedAttempt"`
+	FallbackReason  *string `json:"fallbackReason"` // nil also when the fixture has JSON null
+	EvidenceStatus  *string `json:"evidenceStatus"`
+	RerankTopSource *string `json:"rerankTopSource"`
+	SearchMode      *string `json:"searchMode"`
+	// Metrics is nil for n/a, not_run and error cases.
+	Metrics *Metrics `json:"metrics"`
+
+	// Case is the golden case that was judged; nil in a result read back
+	// from a JSON report.
+	Case *contract.Case `json:"-"`
+	// Ranking is the case's document ranking and Grades its judgments (both
+	// in the identity space of the case), for TREC export and calibration.
+	// Nil when Metrics is, and in a result read back from JSON.
+	Ranking []string          `json:"-"`
+	Grades  metrics.Judgments `json:"-"`
+}
+
+// Candidate is the part of an evidence block that reports show.
+type Candidate struct {
+	Rank           int    `json:"rank"` // position after block ordering, 1-based
+	Source         string `json:"source"`
+	DocID          string `json:"docId"` // effective docId (<kbScope>/<source> when absent)
+	Breadcrumb     string `json:"breadcrumb"`
+	Category       string `json:"category"`
+	ScoreLabel     string `json:"scoreLabel"`
+	RelevanceLevel string `json:"relevanceLevel"`
+	// QualityScore is nil when the block has none.
+	QualityScore *contract.Float6 `json:"qualityScore"`
+}
+
+// Check is the outcome of one declared check. Message is nil when it
+// passed.
+type Check struct {
+	Name    string  `json:"name"`
+	Passed  bool    `json:"passed"`
+	Message *string `json:"message"`
+}
+
+// Metrics are a case's rank metrics over its document ranking (docs/checks.md),
+// computed exactly as trec_eval computes recip_rank, ndcg_cut.K, recall.K
+// and P.K.
+type Metrics struct {
+	ReciprocalRank contract.Float6 `json:"reciprocalRank"`
+	NDCGAtK        contract.Float6 `json:"ndcgAtK"`
+	DocRecallAtK   contract.Float6 `json:"docRecallAtK"`
+	PrecisionAtK   contract.Float6 `json:"precisionAtK"`
+}

@@ -1,0 +1,103 @@
+// Package report turns the judge's results into the reports rag-eval
+// writes (docs/reports.md) and compares a report with a baseline (docs/reports.md).
+//
+// There is one model and several small writers, as in benchstat. Build
+// makes a Report from a judge.Result once: the summaries and case results
+// are the judge's own (judge.Summary, judge.CaseResult), beside what was
+// judged (Inputs) and the run's warnings. Every output is drawn from that
+// Report by a writer taking an io.Writer:
+//
+//	rep := report.Build(res, "cases/golden-cases.json", casesSHA256)
+//	rep.WriteJSON(w)        // reports/baseline.json
+//	rep.WriteMarkdown(w)    // reports/baseline.md
+//	rep.WriteJUnit(w)       // --junit
+//	rep.WriteText(w, false) // the summary on stdout
+//
+// (Example shows them on a small eval set.)
+//
+// ReadJSON reads a JSON report back (a baseline); Compare diffs two
+// reports into a Diff, which has its own WriteJSON and WriteMarkdown.
+//
+// The files: report.go (the model, Build, ReadJSON), json.go (the JSON
+// encoder), markdown.go, junit.go, text.go, and diff.go (the baseline diff
+// and its writers). Table rows, cell escaping and how a cell shows a null
+// or a number come from package texttab.
+//
+// # JSON
+//
+// WriteJSON writes the keys of docs/reports.md in their order: schemaVersion (1),
+// tool ("rag-eval"), inputs (cases, casesSha256, fixtures, k), summary,
+// byScenario and byTag (summaries by name, keys sorted), warnings, cases
+// (in golden-file order). A summary and a case are the JSON form of
+// judge.Summary and judge.CaseResult, whose field tags give the keys:
+// floats are rounded half away from zero to 6 places in their shortest form
+// (contract.Float6), a ratio or mean with nothing to divide by is null, a
+// case's reason is null unless it is not_run or error, its hitLevel and
+// metrics are null when it was not judged (metrics also for n/a), a
+// passed check's message is null, and arrays are never null. The one
+// difference from the judge's types: a top candidate's scoreLabel, which
+// rag-eval compare shows, is not in the report (schemaVersion 1 predates
+// it, and adding it would change every baseline).
+//
+// The output is indented by two spaces, with no HTML escaping and a
+// trailing newline, and is byte for byte what encoding/json writes for the
+// Report less that scoreLabel (TestWriteJSONMatchesEncodingJSON). The
+// cases are written by hand rather than by reflection, which dominated
+// rag-eval's time on 10,000 cases (make bench-judge); the other members go
+// through encoding/json.
+//
+// # Markdown
+//
+// WriteMarkdown writes, in order: the inputs (cases path, the first 12
+// hex digits of its SHA-256, fixtures, K); the summary as a table; a table
+// per scenario and per tag (counts, pass rate, recall@K, MRR, nDCG@K,
+// fallback rate); the warnings; one row per case (scenario, status, hit
+// level, first expected rank, the top candidates as "rank. source", the
+// failed checks);
+// then a section per case that did not pass, with its query, its reason or
+// the messages of its failed checks. Every cell is escaped (pipes, line
+// breaks, HTML) and a null shows as "—".
+//
+// # JUnit and text
+//
+// WriteJUnit writes one testsuite named rag-eval with one testcase per
+// case (classname the scenario, name the caseId, time "0"): a failed case
+// carries a <failure> whose message lists the failed checks and whose body
+// has one "check: message" line each; a not_run or error case carries an
+// <error> with its reason.
+//
+// WriteText is the summary a person reads in a terminal or CI log: PASS or
+// FAIL with the counts and pass rate, the hit levels, recall@K, MRR, nDCG@K
+// and the fallback rate, then one line per case that did not pass (its
+// failed checks, or its reason). With colour it paints statuses with ANSI
+// escapes.
+//
+// # Baseline diff
+//
+// Compare(baseline, current) compares two reports. Its summary holds
+// passRate, recallAtK, mrr, ndcgAtK and avgFirstExpectedRank, each as the
+// baseline's and the current value rounded to 6 places and their
+// difference (null when either is null). Each case is added, removed,
+// regressed, improved, changed or unchanged, with the fields that moved
+// among status, hitLevel, firstExpectedRank, selectedAttempt,
+// fallbackReason, evidenceStatus, rerankTopSource and topSources (the top
+// candidates' sources). A case regressed when its status got worse (pass >
+// fail > not_run = error), its hit level got lower (strong > medium > weak
+// > miss > null; n/a is not ordered) or its firstExpectedRank got larger
+// or was lost; it improved on the mirror image, when nothing got worse; it
+// changed when only other fields moved. The verdict is "regression", which
+// makes rag-eval exit 3, when a case regressed or was removed, or passRate
+// or recallAtK dropped (a value that became null dropped); Regressions says
+// why, one line each. Cases are listed in baseline order, removed ones
+// included, then the added ones in current order. The Markdown diff leads
+// with the regressions.
+//
+// # Determinism and tests
+//
+// The same inputs give the same bytes in every format: no clock, maps
+// written sorted, floats formatted one way. The writers are pinned by
+// golden files in testdata, made from the small eval set in
+// testdata/evalset (pass, fail, not_run, error, n/a, a graded case, text
+// that needs escaping); after a deliberate change, regenerate them with
+// `go test ./internal/report -update` and read the diff.
+package report
