@@ -125,11 +125,21 @@
 //     at its first paragraph, line, sentence or word boundary, and the piece
 //     with its overlap is at most MaxChars characters. Overlap is capped at
 //     MaxChars/2. Chunks of different sections never overlap.
-//   - Chunks are numbered 0..n-1 in document order; EvidenceKey is
-//     kb.EvidenceKey(DocID, ChunkIndex), Text the chunk's full text (the
-//     fixture excerpt), and DocID, Source, Title, Category and KBScope are
-//     copied from the document. The same document and options always give
-//     the same chunks.
+//   - Chunks are numbered 0..n-1 in document order (ChunkIndex); Text is
+//     the chunk's full text (the fixture excerpt), and DocID, Source,
+//     Title, Category and KBScope are copied from the document. The same
+//     document and options always give the same chunks.
+//   - EvidenceKey names a chunk by its section, not its position, so it
+//     survives edits of other sections: kb.EvidenceKey(DocID, label,
+//     occurrence, piece), where label is kb.SectionLabel of the section's
+//     heading path (the breadcrumb after the document's), occurrence the
+//     rank of the section among the sections of the document with the same
+//     label (every heading counts, with text or not; text before the first
+//     heading counts when it is not blank), and piece the rank of the chunk
+//     among its section's pieces. "rag-eval/mysql-connection-pool#" is the
+//     text under the title, "…#排查步骤 > 1. 查看当前连接数" a subsection,
+//     "…#处理~2" the second piece of a long section, "…#FAQ@2" the second
+//     section whose path is FAQ.
 //
 // The package imports the standard library, kb and textnorm only.
 package corpus

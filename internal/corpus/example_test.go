@@ -37,8 +37,8 @@ SHOW PROCESSLIST;
 	}
 	// Output:
 	// rag-eval/mysql-connection-pool "MySQL 连接池耗尽排查"
-	// rag-eval/mysql-connection-pool#0 [Database > MySQL > Connection Pool] "# MySQL 连接池耗尽排查\n\n应用报 Too many connections。"
-	// rag-eval/mysql-connection-pool#1 [Database > MySQL > Connection Pool > 排查步骤 > 查看连接数] "### 查看连接数\n\nSHOW PROCESSLIST;"
+	// rag-eval/mysql-connection-pool# [Database > MySQL > Connection Pool] "# MySQL 连接池耗尽排查\n\n应用报 Too many connections。"
+	// rag-eval/mysql-connection-pool#排查步骤 > 查看连接数 [Database > MySQL > Connection Pool > 排查步骤 > 查看连接数] "### 查看连接数\n\nSHOW PROCESSLIST;"
 }
 
 func ExampleLoadDir() {

@@ -63,7 +63,8 @@ type Document struct {
 }
 
 // Chunk is one searchable piece of a document. EvidenceKey is unique in a
-// kbScope: "<docId>#<chunkIndex>".
+// kbScope and stable under edits of other sections (see EvidenceKey);
+// ChunkIndex is the chunk's position in the document (0, 1, …).
 type Chunk struct {
 	EvidenceKey string
 	DocID       string
@@ -76,9 +77,6 @@ type Chunk struct {
 	Text        string // the chunk's full text, returned as the excerpt
 	Vector      []float32
 }
-
-// EvidenceKey returns the key of chunk i of docID.
-func EvidenceKey(docID string, i int) string { return fmt.Sprintf("%s#%d", docID, i) }
 
 // Filter restricts a search. It is a structured value: every backend
 // renders it itself (Milvus as an expression with every string escaped,

@@ -97,7 +97,7 @@ func CatalogChunks(doc kb.Document, n int, tag string) []kb.Chunk {
 	out := make([]kb.Chunk, n)
 	for i := range out {
 		out[i] = kb.Chunk{
-			EvidenceKey: kb.EvidenceKey(doc.DocID, i),
+			EvidenceKey: kb.EvidenceKey(doc.DocID, kb.SectionLabel([]string{"section " + fmt.Sprint(i)}), 1, 1),
 			DocID:       doc.DocID,
 			Source:      doc.Source,
 			Title:       doc.Title,
@@ -604,7 +604,7 @@ func testCatalogInvalidInput(t *testing.T, c kb.Catalog) {
 		{"invalid UTF-8 keyword", func(d *kb.Document, ch []kb.Chunk) []kb.Chunk { d.Keywords = []string{"\xc3"}; return ch }, nil},
 		{"chunk of another document", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk {
 			ch[1].DocID = "s/other"
-			ch[1].EvidenceKey = kb.EvidenceKey("s/other", 1)
+			ch[1].EvidenceKey = "s/other#section 1"
 			return ch
 		}, nil},
 		{"chunk of another scope", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].KBScope = "t"; return ch }, []string{"t"}},
@@ -612,9 +612,16 @@ func testCatalogInvalidInput(t *testing.T, c kb.Catalog) {
 			ch[2].ChunkIndex, ch[2].EvidenceKey = 1, ch[1].EvidenceKey
 			return ch
 		}, nil},
-		{"wrong evidence key", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/doc#7"; return ch }, nil},
+		{"evidence key of another document", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/other#7"; return ch }, nil},
+		{"evidence key with a '#' in its label", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/doc#7#1"; return ch }, nil},
+		{"evidence key without a label", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/doc"; return ch }, nil},
+		{"evidence key too long", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk {
+			ch[0].EvidenceKey = "s/doc#" + strings.Repeat("k", kb.MaxEvidenceKeyLen)
+			return ch
+		}, nil},
+		{"repeated evidence key", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[2].EvidenceKey = ch[1].EvidenceKey; return ch }, nil},
 		{"negative chunk index", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk {
-			ch[0].ChunkIndex, ch[0].EvidenceKey = -1, kb.EvidenceKey(valid.DocID, -1)
+			ch[0].ChunkIndex = -1
 			return ch
 		}, nil},
 	} {

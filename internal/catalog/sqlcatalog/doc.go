@@ -51,8 +51,10 @@
 //     in SQL; the lookup normalises Term itself, so a change of the
 //     normalisation never needs a re-index.
 //   - Each chunk must belong to the document (same KBScope and DocID) and
-//     carry EvidenceKey == kb.EvidenceKey(DocID, ChunkIndex); two chunks
-//     with the same index are refused. chunk_count is len(chunks).
+//     carry an evidence key of it (kb.CheckEvidenceKey: "<DocID>#" and a
+//     label without '#', at most MaxEvidenceKey bytes); two chunks with
+//     the same index or the same key are refused. chunk_count is
+//     len(chunks).
 //   - A source already used by another doc ID of the kbScope is a
 //     *SourceConflictError, and nothing is written.
 //   - MarkReady needs a non-empty content hash; on a missing or ready

@@ -3,6 +3,8 @@ package sqlcatalog
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
 // Size limits, in bytes of UTF-8. They are checked in Go before anything is
@@ -13,7 +15,7 @@ const (
 	MaxKBScope     = 255
 	MaxDocID       = 512
 	MaxSource      = 512
-	MaxEvidenceKey = MaxDocID + 32 // "<docId>#<chunkIndex>"
+	MaxEvidenceKey = kb.MaxEvidenceKeyLen // "<docId>#<section label>[@n][~n]"
 	MaxContentHash = 128
 	// MaxText bounds every other string: title, breadcrumb, category, L0
 	// terms (MySQL TEXT holds 65,535 bytes).
