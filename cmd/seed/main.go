@@ -171,6 +171,10 @@ func seedRun(ctx context.Context, o *seedOptions) error {
 		}
 		return fmt.Errorf("%w (rerun rag-seed to converge)", err)
 	}
+	if sum.Rekeyed {
+		fmt.Fprintf(o.IO.ErrOut, "rag-seed: %s was seeded by an older rag-seed (evidence keys of format %d, this build's is %d): every document was re-indexed under the new keys\n",
+			o.KBScope, sum.OldKeyFormat, kb.EvidenceKeyFormat)
+	}
 	if sum.Resynced {
 		fmt.Fprintf(o.IO.ErrOut, "rag-seed: the index and the catalog disagreed on the chunks of %s (the index was deleted, replaced or only partly rebuilt): every document was re-indexed\n", o.KBScope)
 	}

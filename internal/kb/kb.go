@@ -226,7 +226,8 @@ type Catalog interface {
 	// error wrapping ErrNotSeeded.
 	Verify(ctx context.Context) error
 	// SetIndexInfo records which embedder and dimension made the vectors
-	// of a kbScope; a nil info forgets the record.
+	// of a kbScope, and the format of its evidence keys; a nil info
+	// forgets the record.
 	SetIndexInfo(ctx context.Context, kbScope string, info *IndexInfo) error
 	// IndexInfo returns the record of a kbScope; ok is false without one.
 	IndexInfo(ctx context.Context, kbScope string) (info IndexInfo, ok bool, err error)
@@ -234,13 +235,16 @@ type Catalog interface {
 }
 
 // IndexInfo is what made the vectors of a kbScope: the embedder's name
-// (Embedder.Name) and dimension. rag-seed records it after a complete run;
-// reading commands refuse a store whose record disagrees with their
-// embedder, since vectors of two models are not comparable even when their
-// dimensions match.
+// (Embedder.Name) and dimension, and the rule its evidence keys follow
+// (KeyFormat, EvidenceKeyFormat when seeded by this build). rag-seed
+// records it after a complete run; reading commands refuse a store whose
+// record disagrees with their embedder, since vectors of two models are not
+// comparable even when their dimensions match, or whose keys follow
+// another rule, since fixtures would carry keys golden cases cannot pin.
 type IndexInfo struct {
-	Embedder string
-	Dim      int
+	Embedder  string
+	Dim       int
+	KeyFormat int
 }
 
 // ErrNotSeeded is wrapped by the errors of reading a store, catalog or

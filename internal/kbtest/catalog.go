@@ -9,6 +9,7 @@ package kbtest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +29,7 @@ func RunCatalogTests(t *testing.T, open func(t *testing.T) kb.Catalog) {
 		fn   func(t *testing.T, c kb.Catalog)
 	}{
 		{"InitIdempotent", testCatalogInitIdempotent},
+		{"UpgradeKeyFormat", testCatalogUpgradeKeyFormat},
 		{"Empty", testCatalogEmpty},
 		{"BeginIndexingThenMarkReady", testCatalogBeginThenReady},
 		{"ReindexReplaces", testCatalogReindexReplaces},
@@ -807,8 +809,8 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 	if _, ok, err := c.IndexInfo(catBG, "s"); err != nil || ok {
 		t.Fatalf("IndexInfo of a new catalog = %v, %v; want no record", ok, err)
 	}
-	a := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512}
-	b := kb.IndexInfo{Embedder: "openai:multilingual-e5-small-q4", Dim: 384}
+	a := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat}
+	b := kb.IndexInfo{Embedder: "openai:multilingual-e5-small-q4", Dim: 384, KeyFormat: 1}
 	if err := c.SetIndexInfo(catBG, "s", &a); err != nil {
 		t.Fatal(err)
 	}
@@ -836,10 +838,55 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 	if err := c.SetIndexInfo(catBG, "s", nil); err != nil {
 		t.Errorf("forgetting a missing record: %v", err)
 	}
-	for _, bad := range []*kb.IndexInfo{{Embedder: "", Dim: 3}, {Embedder: "x", Dim: 0}} {
+	for _, bad := range []*kb.IndexInfo{{Embedder: "", Dim: 3, KeyFormat: 2}, {Embedder: "x", Dim: 0, KeyFormat: 2}, {Embedder: "x", Dim: 3}} {
 		if err := c.SetIndexInfo(catBG, "s", bad); err == nil {
 			t.Errorf("SetIndexInfo(%+v) accepted", *bad)
 		}
 	}
 	check("s", kb.IndexInfo{}, false)
+}
+
+// testCatalogUpgradeKeyFormat: a catalog of a build before
+// index_info.key_format is refused by Verify (a reading command must not
+// take its old evidence keys for current ones) until Init adds the
+// column, which records the old format, 1, for the rows it has.
+func testCatalogUpgradeKeyFormat(t *testing.T, c kb.Catalog) {
+	sc, ok := c.(interface{ DB() *sql.DB })
+	if !ok {
+		t.Skipf("%T does not expose its database", c)
+	}
+	db := sc.DB()
+	if err := c.Init(catBG); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE index_info DROP COLUMN key_format",
+		"INSERT INTO index_info (kb_scope, embedder, dim) VALUES ('s', 'local-hash-v1', 512)",
+	} {
+		if _, err := db.ExecContext(catBG, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := c.Verify(catBG); !errors.Is(err, kb.ErrNotSeeded) || !strings.Contains(err.Error(), "index_info") {
+		t.Fatalf("Verify of a catalog without key_format: %v, want ErrNotSeeded naming index_info", err)
+	}
+	for range 2 { // Init adds the column once
+		if err := c.Init(catBG); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Verify(catBG); err != nil {
+		t.Fatal(err)
+	}
+	want := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: 1}
+	if got, ok, err := c.IndexInfo(catBG, "s"); err != nil || !ok || got != want {
+		t.Fatalf("the old record after Init: %+v, %v, %v; want %+v", got, ok, err, want)
+	}
+	now := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat}
+	if err := c.SetIndexInfo(catBG, "s", &now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := c.IndexInfo(catBG, "s"); err != nil || got != now {
+		t.Fatalf("IndexInfo = %+v, %v; want %+v", got, err, now)
+	}
 }

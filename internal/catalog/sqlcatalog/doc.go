@@ -17,6 +17,12 @@
 //	chunks       (kb_scope, evidence_key, doc_id, chunk_index, breadcrumb,
 //	              text_hash)
 //	             PRIMARY KEY (kb_scope, evidence_key), INDEX (kb_scope, doc_id)
+//	index_info   (kb_scope, embedder, dim, key_format)
+//	             PRIMARY KEY (kb_scope)
+//
+// A catalog of an older build is brought up to date by Init: a missing
+// table is created, a missing column (index_info.key_format) is added
+// with the value its rows stand for; Verify refuses it until then.
 //
 // l0_terms and chunks reference documents (kb_scope, doc_id) by foreign
 // key. There are no wall-clock columns. Schema returns the DDL for a
