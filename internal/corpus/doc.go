@@ -28,7 +28,8 @@
 //	title       optional  default: the first level-1 heading of the body, else source
 //	breadcrumb  required  at least one segment when split on '>', '/' or '›'
 //	category    required  drives the L0 category filter
-//	kb_scope    required  must equal the kb scope being loaded (rag-seed --kb-scope)
+//	kb_scope    required  must equal the kb scope being loaded (rag-seed: --kb-scope, or the
+//	                      kbScope of the eval set's golden file)
 //	keywords    optional  list; L0 hints only, never chunked
 //	aliases     optional  list; L0 hints only, never chunked
 //	doc_id      optional  default "<kb_scope>/<source>"; [A-Za-z0-9][A-Za-z0-9._:/#-]*,
@@ -82,6 +83,10 @@
 //	seed-docs/b.md:2: duplicate source "mysql-pool" (also in seed-docs/a.md:2)
 //	seed-docs/c.md:1: missing required key "category"
 //	seed-docs/c.md:5: kb_scope "prod" does not match the kb scope being loaded ("rag-eval")
+//
+// A kb_scope that is not the one being loaded is a problem of its document
+// like any other, with Problem.DeclaredScope set, so rag-seed can report all
+// such documents in one line.
 //
 // LoadDir reads every *.md file of a directory (not its subdirectories,
 // and no name starting with '.'), checks them all, and returns either

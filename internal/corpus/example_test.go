@@ -46,11 +46,11 @@ func ExampleLoadDir() {
 	var problems corpus.Problems
 	if errors.As(err, &problems) {
 		for _, p := range problems {
-			fmt.Println(p)
+			fmt.Printf("%v (declares %q)\n", p, p.DeclaredScope)
 		}
 	}
 	// Output:
-	// testdata/docs/disk-full.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod")
-	// testdata/docs/mysql-connection-pool.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod")
-	// testdata/docs/overfilter-decoy.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod")
+	// testdata/docs/disk-full.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod") (declares "rag-eval")
+	// testdata/docs/mysql-connection-pool.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod") (declares "rag-eval")
+	// testdata/docs/overfilter-decoy.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod") (declares "rag-eval")
 }

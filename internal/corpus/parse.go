@@ -203,6 +203,7 @@ func parse(path string, data []byte, kbScope string) *parsed {
 			p.doc.KBScope = v
 		} else {
 			add(line, "kb_scope %q does not match the kb scope being loaded (%q)", v, kbScope)
+			p.problems[len(p.problems)-1].DeclaredScope = v
 		}
 	}
 	p.doc.Keywords = p.list(values[keyKeywords], add)
