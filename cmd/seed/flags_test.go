@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,17 +36,26 @@ func TestNewCmdSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Docs != "eval/rag-retrieval/seed-docs" || o.KBScope != "rag-eval" || o.Recreate || o.Prune || o.DryRun ||
+	// No eval set in this directory: the documents of the default one,
+	// the default kb scope.
+	if err := o.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Dir != "eval/rag-retrieval" || o.Cases != "eval/rag-retrieval/cases/golden-cases.json" ||
+		o.Docs != "eval/rag-retrieval/seed-docs" || o.KBScope != "rag-eval" || o.Recreate || o.Prune || o.DryRun ||
 		o.Chunk != (corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap}) || o.LockWait != 10*time.Minute ||
 		o.Config.Store != config.StoreEmbedded || o.Config.Embedder != config.EmbedderUSE || o.Config.DataDir != ".ragbaseline" {
 		t.Errorf("defaults %+v", o)
 	}
 
-	o, err = parse(t, strings.Fields("--docs d --kb-scope s --recreate --prune --dry-run --chunk-size 100 --chunk-overlap 10 --lock-wait 1s --store server --embedder local --data-dir x")...)
+	o, err = parse(t, strings.Fields("--dir nowhere --docs d --kb-scope s --recreate --prune --dry-run --chunk-size 100 --chunk-overlap 10 --lock-wait 1s --store server --embedder local --data-dir x")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Docs != "d" || o.KBScope != "s" || !o.Recreate || !o.Prune || !o.DryRun || o.Chunk.MaxChars != 100 || o.Chunk.Overlap != 10 ||
+	if err := o.resolve(); err != nil { // --kb-scope: no golden file is read
+		t.Fatal(err)
+	}
+	if o.Docs != "d" || o.KBScope != "s" || o.scopeFrom != "--kb-scope" || !o.Recreate || !o.Prune || !o.DryRun || o.Chunk.MaxChars != 100 || o.Chunk.Overlap != 10 ||
 		o.LockWait != time.Second || o.Config.Store != config.StoreServer || o.Config.Embedder != config.EmbedderLocal || o.Config.DataDir != "x" {
 		t.Errorf("options %+v", o)
 	}
@@ -69,6 +82,40 @@ func TestParseErrors(t *testing.T) {
 		o, err := parse(t, strings.Fields(args)...)
 		if o != nil || err == nil || err.Error() != want {
 			t.Errorf("%s: ran %v, error %v, want %q", args, o != nil, err, want)
+		}
+	}
+}
+
+// TestResolveFromEvalSet: --dir gives --docs and, through its golden file,
+// --kb-scope; a golden file the flags name must exist.
+func TestResolveFromEvalSet(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	golden := `{"version": 1, "kbScope": "team-a", "cases": [{"caseId": "a", "query": "q", "scenario": "chat", "expectedSources": ["a"]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "cases", "golden-cases.json"), []byte(golden), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parse(t, "--dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	cases := filepath.Join(dir, "cases", "golden-cases.json")
+	if o.Docs != filepath.Join(dir, "seed-docs") || o.KBScope != "team-a" || o.scopeFrom != "the kbScope of "+cases {
+		t.Errorf("--dir %s: docs %q, kb scope %q from %q", dir, o.Docs, o.KBScope, o.scopeFrom)
+	}
+	for _, args := range [][]string{{"--dir", t.TempDir()}, {"--cases", filepath.Join(dir, "none.json")}} {
+		o, err := parse(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = o.resolve()
+		if !errors.Is(err, fs.ErrNotExist) || tool.ExitCode(err) != cmdutil.ExitUsage {
+			t.Errorf("%q: %v, want a usage error about a missing file", args, err)
 		}
 	}
 }

@@ -15,6 +15,10 @@
 -- trailing-space padding of utf8mb4_bin, so 'Pool', 'pool' and 'pool ' are
 -- three sources. They hold UTF-8; read them with CONVERT(col USING utf8mb4).
 -- Lengths are in bytes and are checked by the tool before writing.
+--
+-- A database created from an older version of this file (or by an older
+-- rag-seed) is brought up to date by the next rag-seed, which adds the
+-- columns it lacks (index_info.key_format).
 
 CREATE TABLE IF NOT EXISTS catalog_meta (
 	name VARBINARY(64) NOT NULL,
@@ -64,5 +68,6 @@ CREATE TABLE IF NOT EXISTS index_info (
 	kb_scope VARBINARY(255) NOT NULL,
 	embedder TEXT NOT NULL,
 	dim INT NOT NULL,
+	key_format INT NOT NULL,
 	PRIMARY KEY (kb_scope)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -1,12 +1,13 @@
 package config
 
 import (
-	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlcatalog"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
 // TestLimitsFitEveryStore checks that every value a valid seed document can
@@ -15,11 +16,17 @@ import (
 // did not would pass validation and fail after the catalog write on one
 // stack only, leaving the document indexing and the two stacks apart.
 func TestLimitsFitEveryStore(t *testing.T) {
-	// The longest evidence key: the longest doc_id, '#', the largest
-	// chunk index a document of MaxFileSize bytes can reach.
-	maxEvidenceKey := corpus.MaxDocIDLen + 1 + len(strconv.Itoa(corpus.MaxFileSize))
-	// Milvus' primary key is "<len(kbScope)>:<kbScope>:<evidenceKey>".
-	maxID := len(strconv.Itoa(corpus.MaxKBScopeLen)) + 1 + corpus.MaxKBScopeLen + 1 + maxEvidenceKey
+	// The longest evidence key: the longest doc_id, '#', the longest
+	// section label (a longer heading path is cut and hashed), and an
+	// occurrence and a piece number no document of MaxFileSize bytes can
+	// exceed.
+	maxEvidenceKey := len(kb.EvidenceKey(strings.Repeat("d", corpus.MaxDocIDLen), strings.Repeat("l", kb.MaxSectionLabelLen),
+		corpus.MaxFileSize, corpus.MaxFileSize))
+	if maxEvidenceKey > kb.MaxEvidenceKeyLen {
+		t.Errorf("evidence key: up to %d bytes are made, stores check at most %d", maxEvidenceKey, kb.MaxEvidenceKeyLen)
+	}
+	// Milvus' primary key is the hex SHA-256 of the kbScope and the key.
+	const maxID = 64
 	for _, c := range []struct {
 		what    string
 		limit   int
@@ -29,6 +36,7 @@ func TestLimitsFitEveryStore(t *testing.T) {
 		{"source", corpus.MaxSourceLen, sqlcatalog.MaxSource, "source"},
 		{"doc_id", corpus.MaxDocIDLen, sqlcatalog.MaxDocID, "doc_id"},
 		{"evidence key", maxEvidenceKey, sqlcatalog.MaxEvidenceKey, "evidence_key"},
+		{"evidence key a store accepts", kb.MaxEvidenceKeyLen, sqlcatalog.MaxEvidenceKey, "evidence_key"},
 		{"milvus id", maxID, 0, "id"},
 		{"kb_scope", corpus.MaxKBScopeLen, sqlcatalog.MaxKBScope, "kb_scope"},
 		{"category", corpus.MaxCategoryLen, sqlcatalog.MaxText, "category"},

@@ -204,7 +204,8 @@ func (e *EmbedderMismatchError) Error() string {
 //   - it holds chunks of kbScope, every document of which is ready (a
 //     seed that died leaves documents indexing);
 //   - it records that kbScope was seeded with this embedder and dimension
-//     (an *EmbedderMismatchError otherwise);
+//     (an *EmbedderMismatchError otherwise), and with this build's
+//     evidence-key format (kb.EvidenceKeyFormat);
 //   - the index exists, has that dimension, and holds exactly as many
 //     chunks of kbScope as the catalog (an index deleted, replaced or
 //     only partly rebuilt does not).
@@ -242,7 +243,7 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 		return notReady("%d of %d documents are not ready (a rag-seed did not finish, e.g. %s); rerun rag-seed to complete it",
 			len(indexing), len(docs), indexing[0])
 	}
-	want := kb.IndexInfo{Embedder: s.Embedder.Name(), Dim: s.Embedder.Dim()}
+	want := kb.IndexInfo{Embedder: s.Embedder.Name(), Dim: s.Embedder.Dim(), KeyFormat: kb.EvidenceKeyFormat}
 	have, ok, err := s.Catalog.IndexInfo(ctx, kbScope)
 	if err != nil {
 		return fmt.Errorf("catalog: %w", err)
@@ -250,8 +251,12 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 	if !ok {
 		return notReady("the catalog does not record which embedder made its vectors (seeded by an older rag-seed, or a seed did not finish); rerun rag-seed")
 	}
-	if have != want {
+	if have.Embedder != want.Embedder || have.Dim != want.Dim {
 		return &EmbedderMismatchError{KBScope: kbScope, Have: have, Want: want}
+	}
+	if have.KeyFormat != want.KeyFormat {
+		return notReady("its evidence keys follow the rule of an older rag-seed (format %d; this build's is %d, keyed by section instead of position); rerun rag-seed to re-key every document",
+			have.KeyFormat, want.KeyFormat)
 	}
 	ei, ok := s.Index.(existingIndex)
 	if !ok {

@@ -96,6 +96,22 @@ func TestOpenForLookupRefuses(t *testing.T) {
 		}
 		notReady(t, c, "does not record which embedder")
 	})
+	// A store seeded by a build of another evidence-key rule is not read
+	// (its fixtures would carry keys golden cases cannot pin) until
+	// rag-seed re-keys it.
+	t.Run("evidence keys of an older rag-seed", func(t *testing.T) {
+		c := seeded(t)
+		s, err := Open(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Catalog.SetIndexInfo(ctx, "rag-eval", &kb.IndexInfo{Embedder: s.Embedder.Name(), Dim: s.Embedder.Dim(), KeyFormat: 1})
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		notReady(t, c, "older rag-seed (format 1;")
+	})
 	t.Run("another kbScope", func(t *testing.T) {
 		_, err := OpenForLookup(ctx, seeded(t), "other")
 		var nr *NotReadyError

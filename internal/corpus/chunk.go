@@ -57,11 +57,11 @@ func Chunk(doc *kb.Document, opts ChunkOptions) []kb.Chunk {
 	var chunks []kb.Chunk
 	for _, p := range pieces(doc, opts) {
 		chunks = append(chunks, kb.Chunk{
-			EvidenceKey: kb.EvidenceKey(doc.DocID, len(chunks)),
+			EvidenceKey: kb.EvidenceKey(doc.DocID, p.sec.label, p.sec.occurrence, p.n),
 			DocID:       doc.DocID,
 			Source:      doc.Source,
 			Title:       doc.Title,
-			Breadcrumb:  p.breadcrumb,
+			Breadcrumb:  p.sec.crumb,
 			Category:    doc.Category,
 			KBScope:     doc.KBScope,
 			ChunkIndex:  len(chunks),
@@ -73,39 +73,58 @@ func Chunk(doc *kb.Document, opts ChunkOptions) []kb.Chunk {
 
 // piece is one chunk as a range of the body: its text is
 // body[textStart:end], of which body[start:end] is new and
-// body[textStart:start] the overlap with the previous piece.
+// body[textStart:start] the overlap with the previous piece. It is the
+// n-th piece (from 1) of its section.
 type piece struct {
 	textStart, start, end int
-	breadcrumb            string
+	n                     int
+	sec                   *section
 }
 
 // pieces cuts doc.Body into chunk ranges.
 func pieces(doc *kb.Document, opts ChunkOptions) []piece {
 	maxChars, overlap := opts.resolved()
 	var out []piece
-	for sec, crumb := range sections(doc, scanLines(doc.Body)) {
-		for _, p := range splitSection(doc.Body, sec, maxChars, overlap) {
-			p.breadcrumb = crumb
+	for sec := range sections(doc, scanLines(doc.Body)) {
+		for i, p := range splitSection(doc.Body, sec.lines, maxChars, overlap) {
+			p.n, p.sec = i+1, sec
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// sections yields the sections of the body that have text, each with its
-// breadcrumb: a section is a heading (or the text before the first
-// heading) and the lines up to the next heading, and its breadcrumb is
-// the document's followed by the path of headings above it (an H1 equal
-// to the title is left out). Chunking and validation (MaxBreadcrumbLen)
-// both walk the body with it.
-func sections(doc *kb.Document, lines []mdLine) iter.Seq2[[]mdLine, string] {
-	return func(yield func([]mdLine, string) bool) {
+// section is a heading (or the text before the first heading) and the
+// lines up to the next heading.
+type section struct {
+	lines []mdLine
+	// crumb is the breadcrumb of its chunks: the document's, then the
+	// heading path.
+	crumb string
+	// label is kb.SectionLabel of the heading path, and occurrence the
+	// rank (from 1) of the section among the sections of the document
+	// with the same label: the two identify it in evidence keys.
+	label      string
+	occurrence int
+}
+
+// sections yields the sections of the body that have text: a section is
+// a heading (or the text before the first heading) and the lines up to
+// the next heading; its heading path is the path of headings above it
+// and its own (an H1 equal to the title, and headings without text, are
+// left out). Occurrences count every section of a path, with text or
+// not, except a text before the first heading without text (there is no
+// such section). Chunking and validation (MaxBreadcrumbLen) both walk the
+// body with it.
+func sections(doc *kb.Document, lines []mdLine) iter.Seq[*section] {
+	return func(yield func(*section) bool) {
 		title := textnorm.Normalize(doc.Title)
 		type heading struct {
 			level int
 			text  string
 		}
 		var path []heading
+		seen := map[string]int{}
 		for a := 0; a < len(lines); {
 			if h := lines[a]; h.kind == lineHeading {
 				for len(path) > 0 && path[len(path)-1].level >= h.level {
@@ -121,14 +140,24 @@ func sections(doc *kb.Document, lines []mdLine) iter.Seq2[[]mdLine, string] {
 			}
 			sec := lines[a:b]
 			a = b
-			if !hasText(sec) {
+			text := hasText(sec)
+			if sec[0].kind != lineHeading && !text {
+				continue // blank lines before the first heading
+			}
+			texts := make([]string, len(path))
+			for i, h := range path {
+				texts[i] = h.text
+			}
+			label := kb.SectionLabel(texts)
+			seen[label]++
+			if !text {
 				continue
 			}
-			crumb := doc.Breadcrumb
-			for _, h := range path {
-				crumb += " > " + h.text
+			s := &section{lines: sec, crumb: doc.Breadcrumb, label: label, occurrence: seen[label]}
+			for _, t := range texts {
+				s.crumb += " > " + t
 			}
-			if !yield(sec, crumb) {
+			if !yield(s) {
 				return
 			}
 		}

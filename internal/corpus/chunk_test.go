@@ -80,13 +80,13 @@ func TestChunkSeedDocBreadcrumbs(t *testing.T) {
 		got = append(got, c.EvidenceKey+" | "+c.Breadcrumb+" | "+first)
 	}
 	want := []string{
-		"rag-eval/mysql-connection-pool#0 | Database > MySQL > Connection Pool | # MySQL 连接池耗尽排查",
-		"rag-eval/mysql-connection-pool#1 | Database > MySQL > Connection Pool > 症状 | ## 症状",
-		"rag-eval/mysql-connection-pool#2 | Database > MySQL > Connection Pool > 排查步骤 > 1. 查看当前连接数 | ### 1. 查看当前连接数",
-		"rag-eval/mysql-connection-pool#3 | Database > MySQL > Connection Pool > 排查步骤 > 2. 找出长时间空闲或阻塞的连接 | ### 2. 找出长时间空闲或阻塞的连接",
-		"rag-eval/mysql-connection-pool#4 | Database > MySQL > Connection Pool > 排查步骤 > 3. 检查连接池配置 | ### 3. 检查连接池配置",
-		"rag-eval/mysql-connection-pool#5 | Database > MySQL > Connection Pool > 处理方法 | ## 处理方法",
-		"rag-eval/mysql-connection-pool#6 | Database > MySQL > Connection Pool > 预防 | ## 预防",
+		"rag-eval/mysql-connection-pool# | Database > MySQL > Connection Pool | # MySQL 连接池耗尽排查",
+		"rag-eval/mysql-connection-pool#症状 | Database > MySQL > Connection Pool > 症状 | ## 症状",
+		"rag-eval/mysql-connection-pool#排查步骤 > 1. 查看当前连接数 | Database > MySQL > Connection Pool > 排查步骤 > 1. 查看当前连接数 | ### 1. 查看当前连接数",
+		"rag-eval/mysql-connection-pool#排查步骤 > 2. 找出长时间空闲或阻塞的连接 | Database > MySQL > Connection Pool > 排查步骤 > 2. 找出长时间空闲或阻塞的连接 | ### 2. 找出长时间空闲或阻塞的连接",
+		"rag-eval/mysql-connection-pool#排查步骤 > 3. 检查连接池配置 | Database > MySQL > Connection Pool > 排查步骤 > 3. 检查连接池配置 | ### 3. 检查连接池配置",
+		"rag-eval/mysql-connection-pool#处理方法 | Database > MySQL > Connection Pool > 处理方法 | ## 处理方法",
+		"rag-eval/mysql-connection-pool#预防 | Database > MySQL > Connection Pool > 预防 | ## 预防",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("chunks\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
@@ -350,9 +350,9 @@ func TestChunkMetadata(t *testing.T) {
 	}
 	got := Chunk(doc, ChunkOptions{})
 	want := []kb.Chunk{
-		{EvidenceKey: "custom/id#0", DocID: "custom/id", Source: "src", Title: "T", Breadcrumb: "A > B",
+		{EvidenceKey: "custom/id#", DocID: "custom/id", Source: "src", Title: "T", Breadcrumb: "A > B",
 			Category: "cat", KBScope: "rag-eval", ChunkIndex: 0, Text: "one"},
-		{EvidenceKey: "custom/id#1", DocID: "custom/id", Source: "src", Title: "T", Breadcrumb: "A > B > Two",
+		{EvidenceKey: "custom/id#Two", DocID: "custom/id", Source: "src", Title: "T", Breadcrumb: "A > B > Two",
 			Category: "cat", KBScope: "rag-eval", ChunkIndex: 1, Text: "## Two\ntwo"},
 	}
 	if !reflect.DeepEqual(got, want) {

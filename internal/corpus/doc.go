@@ -28,7 +28,8 @@
 //	title       optional  default: the first level-1 heading of the body, else source
 //	breadcrumb  required  at least one segment when split on '>', '/' or '›'
 //	category    required  drives the L0 category filter
-//	kb_scope    required  must equal the kb scope being loaded (rag-seed --kb-scope)
+//	kb_scope    required  must equal the kb scope being loaded (rag-seed: --kb-scope, or the
+//	                      kbScope of the eval set's golden file)
 //	keywords    optional  list; L0 hints only, never chunked
 //	aliases     optional  list; L0 hints only, never chunked
 //	doc_id      optional  default "<kb_scope>/<source>"; [A-Za-z0-9][A-Za-z0-9._:/#-]*,
@@ -83,6 +84,10 @@
 //	seed-docs/c.md:1: missing required key "category"
 //	seed-docs/c.md:5: kb_scope "prod" does not match the kb scope being loaded ("rag-eval")
 //
+// A kb_scope that is not the one being loaded is a problem of its document
+// like any other, with Problem.DeclaredScope set, so rag-seed can report all
+// such documents in one line.
+//
 // LoadDir reads every *.md file of a directory (not its subdirectories,
 // and no name starting with '.'), checks them all, and returns either
 // every document or a Problems error listing every problem of every file
@@ -125,11 +130,21 @@
 //     at its first paragraph, line, sentence or word boundary, and the piece
 //     with its overlap is at most MaxChars characters. Overlap is capped at
 //     MaxChars/2. Chunks of different sections never overlap.
-//   - Chunks are numbered 0..n-1 in document order; EvidenceKey is
-//     kb.EvidenceKey(DocID, ChunkIndex), Text the chunk's full text (the
-//     fixture excerpt), and DocID, Source, Title, Category and KBScope are
-//     copied from the document. The same document and options always give
-//     the same chunks.
+//   - Chunks are numbered 0..n-1 in document order (ChunkIndex); Text is
+//     the chunk's full text (the fixture excerpt), and DocID, Source,
+//     Title, Category and KBScope are copied from the document. The same
+//     document and options always give the same chunks.
+//   - EvidenceKey names a chunk by its section, not its position, so it
+//     survives edits of other sections: kb.EvidenceKey(DocID, label,
+//     occurrence, piece), where label is kb.SectionLabel of the section's
+//     heading path (the breadcrumb after the document's), occurrence the
+//     rank of the section among the sections of the document with the same
+//     label (every heading counts, with text or not; text before the first
+//     heading counts when it is not blank), and piece the rank of the chunk
+//     among its section's pieces. "rag-eval/mysql-connection-pool#" is the
+//     text under the title, "…#排查步骤 > 1. 查看当前连接数" a subsection,
+//     "…#处理~2" the second piece of a long section, "…#FAQ@2" the second
+//     section whose path is FAQ.
 //
 // The package imports the standard library, kb and textnorm only.
 package corpus

@@ -37,8 +37,8 @@ SHOW PROCESSLIST;
 	}
 	// Output:
 	// rag-eval/mysql-connection-pool "MySQL 连接池耗尽排查"
-	// rag-eval/mysql-connection-pool#0 [Database > MySQL > Connection Pool] "# MySQL 连接池耗尽排查\n\n应用报 Too many connections。"
-	// rag-eval/mysql-connection-pool#1 [Database > MySQL > Connection Pool > 排查步骤 > 查看连接数] "### 查看连接数\n\nSHOW PROCESSLIST;"
+	// rag-eval/mysql-connection-pool# [Database > MySQL > Connection Pool] "# MySQL 连接池耗尽排查\n\n应用报 Too many connections。"
+	// rag-eval/mysql-connection-pool#排查步骤 > 查看连接数 [Database > MySQL > Connection Pool > 排查步骤 > 查看连接数] "### 查看连接数\n\nSHOW PROCESSLIST;"
 }
 
 func ExampleLoadDir() {
@@ -46,11 +46,11 @@ func ExampleLoadDir() {
 	var problems corpus.Problems
 	if errors.As(err, &problems) {
 		for _, p := range problems {
-			fmt.Println(p)
+			fmt.Printf("%v (declares %q)\n", p, p.DeclaredScope)
 		}
 	}
 	// Output:
-	// testdata/docs/disk-full.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod")
-	// testdata/docs/mysql-connection-pool.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod")
-	// testdata/docs/overfilter-decoy.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod")
+	// testdata/docs/disk-full.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod") (declares "rag-eval")
+	// testdata/docs/mysql-connection-pool.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod") (declares "rag-eval")
+	// testdata/docs/overfilter-decoy.md:6: kb_scope "rag-eval" does not match the kb scope being loaded ("prod") (declares "rag-eval")
 }

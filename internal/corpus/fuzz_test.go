@@ -205,6 +205,7 @@ func FuzzChunk(f *testing.F) {
 		}
 		lines := scanLines(body)
 		covered := make([]bool, len(body))
+		keys := make(map[string]bool, len(chunks))
 		prevEnd, prevText := 0, 0
 		for i, c := range chunks {
 			p := ps[i]
@@ -219,8 +220,12 @@ func FuzzChunk(f *testing.F) {
 				t.Fatalf("chunk %d overlaps %d characters, max %d", i, utf8.RuneCountInString(body[p.textStart:p.start]), ov)
 			case p.textStart > p.start || p.start < prevEnd || p.textStart < prevText:
 				t.Fatalf("chunk %d out of order: %+v after end %d", i, p, prevEnd)
-			case c.ChunkIndex != i || c.EvidenceKey != kb.EvidenceKey(doc.DocID, i):
+			case c.ChunkIndex != i || c.EvidenceKey != kb.EvidenceKey(doc.DocID, p.sec.label, p.sec.occurrence, p.n):
 				t.Fatalf("chunk %d numbered %d %s", i, c.ChunkIndex, c.EvidenceKey)
+			case keys[c.EvidenceKey]:
+				t.Fatalf("chunk %d repeats the evidence key %q", i, c.EvidenceKey)
+			case kb.CheckEvidenceKey(doc.DocID, c.EvidenceKey) != nil:
+				t.Fatalf("chunk %d: %v", i, kb.CheckEvidenceKey(doc.DocID, c.EvidenceKey))
 			case c.Breadcrumb != doc.Breadcrumb && !strings.HasPrefix(c.Breadcrumb, doc.Breadcrumb+" > "):
 				t.Fatalf("chunk %d breadcrumb %q", i, c.Breadcrumb)
 			}
@@ -235,6 +240,7 @@ func FuzzChunk(f *testing.F) {
 			for k := p.start; k < p.end; k++ {
 				covered[k] = true
 			}
+			keys[c.EvidenceKey] = true
 			prevEnd, prevText = p.end, p.textStart
 		}
 		// Every non-space character outside heading-like lines is in a
@@ -252,5 +258,42 @@ func FuzzChunk(f *testing.F) {
 		if again := Chunk(doc, opts); !reflect.DeepEqual(again, chunks) {
 			t.Fatalf("not deterministic")
 		}
+		checkInsertKeepsKeys(t, doc, opts, chunks, lines)
 	})
+}
+
+// checkInsertKeepsKeys inserts a section with a heading of its own before
+// the first heading of the body (or at its end) and checks that every
+// other chunk keeps its evidence key and text.
+func checkInsertKeepsKeys(t *testing.T, doc *kb.Document, opts ChunkOptions, chunks []kb.Chunk, lines []mdLine) {
+	t.Helper()
+	at, level := len(doc.Body), 2
+	for _, l := range lines {
+		if l.kind == lineHeading {
+			at, level = l.start, l.level
+			break
+		}
+	}
+	if at == len(doc.Body) && at > 0 && doc.Body[at-1] != '\n' {
+		return // appending would join the last line
+	}
+	if k := len(lines); at == len(doc.Body) && k > 0 && (lines[k-1].kind == lineFenceOpen || lines[k-1].kind == lineFenceInner) {
+		return // inside an unclosed fence
+	}
+	inserted := strings.Repeat("#", level) + " Inserted ZQX\n\ninserted text\n\n"
+	edited := *doc
+	edited.Body = doc.Body[:at] + inserted + doc.Body[at:]
+	var kept []string
+	for _, c := range Chunk(&edited, opts) {
+		if !strings.Contains(c.Breadcrumb, "Inserted ZQX") {
+			kept = append(kept, c.EvidenceKey+"\x00"+c.Text)
+		}
+	}
+	var want []string
+	for _, c := range chunks {
+		want = append(want, c.EvidenceKey+"\x00"+c.Text)
+	}
+	if !reflect.DeepEqual(kept, want) {
+		t.Fatalf("inserting a section at %d changed other chunks:\n got %q\nwant %q", at, kept, want)
+	}
 }

@@ -203,6 +203,7 @@ func parse(path string, data []byte, kbScope string) *parsed {
 			p.doc.KBScope = v
 		} else {
 			add(line, "kb_scope %q does not match the kb scope being loaded (%q)", v, kbScope)
+			p.problems[len(p.problems)-1].DeclaredScope = v
 		}
 	}
 	p.doc.Keywords = p.list(values[keyKeywords], add)
@@ -245,10 +246,10 @@ func parse(path string, data []byte, kbScope string) *parsed {
 		}
 	}
 	if p.doc.Breadcrumb != "" {
-		for sec, crumb := range sections(&p.doc, lines) {
-			if len(crumb) > MaxBreadcrumbLen {
-				add(lineOf(sec[0]), "the breadcrumb of this section (the document's breadcrumb and the headings above it) is %d bytes long (at most %d); shorten its headings",
-					len(crumb), MaxBreadcrumbLen)
+		for sec := range sections(&p.doc, lines) {
+			if len(sec.crumb) > MaxBreadcrumbLen {
+				add(lineOf(sec.lines[0]), "the breadcrumb of this section (the document's breadcrumb and the headings above it) is %d bytes long (at most %d); shorten its headings",
+					len(sec.crumb), MaxBreadcrumbLen)
 				break
 			}
 		}

@@ -13,6 +13,10 @@ type Problem struct {
 	File string // the path the file was read under
 	Line int    // 1-based line of the offending key or list item; 1 for problems of the whole file
 	Msg  string // what is wrong: lowercase, no trailing period
+	// DeclaredScope is the document's kb_scope when the problem is that
+	// it is not the kb scope being loaded, so a caller can report all of
+	// them in one message ("" for any other problem).
+	DeclaredScope string
 }
 
 func (p Problem) Error() string {

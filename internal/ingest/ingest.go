@@ -6,7 +6,8 @@
 // Seeding is idempotent and crash-safe:
 //
 //   - a document that is ready with the same index hash (its file, the
-//     embedder and dimension, the chunk options) is skipped and reported
+//     embedder and dimension, the chunk options, the evidence-key format
+//     kb.EvidenceKeyFormat) is skipped and reported
 //     unchanged, provided the index holds as many chunks as the catalog
 //     records (otherwise everything is re-indexed: the index was recreated,
 //     lost or only partly rebuilt);
@@ -71,18 +72,32 @@ type Summary struct {
 	// Resynced reports that the index and the catalog disagreed on the
 	// number of chunks, so every document was re-indexed.
 	Resynced bool
+	// Rekeyed reports that the kbScope was seeded by a build of another
+	// evidence-key format (OldKeyFormat), so every document was
+	// re-indexed under this build's keys.
+	Rekeyed      bool
+	OldKeyFormat int
 }
 
-// StaleVectorsError reports a seed with a new embedder that left documents
-// of the kbScope (no longer in the input, kept without Prune) with the
-// vectors of the previous one.
+// StaleVectorsError reports a seed with a new embedder, or a new
+// evidence-key format, that left documents of the kbScope (no longer in
+// the input, kept without Prune) with the vectors, or the keys, of the
+// previous one.
 type StaleVectorsError struct {
 	KBScope  string
 	Stale    []string // docIds
 	Embedder string
+	// KeysOnly says that the embedder is the same and only the key
+	// format changed (from KeyFormat).
+	KeysOnly  bool
+	KeyFormat int
 }
 
 func (e *StaleVectorsError) Error() string {
+	if e.KeysOnly {
+		return fmt.Sprintf("%d documents of kb_scope %s are no longer in the input and keep the evidence keys of an older rag-seed (format %d, e.g. %s), so the kbScope would mix two key formats: rerun with --prune to remove them",
+			len(e.Stale), e.KBScope, e.KeyFormat, e.Stale[0])
+	}
 	return fmt.Sprintf("%d documents of kb_scope %s are no longer in the input and keep the vectors of the previous embedder (e.g. %s), so the kbScope would mix two models with %s: rerun with --prune to remove them",
 		len(e.Stale), e.KBScope, e.Stale[0], e.Embedder)
 }
@@ -123,17 +138,21 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	// The record of what made the kbScope's vectors (kb.IndexInfo) is
-	// forgotten before the first vector of another embedder is written and
-	// set again only when every document is ready: a run that dies half way
-	// leaves no record, and reading commands refuse the mixed index.
-	info := kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: dim}
-	sameEmbedder := true
+	// forgotten before the first vector of another embedder, or the first
+	// chunk keyed by another evidence-key format, is written and set again
+	// only when every document is ready: a run that dies half way leaves
+	// no record, and reading commands refuse the mixed index.
+	info := kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: dim, KeyFormat: kb.EvidenceKeyFormat}
+	sameRecord, oldKeysOnly, oldFormat := true, false, 0
 	if !opts.DryRun {
 		have, ok, err := b.Catalog.IndexInfo(ctx, opts.KBScope)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
-		sameEmbedder = ok && have == info
+		sameRecord = ok && have == info
+		oldKeysOnly = ok && have.Embedder == info.Embedder && have.Dim == info.Dim && have.KeyFormat != info.KeyFormat
+		oldFormat = have.KeyFormat
+		sum.Rekeyed, sum.OldKeyFormat = ok && have.KeyFormat != info.KeyFormat, have.KeyFormat
 		if ok && have != info {
 			if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, nil); err != nil {
 				return nil, fmt.Errorf("catalog: %w", err)
@@ -214,11 +233,13 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	}
 
 	if !opts.DryRun {
-		// Documents kept without --prune keep the vectors they had: under
-		// another (or an unrecorded) embedder the kbScope would mix two
-		// models, so it is left without a record.
-		if !sameEmbedder && len(sum.Stale) > 0 {
-			return sum, &StaleVectorsError{KBScope: opts.KBScope, Stale: sum.Stale, Embedder: info.Embedder}
+		// Documents kept without --prune keep the vectors and keys they
+		// had: under another (or an unrecorded) embedder or key format the
+		// kbScope would mix two models or two key formats, so it is left
+		// without a record.
+		if !sameRecord && len(sum.Stale) > 0 {
+			return sum, &StaleVectorsError{KBScope: opts.KBScope, Stale: sum.Stale, Embedder: info.Embedder,
+				KeysOnly: oldKeysOnly, KeyFormat: oldFormat}
 		}
 		if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, &info); err != nil {
 			return sum, fmt.Errorf("catalog: %w", err)
@@ -295,12 +316,18 @@ func pruneDocument(ctx context.Context, old kb.DocumentState, b Backends, opts O
 	return nil
 }
 
-// indexHash identifies what a document's vectors were made from: the file,
-// the embedder and its dimension, and the chunking. It is the hash stored
-// as ready, so a model or chunk-size change re-indexes every document.
+// indexHash identifies what a document's chunks and vectors were made
+// from: the file, the embedder and its dimension, the chunking and the
+// evidence-key format. It is the hash stored as ready, so a model,
+// chunk-size or key-format change re-indexes every document (a document
+// seeded by a build with another key rule is replaced, never kept as
+// unchanged with keys of the old rule).
 func indexHash(d *kb.Document, e kb.Embedder, c corpus.ChunkOptions) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%d", d.ContentHash, e.Name(), e.Dim(), c.MaxChars, c.Overlap)
+	// Builds of key format 1 hashed nothing more, so their documents all
+	// differ from this build's.
+	fmt.Fprintf(h, "\x00keys%d", kb.EvidenceKeyFormat)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -2,9 +2,13 @@ package ingest_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -507,4 +511,123 @@ func TestEmbedderChangeWithStaleDocuments(t *testing.T) {
 	if info, ok, err := b.Catalog.IndexInfo(context.Background(), scope); err != nil || !ok || info.Embedder != "other-model" {
 		t.Fatalf("after --prune: %+v, %v, %v", info, ok, err)
 	}
+}
+
+// seedKeyFormat1 writes dir into b as a build of evidence-key format 1
+// left it: chunks keyed "<docId>#<chunkIndex>", documents ready with that
+// build's index hash (which the file, the embedder and the chunking alone
+// made: unchanged files hash the same), the record of format 1.
+func seedKeyFormat1(t *testing.T, b ingest.Backends, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := b.Catalog.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Index.Ensure(ctx, b.Embedder.Dim()); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range load(t, dir) {
+		chunks := corpus.Chunk(&d, corpus.ChunkOptions{})
+		texts := make([]string, len(chunks))
+		for i := range chunks {
+			chunks[i].EvidenceKey = fmt.Sprintf("%s#%d", d.DocID, chunks[i].ChunkIndex)
+			texts[i] = chunks[i].Text
+		}
+		vecs, err := b.Embedder.Embed(ctx, kb.Passage, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range chunks {
+			chunks[i].Vector = vecs[i]
+		}
+		if err := b.Catalog.BeginIndexing(ctx, d, chunks); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Index.Upsert(ctx, chunks); err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d\x00%d\x00%d", d.ContentHash, b.Embedder.Name(), b.Embedder.Dim(), 0, 0))
+		if err := b.Catalog.MarkReady(ctx, d.KBScope, d.DocID, hex.EncodeToString(h[:])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Catalog.SetIndexInfo(ctx, scope, &kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: b.Embedder.Dim(), KeyFormat: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// indexKeys returns the evidence keys of every chunk of the kbScope in
+// the index, sorted.
+func indexKeys(t *testing.T, b ingest.Backends) []string {
+	t.Helper()
+	ctx := context.Background()
+	vecs, err := b.Embedder.Embed(ctx, kb.Query, []string{"连接池"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := b.Index.Search(ctx, kb.SearchRequest{Mode: kb.Dense, Vector: vecs[0], Filter: kb.Filter{KBScope: scope}, K: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := keys(hits)
+	slices.Sort(out)
+	return out
+}
+
+// TestKeyFormat1StoreIsRekeyed: a store seeded by a build whose evidence
+// keys were running counters is not trusted as unchanged although its
+// files are: every document is re-indexed under the section keys, no old
+// key is left in the index, and the record says the new format. Documents
+// no longer in the input would keep old keys: without --prune that is an
+// error naming them.
+func TestKeyFormat1StoreIsRekeyed(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(testing.TB, hooks) ingest.Backends) {
+		b := open(t, hooks{})
+		dir := copyDocs(t)
+		seedKeyFormat1(t, b, dir)
+		if got := indexKeys(t, b); !slices.Contains(got, "rag-eval/mysql-connection-pool#0") {
+			t.Fatalf("the format 1 store: %q", got)
+		}
+
+		// A document left out would keep its old keys.
+		if err := os.Rename(filepath.Join(dir, "overfilter-decoy.md"), filepath.Join(t.TempDir(), "x.md")); err != nil {
+			t.Fatal(err)
+		}
+		// The documents in the input are re-keyed although their files are
+		// unchanged.
+		sum, err := ingest.Seed(context.Background(), load(t, dir), b, ingest.Options{KBScope: scope})
+		if len(sum.Updated) != 2 || len(sum.Unchanged) != 0 || !sum.Rekeyed || sum.OldKeyFormat != 1 {
+			t.Fatalf("re-keying seed: %+v", sum)
+		}
+		var sv *ingest.StaleVectorsError
+		if !errors.As(err, &sv) || !sv.KeysOnly || !strings.Contains(err.Error(), "evidence keys of an older rag-seed (format 1") ||
+			!strings.Contains(err.Error(), "--prune") {
+			t.Fatalf("got %v, want a *StaleVectorsError about the keys", err)
+		}
+		if _, ok, err := b.Catalog.IndexInfo(context.Background(), scope); err != nil || ok {
+			t.Fatalf("a kbScope of two key formats has a record: %v, %v", ok, err)
+		}
+
+		if sum := seed(t, b, dir, ingest.Options{Prune: true}); len(sum.Unchanged) != 2 || len(sum.Pruned) != 1 {
+			t.Fatalf("with --prune: %+v", sum)
+		}
+		checkOneCopy(t, b, dir)
+		var want []string
+		for _, d := range load(t, dir) {
+			for _, c := range corpus.Chunk(&d, corpus.ChunkOptions{}) {
+				want = append(want, c.EvidenceKey)
+			}
+		}
+		slices.Sort(want)
+		if got := indexKeys(t, b); !slices.Equal(got, want) {
+			t.Errorf("index keys after the re-keying seed:\n got %q\nwant %q", got, want)
+		}
+		info, ok, err := b.Catalog.IndexInfo(context.Background(), scope)
+		if err != nil || !ok || info.KeyFormat != kb.EvidenceKeyFormat {
+			t.Fatalf("record after the re-keying seed: %+v, %v, %v", info, ok, err)
+		}
+		if again := seed(t, b, dir, ingest.Options{}); len(again.Unchanged) != 2 {
+			t.Fatalf("then: %+v", again)
+		}
+	})
 }

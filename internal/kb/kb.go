@@ -63,7 +63,8 @@ type Document struct {
 }
 
 // Chunk is one searchable piece of a document. EvidenceKey is unique in a
-// kbScope: "<docId>#<chunkIndex>".
+// kbScope and stable under edits of other sections (see EvidenceKey);
+// ChunkIndex is the chunk's position in the document (0, 1, …).
 type Chunk struct {
 	EvidenceKey string
 	DocID       string
@@ -76,9 +77,6 @@ type Chunk struct {
 	Text        string // the chunk's full text, returned as the excerpt
 	Vector      []float32
 }
-
-// EvidenceKey returns the key of chunk i of docID.
-func EvidenceKey(docID string, i int) string { return fmt.Sprintf("%s#%d", docID, i) }
 
 // Filter restricts a search. It is a structured value: every backend
 // renders it itself (Milvus as an expression with every string escaped,
@@ -228,7 +226,8 @@ type Catalog interface {
 	// error wrapping ErrNotSeeded.
 	Verify(ctx context.Context) error
 	// SetIndexInfo records which embedder and dimension made the vectors
-	// of a kbScope; a nil info forgets the record.
+	// of a kbScope, and the format of its evidence keys; a nil info
+	// forgets the record.
 	SetIndexInfo(ctx context.Context, kbScope string, info *IndexInfo) error
 	// IndexInfo returns the record of a kbScope; ok is false without one.
 	IndexInfo(ctx context.Context, kbScope string) (info IndexInfo, ok bool, err error)
@@ -236,13 +235,16 @@ type Catalog interface {
 }
 
 // IndexInfo is what made the vectors of a kbScope: the embedder's name
-// (Embedder.Name) and dimension. rag-seed records it after a complete run;
-// reading commands refuse a store whose record disagrees with their
-// embedder, since vectors of two models are not comparable even when their
-// dimensions match.
+// (Embedder.Name) and dimension, and the rule its evidence keys follow
+// (KeyFormat, EvidenceKeyFormat when seeded by this build). rag-seed
+// records it after a complete run; reading commands refuse a store whose
+// record disagrees with their embedder, since vectors of two models are not
+// comparable even when their dimensions match, or whose keys follow
+// another rule, since fixtures would carry keys golden cases cannot pin.
 type IndexInfo struct {
-	Embedder string
-	Dim      int
+	Embedder  string
+	Dim       int
+	KeyFormat int
 }
 
 // ErrNotSeeded is wrapped by the errors of reading a store, catalog or

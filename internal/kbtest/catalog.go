@@ -9,6 +9,7 @@ package kbtest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +29,7 @@ func RunCatalogTests(t *testing.T, open func(t *testing.T) kb.Catalog) {
 		fn   func(t *testing.T, c kb.Catalog)
 	}{
 		{"InitIdempotent", testCatalogInitIdempotent},
+		{"UpgradeKeyFormat", testCatalogUpgradeKeyFormat},
 		{"Empty", testCatalogEmpty},
 		{"BeginIndexingThenMarkReady", testCatalogBeginThenReady},
 		{"ReindexReplaces", testCatalogReindexReplaces},
@@ -97,7 +99,7 @@ func CatalogChunks(doc kb.Document, n int, tag string) []kb.Chunk {
 	out := make([]kb.Chunk, n)
 	for i := range out {
 		out[i] = kb.Chunk{
-			EvidenceKey: kb.EvidenceKey(doc.DocID, i),
+			EvidenceKey: kb.EvidenceKey(doc.DocID, kb.SectionLabel([]string{"section " + fmt.Sprint(i)}), 1, 1),
 			DocID:       doc.DocID,
 			Source:      doc.Source,
 			Title:       doc.Title,
@@ -604,7 +606,7 @@ func testCatalogInvalidInput(t *testing.T, c kb.Catalog) {
 		{"invalid UTF-8 keyword", func(d *kb.Document, ch []kb.Chunk) []kb.Chunk { d.Keywords = []string{"\xc3"}; return ch }, nil},
 		{"chunk of another document", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk {
 			ch[1].DocID = "s/other"
-			ch[1].EvidenceKey = kb.EvidenceKey("s/other", 1)
+			ch[1].EvidenceKey = "s/other#section 1"
 			return ch
 		}, nil},
 		{"chunk of another scope", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].KBScope = "t"; return ch }, []string{"t"}},
@@ -612,9 +614,16 @@ func testCatalogInvalidInput(t *testing.T, c kb.Catalog) {
 			ch[2].ChunkIndex, ch[2].EvidenceKey = 1, ch[1].EvidenceKey
 			return ch
 		}, nil},
-		{"wrong evidence key", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/doc#7"; return ch }, nil},
+		{"evidence key of another document", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/other#7"; return ch }, nil},
+		{"evidence key with a '#' in its label", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/doc#7#1"; return ch }, nil},
+		{"evidence key without a label", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[0].EvidenceKey = "s/doc"; return ch }, nil},
+		{"evidence key too long", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk {
+			ch[0].EvidenceKey = "s/doc#" + strings.Repeat("k", kb.MaxEvidenceKeyLen)
+			return ch
+		}, nil},
+		{"repeated evidence key", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk { ch[2].EvidenceKey = ch[1].EvidenceKey; return ch }, nil},
 		{"negative chunk index", func(_ *kb.Document, ch []kb.Chunk) []kb.Chunk {
-			ch[0].ChunkIndex, ch[0].EvidenceKey = -1, kb.EvidenceKey(valid.DocID, -1)
+			ch[0].ChunkIndex = -1
 			return ch
 		}, nil},
 	} {
@@ -800,8 +809,8 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 	if _, ok, err := c.IndexInfo(catBG, "s"); err != nil || ok {
 		t.Fatalf("IndexInfo of a new catalog = %v, %v; want no record", ok, err)
 	}
-	a := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512}
-	b := kb.IndexInfo{Embedder: "openai:multilingual-e5-small-q4", Dim: 384}
+	a := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat}
+	b := kb.IndexInfo{Embedder: "openai:multilingual-e5-small-q4", Dim: 384, KeyFormat: 1}
 	if err := c.SetIndexInfo(catBG, "s", &a); err != nil {
 		t.Fatal(err)
 	}
@@ -829,10 +838,55 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 	if err := c.SetIndexInfo(catBG, "s", nil); err != nil {
 		t.Errorf("forgetting a missing record: %v", err)
 	}
-	for _, bad := range []*kb.IndexInfo{{Embedder: "", Dim: 3}, {Embedder: "x", Dim: 0}} {
+	for _, bad := range []*kb.IndexInfo{{Embedder: "", Dim: 3, KeyFormat: 2}, {Embedder: "x", Dim: 0, KeyFormat: 2}, {Embedder: "x", Dim: 3}} {
 		if err := c.SetIndexInfo(catBG, "s", bad); err == nil {
 			t.Errorf("SetIndexInfo(%+v) accepted", *bad)
 		}
 	}
 	check("s", kb.IndexInfo{}, false)
+}
+
+// testCatalogUpgradeKeyFormat: a catalog of a build before
+// index_info.key_format is refused by Verify (a reading command must not
+// take its old evidence keys for current ones) until Init adds the
+// column, which records the old format, 1, for the rows it has.
+func testCatalogUpgradeKeyFormat(t *testing.T, c kb.Catalog) {
+	sc, ok := c.(interface{ DB() *sql.DB })
+	if !ok {
+		t.Skipf("%T does not expose its database", c)
+	}
+	db := sc.DB()
+	if err := c.Init(catBG); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE index_info DROP COLUMN key_format",
+		"INSERT INTO index_info (kb_scope, embedder, dim) VALUES ('s', 'local-hash-v1', 512)",
+	} {
+		if _, err := db.ExecContext(catBG, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := c.Verify(catBG); !errors.Is(err, kb.ErrNotSeeded) || !strings.Contains(err.Error(), "index_info") {
+		t.Fatalf("Verify of a catalog without key_format: %v, want ErrNotSeeded naming index_info", err)
+	}
+	for range 2 { // Init adds the column once
+		if err := c.Init(catBG); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Verify(catBG); err != nil {
+		t.Fatal(err)
+	}
+	want := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: 1}
+	if got, ok, err := c.IndexInfo(catBG, "s"); err != nil || !ok || got != want {
+		t.Fatalf("the old record after Init: %+v, %v, %v; want %+v", got, ok, err, want)
+	}
+	now := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat}
+	if err := c.SetIndexInfo(catBG, "s", &now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := c.IndexInfo(catBG, "s"); err != nil || got != now {
+		t.Fatalf("IndexInfo = %+v, %v; want %+v", got, err, now)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -99,14 +100,15 @@ func ixVec(cos float64, axis int) []float32 {
 	return v
 }
 
-// ixChunk builds a chunk of document docID (evidence key docID#i).
+// ixChunk builds a chunk of document docID (evidence key docID#i: the
+// section headed "<i>").
 func ixChunk(scope, docID string, i int, category, text string, vec []float32) kb.Chunk {
 	source := docID
 	if j := strings.LastIndex(docID, "/"); j >= 0 {
 		source = docID[j+1:]
 	}
 	return kb.Chunk{
-		EvidenceKey: kb.EvidenceKey(docID, i),
+		EvidenceKey: kb.EvidenceKey(docID, strconv.Itoa(i), 1, 1), // a section headed "<i>"
 		DocID:       docID,
 		Source:      source,
 		Title:       "Title of " + source,
@@ -532,6 +534,8 @@ func testIndexHostileValues(t *testing.T, ix kb.Index) {
 		doc := fmt.Sprintf("kbt-h/doc%02d", i)
 		c := ixChunk(scope, doc, 0, v, "hostile value "+v, ixVec(0.5, 1+i%7))
 		c.Source, c.Title, c.Breadcrumb = v, v, "H > "+v
+		// Evidence keys hold heading text: quotes, backslashes and all.
+		c.EvidenceKey = doc + "#" + v
 		chunks = append(chunks, c)
 	}
 	// A hostile kbScope and document id.

@@ -510,7 +510,7 @@ func TestLocalEmbedderName(t *testing.T) {
 func checkBlocks(t *testing.T, res *contract.LookupResult) {
 	t.Helper()
 	for i, b := range res.EvidenceBlocks {
-		if b.Rank != i+1 || b.EvidenceKey != kb.EvidenceKey(b.DocID, b.ChunkIndex) || b.DocID != scope+"/"+b.Source ||
+		if b.Rank != i+1 || kb.CheckEvidenceKey(b.DocID, b.EvidenceKey) != nil || b.DocID != scope+"/"+b.Source ||
 			b.Excerpt == "" || !strings.HasPrefix(b.Breadcrumb, "Test > "+b.Source) || b.Title != "Title of "+b.Source {
 			t.Errorf("block %d: %+v", i, b)
 		}

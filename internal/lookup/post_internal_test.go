@@ -3,6 +3,7 @@ package lookup
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -36,7 +37,7 @@ func TestLevel(t *testing.T) {
 // hit makes a hit of doc chunk i with cosine cos.
 func hit(doc string, i int, cos float64, text string) kb.Hit {
 	id := "s/" + doc
-	return kb.Hit{Chunk: kb.Chunk{EvidenceKey: kb.EvidenceKey(id, i), DocID: id, Source: doc, ChunkIndex: i, Text: text},
+	return kb.Hit{Chunk: kb.Chunk{EvidenceKey: kb.EvidenceKey(id, strconv.Itoa(i), 1, 1), DocID: id, Source: doc, ChunkIndex: i, Text: text},
 		DenseDistance: math.Sqrt(2 - 2*cos), Score: cos}
 }
 

@@ -61,6 +61,10 @@ var Dialect = &sqlcatalog.Dialect{
 		var e *mysql.MySQLError
 		return errors.As(err, &e) && e.Number == 1146 // ER_NO_SUCH_TABLE
 	},
+	IsNoColumn: func(err error) bool {
+		var e *mysql.MySQLError
+		return errors.As(err, &e) && e.Number == 1054 // ER_BAD_FIELD_ERROR
+	},
 	WriteTx: &sql.TxOptions{Isolation: sql.LevelReadCommitted},
 }
 

@@ -23,6 +23,10 @@ const schemaHeader = `-- ragbaseline catalog (kb.Catalog) for MySQL 8 and MariaD
 -- trailing-space padding of utf8mb4_bin, so 'Pool', 'pool' and 'pool ' are
 -- three sources. They hold UTF-8; read them with CONVERT(col USING utf8mb4).
 -- Lengths are in bytes and are checked by the tool before writing.
+--
+-- A database created from an older version of this file (or by an older
+-- rag-seed) is brought up to date by the next rag-seed, which adds the
+-- columns it lacks (index_info.key_format).
 `
 
 // SchemaSQL returns the contents of deploy/mysql/schema.sql: a comment,

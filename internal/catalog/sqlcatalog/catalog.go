@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -97,8 +98,8 @@ const (
 	stmtChunkCount = `SELECT COUNT(*) FROM chunks WHERE kb_scope = ?`
 	stmtGetMeta    = `SELECT value FROM catalog_meta WHERE name = ?`
 	stmtDelInfo    = `DELETE FROM index_info WHERE kb_scope = ?`
-	stmtInsInfo    = `INSERT INTO index_info (kb_scope, embedder, dim) VALUES (?, ?, ?)`
-	stmtGetInfo    = `SELECT embedder, dim FROM index_info WHERE kb_scope = ?`
+	stmtInsInfo    = `INSERT INTO index_info (kb_scope, embedder, dim, key_format) VALUES (?, ?, ?, ?)`
+	stmtGetInfo    = `SELECT embedder, dim, key_format FROM index_info WHERE kb_scope = ?`
 	headInsMeta    = `INSERT INTO catalog_meta (name, value) VALUES (?, ?) `
 
 	metaSchemaVersion = "schema_version"
@@ -119,6 +120,19 @@ func (c *Catalog) Init(ctx context.Context) error {
 	for _, stmt := range Schema(c.d) {
 		if _, err := c.db.ExecContext(ctx, stmt); err != nil {
 			return c.fail("create schema", err)
+		}
+	}
+	for _, a := range addedColumns {
+		err := c.probe(ctx, a.table, a.column)
+		if err == nil {
+			continue
+		}
+		if c.d.IsNoColumn == nil || !c.d.IsNoColumn(err) {
+			return c.fail("check column "+a.table+"."+a.column, err)
+		}
+		stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s NOT NULL DEFAULT %s", a.table, a.column, c.d.IntType, a.def)
+		if _, err := c.db.ExecContext(ctx, stmt); err != nil {
+			return c.fail("add column "+a.table+"."+a.column, err)
 		}
 	}
 	if _, err := c.db.ExecContext(ctx, headInsMeta+c.d.IgnoreDuplicate("name"), metaSchemaVersion, SchemaVersion); err != nil {
@@ -310,18 +324,34 @@ func (c *Catalog) Verify(ctx context.Context) error {
 		return fmt.Errorf("%s: the catalog has schema version %q, this build reads version %q", c.label, v, SchemaVersion)
 	}
 	for _, t := range tables {
-		// Zero rows of each table: an error means the table is missing
-		// (a catalog of an older build that no rag-seed has run on since).
-		rows, err := c.db.QueryContext(ctx, "SELECT 1 FROM "+t.name+" WHERE 1 = 0")
-		if err != nil {
-			if c.d.IsNoTable != nil && c.d.IsNoTable(err) {
-				return fmt.Errorf("%s: no table %s (written by an older rag-seed): %w (run rag-seed again)", c.label, t.name, kb.ErrNotSeeded)
-			}
+		// Zero rows of each table's columns: an error means the table or
+		// a column is missing (a catalog of an older build that no
+		// rag-seed has run on since).
+		cols := make([]string, len(t.cols))
+		for i, col := range t.cols {
+			cols[i] = col.name
+		}
+		err := c.probe(ctx, t.name, strings.Join(cols, ", "))
+		switch {
+		case err == nil:
+		case c.d.IsNoTable != nil && c.d.IsNoTable(err):
+			return fmt.Errorf("%s: no table %s (written by an older rag-seed): %w (run rag-seed again)", c.label, t.name, kb.ErrNotSeeded)
+		case c.d.IsNoColumn != nil && c.d.IsNoColumn(err):
+			return fmt.Errorf("%s: table %s lacks columns of this build (written by an older rag-seed): %w (run rag-seed again)", c.label, t.name, kb.ErrNotSeeded)
+		default:
 			return c.fail("check table "+t.name, err)
 		}
-		rows.Close()
 	}
 	return nil
+}
+
+// probe selects no row of cols of table: an error says one is missing.
+func (c *Catalog) probe(ctx context.Context, table, cols string) error {
+	rows, err := c.db.QueryContext(ctx, "SELECT "+cols+" FROM "+table+" WHERE 1 = 0")
+	if err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // SetIndexInfo records info for kbScope, or forgets the record when info
@@ -338,6 +368,9 @@ func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.Ind
 		if info.Dim <= 0 {
 			return fmt.Errorf("%s: %s: dimension %d is not positive", c.label, op, info.Dim)
 		}
+		if info.KeyFormat <= 0 || info.KeyFormat > math.MaxInt32 {
+			return fmt.Errorf("%s: %s: key format %d is not in [1, %d]", c.label, op, info.KeyFormat, math.MaxInt32)
+		}
 	}
 	err := c.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, stmtDelInfo, kbScope); err != nil {
@@ -346,7 +379,7 @@ func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.Ind
 		if info == nil {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, stmtInsInfo, kbScope, info.Embedder, info.Dim)
+		_, err := tx.ExecContext(ctx, stmtInsInfo, kbScope, info.Embedder, info.Dim, info.KeyFormat)
 		return err
 	})
 	if err != nil {
@@ -358,7 +391,7 @@ func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.Ind
 // IndexInfo returns the record of kbScope.
 func (c *Catalog) IndexInfo(ctx context.Context, kbScope string) (kb.IndexInfo, bool, error) {
 	var info kb.IndexInfo
-	err := c.db.QueryRowContext(ctx, stmtGetInfo, kbScope).Scan(&info.Embedder, &info.Dim)
+	err := c.db.QueryRowContext(ctx, stmtGetInfo, kbScope).Scan(&info.Embedder, &info.Dim, &info.KeyFormat)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return kb.IndexInfo{}, false, nil

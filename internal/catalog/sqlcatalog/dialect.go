@@ -36,6 +36,9 @@ type Dialect struct {
 	// IsNoTable reports whether err says a table does not exist (Verify
 	// tells a catalog that was never initialised from a broken one).
 	IsNoTable func(err error) bool
+	// IsNoColumn reports whether err says a column does not exist (a
+	// catalog of an older build, before Init adds the column).
+	IsNoColumn func(err error) bool
 	// WriteTx are the options of write transactions; nil for the
 	// driver's default.
 	WriteTx *sql.TxOptions

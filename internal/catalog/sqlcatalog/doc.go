@@ -17,6 +17,12 @@
 //	chunks       (kb_scope, evidence_key, doc_id, chunk_index, breadcrumb,
 //	              text_hash)
 //	             PRIMARY KEY (kb_scope, evidence_key), INDEX (kb_scope, doc_id)
+//	index_info   (kb_scope, embedder, dim, key_format)
+//	             PRIMARY KEY (kb_scope)
+//
+// A catalog of an older build is brought up to date by Init: a missing
+// table is created, a missing column (index_info.key_format) is added
+// with the value its rows stand for; Verify refuses it until then.
 //
 // l0_terms and chunks reference documents (kb_scope, doc_id) by foreign
 // key. There are no wall-clock columns. Schema returns the DDL for a
@@ -51,8 +57,10 @@
 //     in SQL; the lookup normalises Term itself, so a change of the
 //     normalisation never needs a re-index.
 //   - Each chunk must belong to the document (same KBScope and DocID) and
-//     carry EvidenceKey == kb.EvidenceKey(DocID, ChunkIndex); two chunks
-//     with the same index are refused. chunk_count is len(chunks).
+//     carry an evidence key of it (kb.CheckEvidenceKey: "<DocID>#" and a
+//     label without '#', at most MaxEvidenceKey bytes); two chunks with
+//     the same index or the same key are refused. chunk_count is
+//     len(chunks).
 //   - A source already used by another doc ID of the kbScope is a
 //     *SourceConflictError, and nothing is written.
 //   - MarkReady needs a non-empty content hash; on a missing or ready

@@ -3,6 +3,8 @@ package sqlcatalog
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
 // Size limits, in bytes of UTF-8. They are checked in Go before anything is
@@ -13,7 +15,7 @@ const (
 	MaxKBScope     = 255
 	MaxDocID       = 512
 	MaxSource      = 512
-	MaxEvidenceKey = MaxDocID + 32 // "<docId>#<chunkIndex>"
+	MaxEvidenceKey = kb.MaxEvidenceKeyLen // "<docId>#<section label>[@n][~n]"
 	MaxContentHash = 128
 	// MaxText bounds every other string: title, breadcrumb, category, L0
 	// terms (MySQL TEXT holds 65,535 bytes).
@@ -129,16 +131,34 @@ var tables = []table{
 	},
 	{
 		// index_info records the embedder and dimension of a kbScope's
-		// vectors (kb.IndexInfo), written by a seed that completed. A
-		// catalog of an older build gains the table at its next Init.
+		// vectors and the format of its evidence keys (kb.IndexInfo),
+		// written by a seed that completed. A catalog of an older build
+		// gains the table, and the key_format column (addedColumns), at
+		// its next Init.
 		name: "index_info",
 		cols: []column{
 			{"kb_scope", colKey, MaxKBScope},
 			{"embedder", colText, 0},
 			{"dim", colInt, 0},
+			{"key_format", colInt, 0},
 		},
 		primaryKey: []string{"kb_scope"},
 	},
+}
+
+// addedColumn is a column added to a table of an earlier build: Init adds
+// it to a catalog that lacks it, with def as the value of the rows it
+// already has, and Verify refuses such a catalog (no rag-seed has run on
+// it since) rather than misread it.
+type addedColumn struct {
+	table, column string
+	def           string // an SQL literal
+}
+
+var addedColumns = []addedColumn{
+	// The records of seeds before key_format existed are of keys of
+	// format 1, "<docId>#<chunkIndex>".
+	{"index_info", "key_format", "1"},
 }
 
 // Schema returns the statements that create the catalog's tables and

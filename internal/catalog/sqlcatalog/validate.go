@@ -88,6 +88,7 @@ func checkDocument(doc kb.Document, chunks []kb.Chunk) ([]term, error) {
 	}
 
 	indexes := make(map[int]bool, len(chunks))
+	keys := make(map[string]bool, len(chunks))
 	for i, ch := range chunks {
 		switch {
 		case ch.KBScope != doc.KBScope:
@@ -98,10 +99,14 @@ func checkDocument(doc kb.Document, chunks []kb.Chunk) ([]term, error) {
 			return nil, fmt.Errorf("chunk %d has chunk index %d, outside [0, %d]", i, ch.ChunkIndex, math.MaxInt32)
 		case indexes[ch.ChunkIndex]:
 			return nil, fmt.Errorf("chunk %d repeats chunk index %d", i, ch.ChunkIndex)
-		case ch.EvidenceKey != kb.EvidenceKey(doc.DocID, ch.ChunkIndex):
-			return nil, fmt.Errorf("chunk %d has evidence key %s, want %s", i, quote(ch.EvidenceKey), quote(kb.EvidenceKey(doc.DocID, ch.ChunkIndex)))
+		case keys[ch.EvidenceKey]:
+			return nil, fmt.Errorf("chunk %d repeats evidence key %s", i, quote(ch.EvidenceKey))
+		}
+		if err := kb.CheckEvidenceKey(doc.DocID, ch.EvidenceKey); err != nil {
+			return nil, fmt.Errorf("chunk %d: %w", i, err)
 		}
 		indexes[ch.ChunkIndex] = true
+		keys[ch.EvidenceKey] = true
 		if err := checkString(fmt.Sprintf("chunk %d breadcrumb", i), ch.Breadcrumb, MaxText); err != nil {
 			return nil, err
 		}

@@ -70,6 +70,10 @@ var Dialect = &sqlcatalog.Dialect{
 		var e *msqlite.Error
 		return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_ERROR && strings.Contains(e.Error(), "no such table")
 	},
+	IsNoColumn: func(err error) bool {
+		var e *msqlite.Error
+		return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_ERROR && strings.Contains(e.Error(), "no such column")
+	},
 }
 
 // DSN returns the data source name Open uses for the file at path: a

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -64,7 +65,7 @@ func newBenchCorpus(n int, seed uint64) *benchCorpus {
 	for i := range c.chunks {
 		doc := fmt.Sprintf("bench/doc%06d", i/5)
 		c.chunks[i] = kb.Chunk{
-			EvidenceKey: kb.EvidenceKey(doc, i%5),
+			EvidenceKey: kb.EvidenceKey(doc, strconv.Itoa(i%5), 1, 1),
 			DocID:       doc,
 			Source:      fmt.Sprintf("doc%06d", i/5),
 			Title:       "Bench document",

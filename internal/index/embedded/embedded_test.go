@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -109,7 +110,7 @@ func unit(v ...float32) []float32 {
 }
 
 func chunk(scope, doc string, i int, text string, vec []float32) kb.Chunk {
-	return kb.Chunk{EvidenceKey: kb.EvidenceKey(doc, i), DocID: doc, Source: doc, KBScope: scope,
+	return kb.Chunk{EvidenceKey: kb.EvidenceKey(doc, strconv.Itoa(i), 1, 1), DocID: doc, Source: doc, KBScope: scope,
 		Category: "c", ChunkIndex: i, Text: text, Vector: vec}
 }
 

@@ -8,8 +8,9 @@
 // BM25 top K by reciprocal rank fusion, 1/(k + rank). BM25 (k1 = 1.2,
 // b = 0.75, idf = ln(1 + (N − df + 0.5)/(df + 0.5))) runs over an inverted
 // index of textnorm.Tokens of the chunk text, the same tokens the local
-// embedder and the judge use. Ties are broken by evidence key, then
-// kbScope, so results are deterministic. Every hit carries its true
+// embedder and the judge use. Ties are broken by kb.CompareTies (the
+// chunk's position, then evidence key and kbScope), as in every index, so
+// results are deterministic. Every hit carries its true
 // DenseDistance = √(2 − 2·cos), in both modes.
 //
 // Persistence: index.snap holds the whole index and is replaced atomically

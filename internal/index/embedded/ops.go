@@ -259,8 +259,8 @@ func (ix *Index) Count(ctx context.Context, f kb.Filter) (int, error) {
 // Search returns up to req.K hits, best first. Dense: the K chunks with
 // the highest cosine, Score = cosine. Hybrid: the dense top K and the BM25
 // top K of req.Text fused by kb.Fuse (req.Fusion, k = req.RRFK, default
-// 60), the best K of the fusion, Score = fused score. Ties are broken by evidence key, then
-// kbScope. Every hit has its true DenseDistance.
+// 60), the best K of the fusion, Score = fused score. Ties are broken by
+// kb.CompareTies. Every hit has its true DenseDistance.
 func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ type cand struct {
 }
 
 // before reports whether candidate a ranks before b: higher score, then
-// smaller evidence key, then smaller kbScope.
+// kb.CompareTies.
 func (s *store) before(a, b cand) bool {
 	if a.score != b.score {
 		return a.score > b.score
@@ -37,11 +37,7 @@ func (s *store) before(a, b cand) bool {
 }
 
 func (s *store) tieBefore(a, b int32) bool {
-	ma, mb := &s.meta[a], &s.meta[b]
-	if c := strings.Compare(ma.EvidenceKey, mb.EvidenceKey); c != 0 {
-		return c < 0
-	}
-	return ma.KBScope < mb.KBScope
+	return kb.CompareTies(&s.meta[a], &s.meta[b]) < 0
 }
 
 func (s *store) sortCands(cs []cand) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func BenchmarkSearch(b *testing.B) {
 	chunks := make([]kb.Chunk, n)
 	for i := range chunks {
 		doc := fmt.Sprintf("bench/doc%05d", i/5)
-		chunks[i] = kb.Chunk{EvidenceKey: kb.EvidenceKey(doc, i%5), DocID: doc, Source: doc, KBScope: "bench",
+		chunks[i] = kb.Chunk{EvidenceKey: kb.EvidenceKey(doc, strconv.Itoa(i%5), 1, 1), DocID: doc, Source: doc, KBScope: "bench",
 			Category: fmt.Sprintf("cat%d", i%8), ChunkIndex: i % 5, Text: text(80 + r.IntN(80)), Vector: vector()}
 	}
 	start := time.Now()

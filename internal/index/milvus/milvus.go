@@ -3,8 +3,9 @@
 //
 // One collection holds the chunks of every kbScope. Its schema:
 //
-//	id            VarChar primary key: "<len(kbScope)>:<kbScope>:<evidenceKey>"
-//	              (an evidence key is unique only inside a kbScope)
+//	id            VarChar primary key: the hex SHA-256 of
+//	              "<len(kbScope)>:<kbScope>:<evidenceKey>" (an evidence key
+//	              is unique only inside a kbScope, and holds heading text)
 //	evidence_key, doc_id, source, kb_scope, category, breadcrumb, title
 //	              VarChar scalars; chunk_index Int64
 //	text          VarChar with an analyzer (jieba tokenizer, lowercase and
@@ -29,8 +30,8 @@
 // the dense vectors of the hits are returned as output fields and the true
 // cosine (DenseDistance = √(2 − 2·cos)) is computed locally in float64, so
 // it is exact for BM25-only candidates too. Hits are ordered by score, then
-// evidence key, then kbScope, so equal scores come out in a deterministic
-// order (Milvus orders ties arbitrarily).
+// by kb.CompareTies, as the embedded index orders them, so equal scores
+// come out in a deterministic order (Milvus orders ties arbitrarily).
 //
 // The collection is created with Strong consistency and every read asks for
 // it, so a search sees the writes that returned before it (no Flush needed).

@@ -154,16 +154,12 @@ func fuse(req kb.SearchRequest, dense, sparse []kb.Hit) []kb.Hit {
 	return all
 }
 
-// compareHits orders hits best first: higher score, then evidence key,
-// then kbScope.
+// compareHits orders hits best first: higher score, then kb.CompareTies.
 func compareHits(a, b kb.Hit) int {
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.EvidenceKey, b.EvidenceKey); c != 0 {
-		return c
-	}
-	return strings.Compare(a.KBScope, b.KBScope)
+	return kb.CompareTies(&a.Chunk, &b.Chunk)
 }
 
 // decodeHits turns a result set into hits. The cosine is computed from the

@@ -2,6 +2,8 @@ package milvus
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -13,11 +15,14 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// primaryKey is the id of a chunk: its evidence key is unique only inside
-// its kbScope, so the scope is part of the key, length-prefixed so that no
-// two (scope, key) pairs give the same id.
+// primaryKey is the id of a chunk: the hex SHA-256 of its kbScope,
+// length-prefixed, and its evidence key (unique only inside its kbScope).
+// A hash, not the key itself: evidence keys hold heading text, quotes and
+// backslashes included, which Milvus Lite's upsert mishandles in a
+// primary key, and 64 bytes fit whatever their length.
 func primaryKey(kbScope, evidenceKey string) string {
-	return strconv.Itoa(len(kbScope)) + ":" + kbScope + ":" + evidenceKey
+	sum := sha256.Sum256([]byte(strconv.Itoa(len(kbScope)) + ":" + kbScope + ":" + evidenceKey))
+	return hex.EncodeToString(sum[:])
 }
 
 // Upsert writes chunks, replacing the chunks with the same evidence key in
