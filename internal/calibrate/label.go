@@ -30,8 +30,9 @@ func (l Label) String() string {
 
 // OffTopic reports whether c is an off-topic case: it names no expected
 // document and declares that nothing should be found (expectedFound false)
-// or that the evidence is weak or none. Every block such a case retrieves
-// is non-relevant.
+// or that the evidence is weak or none (expectedEvidenceStatus, or
+// expectedEvidenceStatuses when every status it accepts is weak or none).
+// Every block such a case retrieves is non-relevant.
 func OffTopic(c *contract.Case) bool {
 	if c.UsesExpectedDocs() {
 		return false
@@ -39,11 +40,15 @@ func OffTopic(c *contract.Case) bool {
 	if c.ExpectedFound != nil && !*c.ExpectedFound {
 		return true
 	}
-	switch strings.TrimSpace(c.ExpectedEvidenceStatus) {
-	case contract.EvidenceWeak, contract.EvidenceNone:
-		return true
+	statuses := c.EvidenceStatuses()
+	for _, s := range statuses {
+		switch strings.TrimSpace(s) {
+		case contract.EvidenceWeak, contract.EvidenceNone:
+		default:
+			return false
+		}
 	}
-	return false
+	return len(statuses) > 0
 }
 
 // BlockLabels labels the top-K blocks (r.TopCandidates) of a case result.

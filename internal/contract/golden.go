@@ -27,23 +27,32 @@ type Case struct {
 	Query    string   `json:"query"`
 	Notes    string   `json:"notes,omitempty"`
 
-	ExpectedSources     []string       `json:"expectedSources,omitempty"`
-	ExpectedDocIDs      []string       `json:"expectedDocIds,omitempty"`
-	ExpectedBreadcrumbs []string       `json:"expectedBreadcrumbs,omitempty"`
-	ExpectedKeywords    []string       `json:"expectedKeywords,omitempty"`
-	MinKeywordCoverage  *float64       `json:"minKeywordCoverage,omitempty"`
-	Relevance           map[string]int `json:"relevance,omitempty"`
-	MustNotSources      []string       `json:"mustNotSources,omitempty"`
-	MustNotDocIDs       []string       `json:"mustNotDocIds,omitempty"`
+	ExpectedSources     []string `json:"expectedSources,omitempty"`
+	ExpectedDocIDs      []string `json:"expectedDocIds,omitempty"`
+	ExpectedBreadcrumbs []string `json:"expectedBreadcrumbs,omitempty"`
+	// ExpectedEvidenceKeys are chunks (evidenceKey) that must be among the
+	// top K blocks.
+	ExpectedEvidenceKeys []string       `json:"expectedEvidenceKeys,omitempty"`
+	ExpectedKeywords     []string       `json:"expectedKeywords,omitempty"`
+	MinKeywordCoverage   *float64       `json:"minKeywordCoverage,omitempty"`
+	Relevance            map[string]int `json:"relevance,omitempty"`
+	MustNotSources       []string       `json:"mustNotSources,omitempty"`
+	MustNotDocIDs        []string       `json:"mustNotDocIds,omitempty"`
 
 	ExpectedFound           *bool    `json:"expectedFound,omitempty"`
 	ExpectedSelectedAttempt string   `json:"expectedSelectedAttempt,omitempty"`
 	ExpectedFallbackReason  string   `json:"expectedFallbackReason,omitempty"`
 	ExpectedFallbackReasons []string `json:"expectedFallbackReasons,omitempty"`
 	ExpectedEvidenceStatus  string   `json:"expectedEvidenceStatus,omitempty"`
-	ExpectedContextSources  []string `json:"expectedContextSources,omitempty"`
-	ExpectedRerankTopSource string   `json:"expectedRerankTopSource,omitempty"`
-	ExpectedFirstRankMax    *int     `json:"expectedFirstRankMax,omitempty"`
+	// ExpectedEvidenceStatuses is the plural of ExpectedEvidenceStatus: any
+	// one of them; the two are never both set.
+	ExpectedEvidenceStatuses []string `json:"expectedEvidenceStatuses,omitempty"`
+	ExpectedContextSources   []string `json:"expectedContextSources,omitempty"`
+	ExpectedRerankTopSource  string   `json:"expectedRerankTopSource,omitempty"`
+	ExpectedFirstRankMax     *int     `json:"expectedFirstRankMax,omitempty"`
+	// MinExpectedBlocks is how many of the top K blocks at least must come
+	// from expected documents; nil when unset.
+	MinExpectedBlocks *int `json:"minExpectedBlocks,omitempty"`
 
 	// K overrides the K of the file and of --k for this case; nil when unset.
 	K *int `json:"k,omitempty"`
@@ -60,9 +69,10 @@ func (c *Case) UsesExpectedDocs() bool {
 func (c *Case) UsesDocIDIdentity() bool { return len(c.ExpectedDocIDs) > 0 }
 
 // UsesCoverage reports whether the case declares a coverage expectation
-// (keywords or breadcrumbs), which separates strong from medium hits.
+// (keywords, breadcrumbs or evidence keys), which separates strong from
+// medium hits.
 func (c *Case) UsesCoverage() bool {
-	return len(c.ExpectedKeywords) > 0 || len(c.ExpectedBreadcrumbs) > 0
+	return len(c.ExpectedKeywords) > 0 || len(c.ExpectedBreadcrumbs) > 0 || len(c.ExpectedEvidenceKeys) > 0
 }
 
 // UsesFallbackReason reports whether either fallback-reason field is declared.
@@ -70,12 +80,28 @@ func (c *Case) UsesFallbackReason() bool {
 	return c.ExpectedFallbackReason != "" || len(c.ExpectedFallbackReasons) > 0
 }
 
+// UsesEvidenceStatus reports whether either evidence-status field is declared.
+func (c *Case) UsesEvidenceStatus() bool {
+	return c.ExpectedEvidenceStatus != "" || len(c.ExpectedEvidenceStatuses) > 0
+}
+
+// EvidenceStatuses returns the accepted evidence statuses, as written: the
+// singular field as a list of one, else the plural one; nil when the case
+// declares neither.
+func (c *Case) EvidenceStatuses() []string {
+	if c.ExpectedEvidenceStatus != "" {
+		return []string{c.ExpectedEvidenceStatus}
+	}
+	return c.ExpectedEvidenceStatuses
+}
+
 // DeclaresCheck reports whether the case declares at least one check other
 // than the always-on query check.
 func (c *Case) DeclaresCheck() bool {
 	return c.UsesExpectedDocs() || len(c.ExpectedKeywords) > 0 || len(c.ExpectedBreadcrumbs) > 0 ||
+		len(c.ExpectedEvidenceKeys) > 0 || c.MinExpectedBlocks != nil ||
 		len(c.MustNotSources) > 0 || len(c.MustNotDocIDs) > 0 || c.ExpectedFound != nil ||
-		c.ExpectedSelectedAttempt != "" || c.UsesFallbackReason() || c.ExpectedEvidenceStatus != "" ||
+		c.ExpectedSelectedAttempt != "" || c.UsesFallbackReason() || c.UsesEvidenceStatus() ||
 		len(c.ExpectedContextSources) > 0 || c.ExpectedRerankTopSource != "" || c.ExpectedFirstRankMax != nil
 }
 

@@ -33,6 +33,13 @@ func FuzzParseGolden(f *testing.F) {
 	}
 	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","relevance":{"a":0},"expectedDocIds":["a"]}]`))
 	f.Add([]byte("\uFEFF{\"version\":1e0,\"k\":1.0,\"cases\":[{\"caseId\":\"A\",\"caseId\":\"a\"}]}"))
+	// The chunk-level fields and the plural evidence statuses, valid and not.
+	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedEvidenceStatuses":["weak","none"]}]`))
+	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedEvidenceStatus":"none","expectedEvidenceStatuses":["weak"]}]`))
+	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedEvidenceKeys":["kb/a#A > B@2~3","kb/a#"]}]`))
+	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedSources":["a"],"minExpectedBlocks":2,"k":2}]`))
+	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedSources":["a"],"minExpectedBlocks":3,"k":2}]`))
+	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedEvidenceKeys":["kb/a#"],"minExpectedBlocks":1}]`))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseGolden("fuzz.json", data)
@@ -69,8 +76,19 @@ func FuzzParseGolden(f *testing.F) {
 			if !c.DeclaresCheck() {
 				t.Fatalf("case %q declares no check", c.CaseID)
 			}
-			if c.K != nil && *c.K < 1 || c.ExpectedFirstRankMax != nil && *c.ExpectedFirstRankMax < 1 {
-				t.Fatalf("case %q: accepted k or expectedFirstRankMax below 1", c.CaseID)
+			if c.K != nil && *c.K < 1 || c.ExpectedFirstRankMax != nil && *c.ExpectedFirstRankMax < 1 ||
+				c.MinExpectedBlocks != nil && *c.MinExpectedBlocks < 1 {
+				t.Fatalf("case %q: accepted k, expectedFirstRankMax or minExpectedBlocks below 1", c.CaseID)
+			}
+			if (c.ExpectedFirstRankMax != nil || c.MinExpectedBlocks != nil) && !c.UsesExpectedDocs() {
+				t.Fatalf("case %q: accepted expectedFirstRankMax or minExpectedBlocks without expected documents", c.CaseID)
+			}
+			if c.MinExpectedBlocks != nil && c.K != nil && *c.MinExpectedBlocks > *c.K {
+				t.Fatalf("case %q: accepted minExpectedBlocks %d above k %d", c.CaseID, *c.MinExpectedBlocks, *c.K)
+			}
+			if c.ExpectedFallbackReason != "" && len(c.ExpectedFallbackReasons) > 0 ||
+				c.ExpectedEvidenceStatus != "" && len(c.ExpectedEvidenceStatuses) > 0 {
+				t.Fatalf("case %q: accepted a singular expectation with its plural", c.CaseID)
 			}
 			if m := c.MinKeywordCoverage; m != nil && (*m < 0 || *m > 1 || len(c.ExpectedKeywords) == 0) {
 				t.Fatalf("case %q: accepted minKeywordCoverage %v with %d keywords", c.CaseID, *m, len(c.ExpectedKeywords))
@@ -228,6 +246,7 @@ func refParseGolden(t *testing.T, data []byte) *GoldenFile {
 			ExpectedEvidenceStatus:  str(m["expectedEvidenceStatus"]),
 			ExpectedRerankTopSource: str(m["expectedRerankTopSource"]),
 			ExpectedFirstRankMax:    integer(m["expectedFirstRankMax"]),
+			MinExpectedBlocks:       integer(m["minExpectedBlocks"]),
 			K:                       integer(m["k"]),
 		}
 		for key, dst := range map[string]*[]string{
@@ -235,6 +254,7 @@ func refParseGolden(t *testing.T, data []byte) *GoldenFile {
 			"expectedBreadcrumbs": &c.ExpectedBreadcrumbs, "expectedKeywords": &c.ExpectedKeywords,
 			"mustNotSources": &c.MustNotSources, "mustNotDocIds": &c.MustNotDocIDs,
 			"expectedFallbackReasons": &c.ExpectedFallbackReasons, "expectedContextSources": &c.ExpectedContextSources,
+			"expectedEvidenceStatuses": &c.ExpectedEvidenceStatuses, "expectedEvidenceKeys": &c.ExpectedEvidenceKeys,
 		} {
 			if l, ok := m[key].([]any); ok && len(l) > 0 {
 				*dst = list(l)
@@ -301,6 +321,8 @@ func goldenReferenceSeeds(tb testing.TB) [][]byte {
 		`[{` + ok + `,"k":-0,"expectedFirstRankMax":1E+2,"expectedKeywords":["x"],"minKeywordCoverage":0.5e-0}]`,
 		`[{` + ok + `,"k":1e400,"expectedFirstRankMax":-1.0,"minKeywordCoverage":1e-400,"relevance":{"a":0e5,"b":2.000,"c":false,"d":null,"e":[],"f":{}}}]`,
 		`{"version":1.0e0,"k":3,"kbScope":null,"cases":[{` + ok + `,"notes":null,"tags":null,"expectedFound":null,"expectedFallbackReason":"r"}]}`,
+		`[{` + ok + `,"expectedSources":["x"],"minExpectedBlocks":2.0e0,"k":2,"expectedEvidenceKeys":["kb/x#\u0041 > B~2"],"expectedEvidenceStatuses":["we\u0061k","none"]}]`,
+		`[{` + ok + `,"minExpectedBlocks":-0,"expectedEvidenceKeys":null,"expectedEvidenceStatuses":[],"expectedEvidenceStatus":""}]`,
 		`{"version":{"a":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]},"cases":[]}`,
 		`{"version":"` + strings.Repeat("é", 30) + `","cases":[]}`,
 		// Objects with many keys, repeated before and after the 16th.

@@ -17,8 +17,9 @@ import (
 // systems with room to spare.
 const MaxCaseIDLen = 200
 
-// gMaxInt is the largest k, expectedFirstRankMax, relevance grade or version
-// accepted; larger numbers are errors rather than silently overflowing.
+// gMaxInt is the largest k, expectedFirstRankMax, minExpectedBlocks,
+// relevance grade or version accepted; larger numbers are errors rather
+// than silently overflowing.
 const gMaxInt = math.MaxInt32
 
 // LoadGolden reads the file at path and parses it with ParseGolden, using
@@ -60,13 +61,17 @@ func LoadGolden(path string) (*GoldenFile, error) {
 //   - a case that declares no check other than query (Case.DeclaresCheck);
 //     not reported when a field of the case is unknown or mistyped, since
 //     that is its likely cause;
-//   - both expectedFallbackReason and expectedFallbackReasons;
+//   - both expectedFallbackReason and expectedFallbackReasons; both
+//     expectedEvidenceStatus and expectedEvidenceStatuses;
 //   - minKeywordCoverage without expectedKeywords, or outside [0, 1];
-//   - expectedFirstRankMax without expectedSources or expectedDocIds (the
-//     first expected rank needs expected documents);
-//   - k (case or file) or expectedFirstRankMax not an integer, below 1 or
-//     above 2147483647; a number written with a fraction or exponent counts
-//     as an integer when its value is one (1.0, 1e1);
+//   - expectedFirstRankMax or minExpectedBlocks without expectedSources or
+//     expectedDocIds (the first expected rank and the count of expected
+//     blocks need expected documents);
+//   - minExpectedBlocks above the case's own k (no top K could pass);
+//   - k (case or file), expectedFirstRankMax or minExpectedBlocks not an
+//     integer, below 1 or above 2147483647; a number written with a
+//     fraction or exponent counts as an integer when its value is one (1.0,
+//     1e1);
 //   - a relevance grade that is not an integer, negative, above
 //     2147483647, or 0 on an expected document (keys are compared, trimmed,
 //     with expectedDocIds when the case uses them, else expectedSources);
@@ -139,6 +144,7 @@ var (
 		"expectedFound", "expectedSelectedAttempt", "expectedFallbackReason",
 		"expectedFallbackReasons", "expectedEvidenceStatus", "expectedContextSources",
 		"expectedRerankTopSource", "expectedFirstRankMax", "k",
+		"expectedEvidenceStatuses", "expectedEvidenceKeys", "minExpectedBlocks",
 	}
 )
 
@@ -166,6 +172,9 @@ const (
 	gkExpectedRerankTopSource
 	gkExpectedFirstRankMax
 	gkK
+	gkExpectedEvidenceStatuses
+	gkExpectedEvidenceKeys
+	gkMinExpectedBlocks
 	gkCount
 )
 
@@ -369,6 +378,10 @@ func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 			c.ExpectedFallbackReasons, ok = p.stringList(valOff, key)
 		case gkExpectedContextSources:
 			c.ExpectedContextSources, ok = p.stringList(valOff, key)
+		case gkExpectedEvidenceStatuses:
+			c.ExpectedEvidenceStatuses, ok = p.stringList(valOff, key)
+		case gkExpectedEvidenceKeys:
+			c.ExpectedEvidenceKeys, ok = p.stringList(valOff, key)
 		case gkMinKeywordCoverage:
 			c.MinKeywordCoverage, ok = p.fraction(valOff, key)
 		case gkRelevance:
@@ -377,6 +390,8 @@ func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 			c.ExpectedFound, ok = p.boolean(valOff, key)
 		case gkExpectedFirstRankMax:
 			c.ExpectedFirstRankMax, ok = p.posInt(valOff, key)
+		case gkMinExpectedBlocks:
+			c.MinExpectedBlocks, ok = p.posInt(valOff, key)
 		case gkK:
 			c.K, ok = p.posInt(valOff, key)
 		}
@@ -392,18 +407,23 @@ func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 		}
 	}
 	if c.ExpectedFallbackReason != "" && len(c.ExpectedFallbackReasons) > 0 {
-		later := gkExpectedFallbackReasons
-		if seen[gkExpectedFallbackReason] > seen[gkExpectedFallbackReasons] {
-			later = gkExpectedFallbackReason
-		}
-		p.add(seen[later]-1, "", goldenCaseKeys[later],
-			"both expectedFallbackReason and expectedFallbackReasons are set; use one")
+		p.both(&seen, gkExpectedFallbackReason, gkExpectedFallbackReasons)
+	}
+	if c.ExpectedEvidenceStatus != "" && len(c.ExpectedEvidenceStatuses) > 0 {
+		p.both(&seen, gkExpectedEvidenceStatus, gkExpectedEvidenceStatuses)
 	}
 	if c.MinKeywordCoverage != nil && len(c.ExpectedKeywords) == 0 && !badList[gkExpectedKeywords] {
 		p.add(seen[gkMinKeywordCoverage]-1, "", "minKeywordCoverage", "set without expectedKeywords")
 	}
 	if c.ExpectedFirstRankMax != nil && !c.UsesExpectedDocs() && !badList[gkExpectedSources] && !badList[gkExpectedDocIDs] {
 		p.add(seen[gkExpectedFirstRankMax]-1, "", "expectedFirstRankMax", "set without expectedSources or expectedDocIds")
+	}
+	if c.MinExpectedBlocks != nil && !c.UsesExpectedDocs() && !badList[gkExpectedSources] && !badList[gkExpectedDocIDs] {
+		p.add(seen[gkMinExpectedBlocks]-1, "", "minExpectedBlocks", "set without expectedSources or expectedDocIds")
+	}
+	if c.MinExpectedBlocks != nil && c.K != nil && *c.MinExpectedBlocks > *c.K {
+		p.add(seen[gkMinExpectedBlocks]-1, "", "minExpectedBlocks", "must be at most the case's k ("+
+			strconv.Itoa(*c.K)+"), got "+strconv.Itoa(*c.MinExpectedBlocks))
 	}
 	if len(zeroes) > 0 && !badList[gkExpectedSources] && !badList[gkExpectedDocIDs] {
 		list := c.ExpectedSources
@@ -429,6 +449,17 @@ func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 		p.probs[i].caseID = c.CaseID
 	}
 	return c, idOff
+}
+
+// both reports that the singular field one and its plural many are both
+// set, at the one that comes later in the case.
+func (p *goldenParser) both(seen *[gkCount]int, one, many int) {
+	later := many
+	if seen[one] > seen[many] {
+		later = one
+	}
+	p.add(seen[later]-1, "", goldenCaseKeys[later],
+		"both "+goldenCaseKeys[one]+" and "+goldenCaseKeys[many]+" are set; use one")
 }
 
 func (p *goldenParser) checkCaseID(id string, off int) {

@@ -36,6 +36,7 @@ func TestParseGoldenValid(t *testing.T) {
 				ExpectedSources:         []string{"mysql-connection-pool"},
 				ExpectedDocIDs:          []string{"rag-eval/mysql-connection-pool"},
 				ExpectedBreadcrumbs:     []string{"Database > MySQL > Connection Pool"},
+				ExpectedEvidenceKeys:    []string{"rag-eval/mysql-connection-pool#排查步骤 > 1. 查看当前连接数", "rag-eval/mysql-connection-pool#"},
 				ExpectedKeywords:        []string{"max_connections", "连接池"},
 				MinKeywordCoverage:      gPtr(0.5),
 				Relevance:               map[string]int{"rag-eval/mysql-connection-pool": 2, "rag-eval/mysql-slow-query": 1, "rag-eval/disk-full": 0},
@@ -48,6 +49,7 @@ func TestParseGoldenValid(t *testing.T) {
 				ExpectedContextSources:  []string{"mysql-connection-pool"},
 				ExpectedRerankTopSource: "mysql-connection-pool",
 				ExpectedFirstRankMax:    gPtr(3),
+				MinExpectedBlocks:       gPtr(2),
 				K:                       gPtr(4),
 			},
 			{
@@ -59,11 +61,11 @@ func TestParseGoldenValid(t *testing.T) {
 				ExpectedFallbackReasons: []string{"filtered_vector_low_quality", "filtered_vector_no_evidence"},
 			},
 			{
-				CaseID:                 "negative-unknown",
-				Scenario:               "negative",
-				Query:                  "  how do I bake bread  ", // kept as written
-				ExpectedFound:          gPtr(false),
-				ExpectedEvidenceStatus: "none",
+				CaseID:                   "negative-unknown",
+				Scenario:                 "negative",
+				Query:                    "  how do I bake bread  ", // kept as written
+				ExpectedFound:            gPtr(false),
+				ExpectedEvidenceStatuses: []string{"weak", "none"},
 			},
 		},
 	}
@@ -72,12 +74,12 @@ func TestParseGoldenValid(t *testing.T) {
 	}
 
 	// Every field of Case is populated by the first case (but the plural
-	// fallback reasons, which exclude the singular, by the second), so the
-	// file exercises every field decoder.
+	// fallback reasons and evidence statuses, which exclude the singular, by
+	// the second and third), so the file exercises every field decoder.
 	v := reflect.ValueOf(g.Cases[0])
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Name
-		if name == "ExpectedFallbackReasons" {
+		if name == "ExpectedFallbackReasons" || name == "ExpectedEvidenceStatuses" {
 			continue
 		}
 		if v.Field(i).IsZero() {
@@ -155,6 +157,16 @@ func TestParseGoldenAccepts(t *testing.T) {
 			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedSources: []string{"x"}, ExpectedDocIDs: []string{"kb/x"}, Relevance: map[string]int{"x": 0}}},
 		{"one fallback field empty", `[{"caseId":"a","scenario":"chat","query":"q","expectedFallbackReason":"","expectedFallbackReasons":["r"]}]`,
 			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedFallbackReasons: []string{"r"}}},
+		{"one evidence status field empty", `[{"caseId":"a","scenario":"chat","query":"q","expectedEvidenceStatus":"","expectedEvidenceStatuses":["weak","none"]}]`,
+			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedEvidenceStatuses: []string{"weak", "none"}}},
+		{"plural evidence status with the singular null", `[{"caseId":"a","scenario":"chat","query":"q","expectedEvidenceStatuses":["none"],"expectedEvidenceStatus":null}]`,
+			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedEvidenceStatuses: []string{"none"}}},
+		{"evidence keys alone declare a check", `[{"caseId":"a","scenario":"chat","query":"q","expectedEvidenceKeys":["kb/x#A > B~2","any string"]}]`,
+			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedEvidenceKeys: []string{"kb/x#A > B~2", "any string"}}},
+		{"min expected blocks equal to the case k", `[{"caseId":"a","scenario":"chat","query":"q","expectedDocIds":["kb/x"],"minExpectedBlocks":3.0,"k":3}]`,
+			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedDocIDs: []string{"kb/x"}, MinExpectedBlocks: gPtr(3), K: gPtr(3)}},
+		{"min expected blocks above the file k", `{"k":2,"cases":[{"caseId":"a","scenario":"chat","query":"q","expectedSources":["x"],"minExpectedBlocks":3}]}`,
+			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedSources: []string{"x"}, MinExpectedBlocks: gPtr(3)}},
 		{"byte order mark", "\uFEFF" + `[{"caseId":"a","scenario":"chat","query":"q","expectedFound":true}]`,
 			Case{CaseID: "a", Scenario: "chat", Query: "q", ExpectedFound: gPtr(true)}},
 		{"caseId of every allowed character", `[{"caseId":"Az09._-","scenario":"chat","query":"q","expectedFound":true}]`,
@@ -269,6 +281,36 @@ func TestParseGoldenErrors(t *testing.T) {
 			[]string{`golden.json:4: case "c1": declares no check other than query`}},
 		{"both fallback fields", "[{" + okCase + ", \"expectedFallbackReasons\": [\"a\"],\n\"expectedFallbackReason\": \"b\"}]",
 			[]string{`golden.json:2: case "c1": field "expectedFallbackReason": both expectedFallbackReason and expectedFallbackReasons are set; use one`}},
+		{"both evidence status fields", "[{" + okCase + ", \"expectedEvidenceStatus\": \"none\",\n\"expectedEvidenceStatuses\": [\"weak\", \"none\"]}]",
+			[]string{`golden.json:2: case "c1": field "expectedEvidenceStatuses": both expectedEvidenceStatus and expectedEvidenceStatuses are set; use one`}},
+		{"both evidence status fields, singular last", "[{" + okCase + ", \"expectedEvidenceStatuses\": [\"weak\"],\n\"expectedEvidenceStatus\": \"none\"}]",
+			[]string{`golden.json:2: case "c1": field "expectedEvidenceStatus": both expectedEvidenceStatus and expectedEvidenceStatuses are set; use one`}},
+		{"evidence statuses not a list", goldenText(`{` + okCase + `, "expectedEvidenceStatuses": "weak"}`),
+			[]string{`golden.json:4: case "c1": field "expectedEvidenceStatuses": expected an array of strings, got "weak"`}},
+		{"blank evidence status in the list", goldenText(`{` + okCase + `, "expectedEvidenceStatuses": ["weak", " "]}`),
+			[]string{`golden.json:4: case "c1": field "expectedEvidenceStatuses": blank string at index 1`}},
+		{"evidence status misspelt", goldenText(`{` + okCase + `, "expectedEvidenceStatusses": ["weak"]}`),
+			[]string{`golden.json:4: case "c1": field "expectedEvidenceStatusses": unknown field; did you mean "expectedEvidenceStatuses"?`}},
+		{"empty evidence key", "[{" + okCase + ", \"expectedEvidenceKeys\": [\"kb/s#A\",\n\"\"]}]",
+			[]string{`golden.json:2: case "c1": field "expectedEvidenceKeys": empty string at index 1`}},
+		{"evidence key not a string", goldenText(`{"caseId": "c1", "scenario": "chat", "query": "q", "expectedEvidenceKeys": [{"key": "kb/s#A"}]}`),
+			[]string{`golden.json:4: case "c1": field "expectedEvidenceKeys": expected an array of strings, got an object at index 0`}},
+		{"evidence key misspelt", goldenText(`{` + okCase + `, "expectedEvidenceKey": ["kb/s#A"]}`),
+			[]string{`golden.json:4: case "c1": field "expectedEvidenceKey": unknown field; did you mean "expectedEvidenceKeys"?`}},
+		{"min expected blocks without expected documents", goldenText(`{"caseId": "c1", "scenario": "chat", "query": "q", "expectedEvidenceKeys": ["kb/s#A"], "minExpectedBlocks": 2}`),
+			[]string{`golden.json:4: case "c1": field "minExpectedBlocks": set without expectedSources or expectedDocIds`}},
+		{"min expected blocks above the case k", "[{" + okCase + ", \"k\": 3,\n\"minExpectedBlocks\": 4}]",
+			[]string{`golden.json:2: case "c1": field "minExpectedBlocks": must be at most the case's k (3), got 4`}},
+		{"min expected blocks zero", goldenText(`{` + okCase + `, "minExpectedBlocks": 0}`),
+			[]string{`golden.json:4: case "c1": field "minExpectedBlocks": must be at least 1, got 0`}},
+		{"min expected blocks fraction", goldenText(`{` + okCase + `, "minExpectedBlocks": 1.5}`),
+			[]string{`golden.json:4: case "c1": field "minExpectedBlocks": expected an integer, got 1.5`}},
+		{"min expected blocks too large", goldenText(`{` + okCase + `, "minExpectedBlocks": 2147483648}`),
+			[]string{`golden.json:4: case "c1": field "minExpectedBlocks": must be at most 2147483647, got 2147483648`}},
+		{"min expected blocks string", goldenText(`{` + okCase + `, "minExpectedBlocks": "2"}`),
+			[]string{`golden.json:4: case "c1": field "minExpectedBlocks": expected an integer, got "2"`}},
+		{"min expected blocks misspelt", goldenText(`{` + okCase + `, "minExpectedBlock": 2}`),
+			[]string{`golden.json:4: case "c1": field "minExpectedBlock": unknown field; did you mean "minExpectedBlocks"?`}},
 		{"first rank max without expected documents", goldenText(`{"caseId": "c1", "scenario": "chat", "query": "q", "expectedFound": true, "expectedFirstRankMax": 3}`), []string{`golden.json:4: case "c1": field "expectedFirstRankMax": set without expectedSources or expectedDocIds`}},
 		{"coverage without keywords", goldenText(`{` + okCase + `, "minKeywordCoverage": 0.5}`), []string{`golden.json:4: case "c1": field "minKeywordCoverage": set without expectedKeywords`}},
 		{"coverage with empty keywords", goldenText(`{` + okCase + `, "expectedKeywords": [], "minKeywordCoverage": 0.5}`), []string{`golden.json:4: case "c1": field "minKeywordCoverage": set without expectedKeywords`}},
