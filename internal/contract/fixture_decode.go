@@ -13,8 +13,8 @@ import (
 //
 // It reads only what the judge needs: fixtureVersion, caseId, query,
 // retrievedAt, searchMode, kbScope and, in lookupResult, found,
-// evidenceStatus, evidenceBlocks[].{rank, docId, source, breadcrumb,
-// category, excerpt, qualityScore, relevanceLevel, scoreLabel},
+// evidenceStatus, evidenceBlocks[].{rank, evidenceKey, docId, source,
+// breadcrumb, category, excerpt, qualityScore, relevanceLevel, scoreLabel},
 // contextPack.sources, retrievalTrace.{selectedAttempt, fallbackReason} and
 // rerankTrace.topSource. Every other field (pipeline, packedText, attempts,
 // unknown fields, …) is skipped and left zero, but the whole document is
@@ -434,6 +434,8 @@ func (d *fixtureDecoder) block(i int, b *EvidenceBlock) int {
 				b.QualityScore, b.HasQuality = Float6(v), true
 			}
 			i = end
+		case "evidenceKey":
+			b.EvidenceKey, _, i = d.s.String(i, 4)
 		case "docId":
 			b.DocID, _, i = d.s.String(i, 4)
 		case "source":

@@ -54,7 +54,10 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 					b.QualityScore != 0.81 || !b.HasQuality || b.RelevanceLevel != "high" || b.ScoreLabel != "RRF" {
 					t.Errorf("block 0: %+v", b)
 				}
-				if b.EvidenceKey != "" || b.Title != "" || b.DenseDistance != 0 || lr.ContextPack.PackedText != "" {
+				if b.EvidenceKey != "rag-eval/mysql-connection-pool#2" {
+					t.Errorf("block 0 evidenceKey %q", b.EvidenceKey)
+				}
+				if b.Title != "" || b.DenseDistance != 0 || lr.ContextPack.PackedText != "" {
 					t.Errorf("fields the judge does not read were decoded")
 				}
 				if !lr.Found || lr.EvidenceStatus != "sufficient" || lr.RetrievalTrace.SelectedAttempt != AttemptFiltered ||
@@ -574,7 +577,7 @@ func TestEncodeFixtureRoundTrip(t *testing.T) {
 		RerankTrace:    RerankTrace{TopSource: f.LookupResult.RerankTrace.TopSource},
 	}
 	b := f.LookupResult.EvidenceBlocks[0]
-	lr.EvidenceBlocks = []EvidenceBlock{{Rank: b.Rank, DocID: b.DocID, Source: b.Source, Breadcrumb: b.Breadcrumb,
+	lr.EvidenceBlocks = []EvidenceBlock{{Rank: b.Rank, EvidenceKey: b.EvidenceKey, DocID: b.DocID, Source: b.Source, Breadcrumb: b.Breadcrumb,
 		Category: b.Category, Excerpt: b.Excerpt, QualityScore: b.QualityScore, RelevanceLevel: b.RelevanceLevel, ScoreLabel: b.ScoreLabel}}
 	want.LookupResult = &lr
 	if d := diffFixtures(judgedValues(g), judgedValues(&want)); d != "" {

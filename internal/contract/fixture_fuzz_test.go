@@ -90,6 +90,7 @@ func refDecodeFixture(data []byte) (*Fixture, error) {
 					b.QualityScore, b.HasQuality = Float6(q), true
 				}
 			}
+			b.EvidenceKey, _ = o["evidenceKey"].(string)
 			b.DocID, _ = o["docId"].(string)
 			b.Source, _ = o["source"].(string)
 			b.Breadcrumb, _ = o["breadcrumb"].(string)
@@ -195,6 +196,7 @@ var fuzzSeeds = []string{
 	`{"caseId":"a","query":"q","lookupResult":{"evidenceBlocks":[null]}}`,
 	`{"caseId":"a","query":"q","lookupResult":{"evidenceBlocks":[{"rank":1e0},{"rank":10e-1},{"rank":2147483647},{"rank":2147483648}]}}`,
 	`{"caseId":"a","query":"q","lookupResult":{"evidenceBlocks":[{"qualityScore":1e309},{"qualityScore":-0},{"qualityScore":1E-5}]}}`,
+	`{"caseId":"a","query":"q","lookupResult":{"evidenceBlocks":[{"evidenceKey":"kb/a#A \u003e B~2"},{"evidenceKey":null},{"evidenceKey":1,"evidenceKey":"kb/a#"}]}}`,
 	`{"fixtureVersion":2,"caseId":"a","query":"q","lookupResult":{}}`,
 	`{"fixtureVersion":1.0,"caseId":"a","query":"q","lookupResult":{}}`,
 	`{"fixtureVersion":"1","caseId":"a","query":"q","lookupResult":{}}`,
