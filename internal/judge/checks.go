@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -19,6 +20,8 @@ const (
 	CheckExpectedDoc     = "expected_document"
 	CheckKeywords        = "keywords"
 	CheckBreadcrumbs     = "breadcrumbs"
+	CheckEvidenceKeys    = "evidence_keys"
+	CheckMinExpected     = "min_expected_blocks"
 	CheckMustNot         = "must_not"
 	CheckFound           = "found"
 	CheckSelectedAttempt = "selected_attempt"
@@ -50,11 +53,13 @@ var checks = []check{
 	{CheckExpectedDoc, (*contract.Case).UsesExpectedDocs, contract.HasEvidenceBlocks, checkExpectedDocument},
 	{CheckKeywords, func(c *contract.Case) bool { return len(c.ExpectedKeywords) > 0 }, contract.HasEvidenceBlocks, checkKeywords},
 	{CheckBreadcrumbs, func(c *contract.Case) bool { return len(c.ExpectedBreadcrumbs) > 0 }, contract.HasEvidenceBlocks, checkBreadcrumbs},
+	{CheckEvidenceKeys, func(c *contract.Case) bool { return len(c.ExpectedEvidenceKeys) > 0 }, contract.HasEvidenceBlocks, checkEvidenceKeys},
+	{CheckMinExpected, func(c *contract.Case) bool { return c.MinExpectedBlocks != nil }, contract.HasEvidenceBlocks, checkMinExpectedBlocks},
 	{CheckMustNot, func(c *contract.Case) bool { return len(c.MustNotSources) > 0 || len(c.MustNotDocIDs) > 0 }, contract.HasEvidenceBlocks, checkMustNot},
 	{CheckFound, func(c *contract.Case) bool { return c.ExpectedFound != nil }, contract.HasFound, checkFound},
 	{CheckSelectedAttempt, func(c *contract.Case) bool { return c.ExpectedSelectedAttempt != "" }, contract.HasSelectedAttempt, checkSelectedAttempt},
 	{CheckFallbackReason, (*contract.Case).UsesFallbackReason, contract.HasFallbackReason, checkFallbackReason},
-	{CheckEvidenceStatus, func(c *contract.Case) bool { return c.ExpectedEvidenceStatus != "" }, contract.HasEvidenceStatus, checkEvidenceStatus},
+	{CheckEvidenceStatus, (*contract.Case).UsesEvidenceStatus, contract.HasEvidenceStatus, checkEvidenceStatus},
 	{CheckContextSources, func(c *contract.Case) bool { return len(c.ExpectedContextSources) > 0 }, contract.HasContextSources, checkContextSources},
 	{CheckRerankTopSource, func(c *contract.Case) bool { return c.ExpectedRerankTopSource != "" }, contract.HasRerankTopSource, checkRerankTopSource},
 	{CheckFirstRankMax, func(c *contract.Case) bool { return c.ExpectedFirstRankMax != nil }, contract.HasEvidenceBlocks, checkFirstRankMax},
@@ -116,6 +121,87 @@ func checkBreadcrumbs(j *judgement) (bool, string) {
 	return false, fmt.Sprintf("no top-%d block under breadcrumb %s; top %d breadcrumbs: %s", j.k, quoteList(j.missingBreadcrumbs), j.k, quoteList(got))
 }
 
+// evidenceKeyPath is what a fixture whose blocks carry no evidenceKey
+// lacks.
+const evidenceKeyPath = "lookupResult.evidenceBlocks[].evidenceKey"
+
+// checkEvidenceKeys: every expected evidence key equals (trimmed, exact)
+// the evidenceKey of some top-K block. A key that is missing is reported
+// with its position when it is further down the block list, else as not
+// retrieved. Blocks none of which has an evidenceKey cannot be judged: the
+// fixture lacks the field.
+func checkEvidenceKeys(j *judgement) (bool, string) {
+	want := j.c.ExpectedEvidenceKeys
+	pos := make(map[string]int, len(want)) // trimmed key → first position, 0 when not retrieved
+	for _, w := range want {
+		pos[strings.TrimSpace(w)] = 0
+	}
+	anyKey := false
+	for i := range j.blocks {
+		key := strings.TrimSpace(j.blocks[i].b.EvidenceKey)
+		anyKey = anyKey || key != ""
+		if p, ok := pos[key]; ok && p == 0 && key != "" {
+			pos[key] = i + 1
+		}
+	}
+	if len(j.blocks) > 0 && !anyKey {
+		return false, "fixture lacks " + evidenceKeyPath
+	}
+	var missing []string
+	reported := make(map[string]bool, len(want))
+	for _, w := range want {
+		key := strings.TrimSpace(w)
+		if reported[key] {
+			continue
+		}
+		reported[key] = true
+		switch p := pos[key]; {
+		case p > 0 && p <= j.k:
+		case p > 0:
+			missing = append(missing, fmt.Sprintf("%q at position %d", w, p))
+		default:
+			missing = append(missing, fmt.Sprintf("%q not retrieved", w))
+		}
+	}
+	if len(missing) == 0 {
+		return true, ""
+	}
+	got := make([]string, len(j.top))
+	for i := range j.top {
+		got[i] = j.top[i].b.EvidenceKey
+	}
+	return false, fmt.Sprintf("%d of %d evidence keys not in the top %d: %s; top %d keys: %s",
+		len(missing), len(reported), j.k, strings.Join(missing, ", "), j.k, quoteList(got))
+}
+
+// checkMinExpectedBlocks: at least minExpectedBlocks of the top K blocks
+// are expected (from an expected document).
+func checkMinExpectedBlocks(j *judgement) (bool, string) {
+	need := *j.c.MinExpectedBlocks
+	var at []string
+	for i := range j.top {
+		if j.isExpected(&j.top[i]) {
+			at = append(at, strconv.Itoa(i+1))
+		}
+	}
+	if len(at) >= need {
+		return true, ""
+	}
+	msg := fmt.Sprintf("expected at least %d of the top %d blocks from expected documents, got %d", need, j.k, len(at))
+	switch len(at) {
+	case 0:
+	case 1:
+		msg += " (position " + at[0] + ")"
+	default:
+		msg += " (positions " + strings.Join(at, ", ") + ")"
+	}
+	msg += fmt.Sprintf("; top %d: %s", j.k, topSources(j.top))
+	if need > j.k {
+		msg += fmt.Sprintf("; K %d is below minExpectedBlocks, so it cannot pass", j.k)
+	}
+	return false, msg
+}
+
 // checkMustNot: no block at all, top K or not, is from a forbidden source
 // or docId.
 func checkMustNot(j *judgement) (bool, string) {
@@ -161,9 +247,16 @@ func checkFallbackReason(j *judgement) (bool, string) {
 		fmt.Sprintf("expected fallbackReason %s, got %q", oneOf(want), *got)
 }
 
-// checkEvidenceStatus: evidenceStatus is expectedEvidenceStatus.
+// checkEvidenceStatus: evidenceStatus is expectedEvidenceStatus, or one of
+// expectedEvidenceStatuses.
 func checkEvidenceStatus(j *judgement) (bool, string) {
-	return same(j.c.ExpectedEvidenceStatus, j.lr.EvidenceStatus)
+	if j.c.ExpectedEvidenceStatus != "" {
+		return same(j.c.ExpectedEvidenceStatus, j.lr.EvidenceStatus)
+	}
+	want, got := j.c.ExpectedEvidenceStatuses, j.lr.EvidenceStatus
+	g := strings.TrimSpace(got)
+	return slices.ContainsFunc(want, func(w string) bool { return strings.TrimSpace(w) == g }),
+		fmt.Sprintf("expected %s, got %q", oneOf(want), got)
 }
 
 // checkContextSources: each expected context source is in
@@ -204,16 +297,18 @@ func same(want, got string) (bool, string) {
 
 // hitLevel is the case's hit level (docs/checks.md): n/a when it names no
 // expected document; strong when an expected block is in the top K and
-// either the case declares no coverage (keywords, breadcrumbs) or the
-// keywords or the breadcrumbs check passed; medium when the block is there
-// without that; weak when it is not but a keyword was found; else miss.
-// checks are the case's checks.
+// either the case declares no coverage (keywords, breadcrumbs, evidence
+// keys) or the keywords, the breadcrumbs or the evidence_keys check
+// passed; medium when the block is there without that; weak when it is
+// not but a keyword was found; else miss. min_expected_blocks, like
+// first_rank_max, does not enter it. checks are the case's checks.
 func hitLevel(j *judgement, checks []Check) string {
 	c := j.c
 	switch {
 	case !c.UsesExpectedDocs():
 		return HitNA
-	case j.expectedInTop() && (!c.UsesCoverage() || passed(checks, CheckKeywords) || passed(checks, CheckBreadcrumbs)):
+	case j.expectedInTop() && (!c.UsesCoverage() || passed(checks, CheckKeywords) ||
+		passed(checks, CheckBreadcrumbs) || passed(checks, CheckEvidenceKeys)):
 		return HitStrong
 	case j.expectedInTop():
 		return HitMedium

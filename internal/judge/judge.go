@@ -29,6 +29,10 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	}
 	level := hitLevel(j, res.Checks)
 	res.HitLevel = &level
+	if len(c.ExpectedKeywords) > 0 {
+		cov := j.keywords.coverage()
+		res.KeywordCoverage = &cov
+	}
 	if c.UsesExpectedDocs() {
 		res.Ranking, res.Grades = documentRanking(c, j.blocks)
 		res.Metrics = rankMetrics(res.Ranking, res.Grades, k)
@@ -83,6 +87,8 @@ type judgement struct {
 	lr *contract.LookupResult
 	// blocks are every block in block order, top the first K of them.
 	blocks, top []block
+	// expSources and expDocIDs are the case's expected documents, trimmed.
+	expSources, expDocIDs map[string]struct{}
 	// first is the 1-based position of the first expected block in blocks
 	// (firstExpectedRank), 0 when no block is expected.
 	first int
@@ -131,9 +137,9 @@ func newJudgement(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	}
 	j.top = j.blocks[:min(k, len(j.blocks))]
 
-	expSources, expDocIDs := trimmedSet(c.ExpectedSources), trimmedSet(c.ExpectedDocIDs)
+	j.expSources, j.expDocIDs = trimmedSet(c.ExpectedSources), trimmedSet(c.ExpectedDocIDs)
 	for i := range j.blocks {
-		if b := &j.blocks[i]; inSet(expSources, b.source) || inSet(expDocIDs, b.docID) {
+		if j.isExpected(&j.blocks[i]) {
 			j.first = i + 1
 			break
 		}
@@ -145,6 +151,12 @@ func newJudgement(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 		j.missingBreadcrumbs = uncoveredBreadcrumbs(c.ExpectedBreadcrumbs, j.top)
 	}
 	return j
+}
+
+// isExpected reports whether b is from an expected document: its source is
+// in expectedSources or its docId in expectedDocIds.
+func (j *judgement) isExpected(b *block) bool {
+	return inSet(j.expSources, b.source) || inSet(j.expDocIDs, b.docID)
 }
 
 // expectedInTop reports whether an expected block is in the top K.

@@ -30,6 +30,10 @@ func docID(s string) func(*contract.EvidenceBlock) {
 	return func(b *contract.EvidenceBlock) { b.DocID = s }
 }
 
+func key(s string) func(*contract.EvidenceBlock) {
+	return func(b *contract.EvidenceBlock) { b.EvidenceKey = s }
+}
+
 func fixture(caseID, query string, blocks ...contract.EvidenceBlock) *contract.Fixture {
 	return &contract.Fixture{
 		CaseID: caseID, Query: query, KBScope: "kb", SearchMode: "hybrid",
@@ -192,13 +196,14 @@ func TestChecksInTableOrder(t *testing.T) {
 	c := contract.Case{CaseID: "c", Query: "q", ExpectedFirstRankMax: ptr(1), ExpectedRerankTopSource: "a",
 		ExpectedContextSources: []string{"a"}, ExpectedEvidenceStatus: "sufficient", ExpectedFallbackReasons: []string{"x"},
 		ExpectedSelectedAttempt: "FILTERED_VECTOR", ExpectedFound: ptr(true), MustNotSources: []string{"z"},
-		ExpectedBreadcrumbs: []string{"Root"}, ExpectedKeywords: []string{"k"}, ExpectedSources: []string{"a"}}
-	r := JudgeFixture(&c, 5, fixture("c", "q", blk(1, "a")), "kb")
+		ExpectedBreadcrumbs: []string{"Root"}, ExpectedKeywords: []string{"k"}, ExpectedSources: []string{"a"},
+		MinExpectedBlocks: ptr(1), ExpectedEvidenceKeys: []string{"kb/a#"}}
+	r := JudgeFixture(&c, 5, fixture("c", "q", blk(1, "a", key("kb/a#"))), "kb")
 	var names []string
 	for _, ch := range r.Checks {
 		names = append(names, ch.Name)
 	}
-	want := []string{CheckQuery, CheckExpectedDoc, CheckKeywords, CheckBreadcrumbs, CheckMustNot, CheckFound,
+	want := []string{CheckQuery, CheckExpectedDoc, CheckKeywords, CheckBreadcrumbs, CheckEvidenceKeys, CheckMinExpected, CheckMustNot, CheckFound,
 		CheckSelectedAttempt, CheckFallbackReason, CheckEvidenceStatus, CheckContextSources, CheckRerankTopSource, CheckFirstRankMax}
 	if !slices.Equal(names, want) {
 		t.Fatalf("checks %v\nwant   %v", names, want)
@@ -356,5 +361,170 @@ func TestSummary(t *testing.T) {
 	empty := Summarize(nil)
 	if empty.PassRate != nil || empty.MRR != nil || empty.FallbackRate != nil || empty.SearchModes == nil {
 		t.Errorf("empty summary %+v", empty)
+	}
+}
+
+// TestChunkChecks pins the exact messages of evidence_keys,
+// min_expected_blocks and the plural evidence_status.
+func TestChunkChecks(t *testing.T) {
+	guide := func(rank int, section string) contract.EvidenceBlock {
+		return blk(rank, "guide", key("kb/guide#"+section))
+	}
+	other := func(rank int, source string) contract.EvidenceBlock {
+		return blk(rank, source, key("kb/"+source+"#"))
+	}
+	tests := []struct {
+		name  string
+		c     contract.Case
+		f     *contract.Fixture
+		check string
+		msg   string // "" when the check passes
+	}{
+		// evidence_keys
+		{"keys in the top k", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#B", " kb/guide#A "}},
+			fixture("c", "q", guide(1, "A"), other(2, "x"), guide(3, "B")), CheckEvidenceKeys, ""},
+		{"key beyond k and key not retrieved", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#A", "kb/guide#B", "kb/guide#C"}, K: ptr(2)},
+			fixture("c", "q", guide(1, "A"), other(2, "x"), guide(3, "B")), CheckEvidenceKeys,
+			`2 of 3 evidence keys not in the top 2: "kb/guide#B" at position 3, "kb/guide#C" not retrieved; top 2 keys: ["kb/guide#A", "kb/x#"]`},
+		{"keys are exact: no prefix, no letter case", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#A", "KB/guide#B"}},
+			fixture("c", "q", guide(1, "A > sub"), guide(2, "B")), CheckEvidenceKeys,
+			`2 of 2 evidence keys not in the top 5: "kb/guide#A" not retrieved, "KB/guide#B" not retrieved; top 5 keys: ["kb/guide#A > sub", "kb/guide#B"]`},
+		{"a repeated key is reported once", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#C", "kb/guide#C "}},
+			fixture("c", "q", guide(1, "A")), CheckEvidenceKeys,
+			`1 of 1 evidence keys not in the top 5: "kb/guide#C" not retrieved; top 5 keys: ["kb/guide#A"]`},
+		{"the first position of a key counts", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#A"}, K: ptr(1)},
+			fixture("c", "q", other(1, "x"), guide(2, "A"), guide(3, "A")), CheckEvidenceKeys,
+			`1 of 1 evidence keys not in the top 1: "kb/guide#A" at position 2; top 1 keys: ["kb/x#"]`},
+		{"no blocks", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#A"}},
+			fixture("c", "q"), CheckEvidenceKeys,
+			`1 of 1 evidence keys not in the top 5: "kb/guide#A" not retrieved; top 5 keys: []`},
+		{"blocks without evidence keys", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#A"}},
+			fixture("c", "q", blk(1, "guide"), blk(2, "x", key(" "))), CheckEvidenceKeys,
+			`fixture lacks lookupResult.evidenceBlocks[].evidenceKey`},
+		{"some blocks without evidence keys", contract.Case{ExpectedEvidenceKeys: []string{"kb/guide#A"}},
+			fixture("c", "q", blk(1, "guide"), guide(2, "A")), CheckEvidenceKeys, ""},
+
+		// min_expected_blocks
+		{"enough expected blocks", contract.Case{ExpectedSources: []string{"guide"}, MinExpectedBlocks: ptr(2), K: ptr(3)},
+			fixture("c", "q", guide(1, "A"), other(2, "x"), guide(3, "B")), CheckMinExpected, ""},
+		{"expected blocks beyond k do not count", contract.Case{ExpectedSources: []string{"guide"}, MinExpectedBlocks: ptr(2), K: ptr(2)},
+			fixture("c", "q", guide(1, "A"), other(2, "x"), guide(3, "B")), CheckMinExpected,
+			`expected at least 2 of the top 2 blocks from expected documents, got 1 (position 1); top 2: guide, x`},
+		{"several positions", contract.Case{ExpectedSources: []string{"guide"}, MinExpectedBlocks: ptr(3)},
+			fixture("c", "q", guide(1, "A"), other(2, "x"), guide(3, "B")), CheckMinExpected,
+			`expected at least 3 of the top 5 blocks from expected documents, got 2 (positions 1, 3); top 5: guide, x, guide`},
+		{"no expected block", contract.Case{ExpectedSources: []string{"guide"}, MinExpectedBlocks: ptr(1)},
+			fixture("c", "q", other(1, "x")), CheckMinExpected,
+			`expected at least 1 of the top 5 blocks from expected documents, got 0; top 5: x`},
+		{"no blocks at all", contract.Case{ExpectedSources: []string{"guide"}, MinExpectedBlocks: ptr(1)},
+			fixture("c", "q"), CheckMinExpected,
+			`expected at least 1 of the top 5 blocks from expected documents, got 0; top 5: (no blocks)`},
+		{"by docId, either list", contract.Case{ExpectedSources: []string{"x"}, ExpectedDocIDs: []string{"kb/guide"}, MinExpectedBlocks: ptr(3)},
+			fixture("c", "q", guide(1, "A"), other(2, "x"), guide(3, "B"), other(4, "y")), CheckMinExpected, ""},
+		{"more than K", contract.Case{ExpectedSources: []string{"guide"}, MinExpectedBlocks: ptr(3), K: ptr(2)},
+			fixture("c", "q", guide(1, "A"), guide(2, "B"), guide(3, "C")), CheckMinExpected,
+			`expected at least 3 of the top 2 blocks from expected documents, got 2 (positions 1, 2); top 2: guide, guide; K 2 is below minExpectedBlocks, so it cannot pass`},
+
+		// evidence_status, plural
+		{"one of the statuses", contract.Case{ExpectedEvidenceStatuses: []string{"weak", " sufficient "}},
+			fixture("c", "q"), CheckEvidenceStatus, ""},
+		{"none of the statuses", contract.Case{ExpectedEvidenceStatuses: []string{"weak", "none"}},
+			fixture("c", "q"), CheckEvidenceStatus, `expected one of ["weak", "none"], got "sufficient"`},
+		{"a list of one reads like the singular", contract.Case{ExpectedEvidenceStatuses: []string{"none"}},
+			fixture("c", "q"), CheckEvidenceStatus, `expected "none", got "sufficient"`},
+		{"the singular", contract.Case{ExpectedEvidenceStatus: "weak"},
+			fixture("c", "q"), CheckEvidenceStatus, `expected "weak", got "sufficient"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.c.CaseID, tt.c.Query = "c", "q"
+			r := JudgeFixture(&tt.c, DefaultKFor(&tt.c), tt.f, "kb")
+			ch := checkOf(t, r, tt.check)
+			if ch.Passed != (tt.msg == "") || message(ch) != tt.msg {
+				t.Fatalf("%s: passed %v, message\n%s\nwant\n%s", tt.check, ch.Passed, message(ch), tt.msg)
+			}
+			if (r.Status == StatusPass) != (tt.msg == "") {
+				t.Errorf("status %s", r.Status)
+			}
+		})
+	}
+
+	// Without evidenceBlocks, both block checks say so.
+	f := fixture("c", "q", guide(1, "A"))
+	f.LookupResult.Has = 0
+	c := contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"guide"}, ExpectedEvidenceKeys: []string{"kb/guide#A"},
+		MinExpectedBlocks: ptr(1), ExpectedEvidenceStatuses: []string{"none"}}
+	r := JudgeFixture(&c, 5, f, "kb")
+	for name, msg := range map[string]string{
+		CheckEvidenceKeys:   "fixture lacks lookupResult.evidenceBlocks",
+		CheckMinExpected:    "fixture lacks lookupResult.evidenceBlocks",
+		CheckEvidenceStatus: "fixture lacks lookupResult.evidenceStatus",
+	} {
+		if ch := checkOf(t, r, name); ch.Passed || message(ch) != msg {
+			t.Errorf("%s: passed=%v message %q, want %q", name, ch.Passed, message(ch), msg)
+		}
+	}
+}
+
+// TestChunkChecksHitLevel: evidence keys are a coverage expectation like
+// keywords and breadcrumbs; min_expected_blocks does not enter the level.
+func TestChunkChecksHitLevel(t *testing.T) {
+	tests := []struct {
+		name string
+		c    contract.Case
+		f    *contract.Fixture
+		want string
+	}{
+		{"strong by evidence keys alone", contract.Case{ExpectedSources: []string{"a"}, ExpectedEvidenceKeys: []string{"kb/a#A"}},
+			fixture("c", "q", blk(1, "a", key("kb/a#A"))), HitStrong},
+		{"strong by evidence keys, keywords missed", contract.Case{ExpectedSources: []string{"a"}, ExpectedEvidenceKeys: []string{"kb/a#A"}, ExpectedKeywords: []string{"kw"}},
+			fixture("c", "q", blk(1, "a", key("kb/a#A"))), HitStrong},
+		{"medium: evidence key missed", contract.Case{ExpectedSources: []string{"a"}, ExpectedEvidenceKeys: []string{"kb/a#B"}},
+			fixture("c", "q", blk(1, "a", key("kb/a#A"))), HitMedium},
+		{"strong by breadcrumbs, evidence key missed", contract.Case{ExpectedSources: []string{"a"}, ExpectedEvidenceKeys: []string{"kb/a#B"}, ExpectedBreadcrumbs: []string{"Root > a"}},
+			fixture("c", "q", blk(1, "a", key("kb/a#A"))), HitStrong},
+		{"miss: evidence key of an expected document beyond k", contract.Case{ExpectedSources: []string{"a"}, ExpectedEvidenceKeys: []string{"kb/a#A"}, K: ptr(1)},
+			fixture("c", "q", blk(1, "x", key("kb/x#")), blk(2, "a", key("kb/a#A"))), HitMiss},
+		{"strong with too few expected blocks", contract.Case{ExpectedSources: []string{"a"}, MinExpectedBlocks: ptr(2)},
+			fixture("c", "q", blk(1, "a", key("kb/a#A")), blk(2, "x", key("kb/x#"))), HitStrong},
+		{"n/a: evidence keys without expected documents", contract.Case{ExpectedEvidenceKeys: []string{"kb/a#A"}},
+			fixture("c", "q", blk(1, "a", key("kb/a#A"))), HitNA},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.c.CaseID, tt.c.Query = "c", "q"
+			r := JudgeFixture(&tt.c, DefaultKFor(&tt.c), tt.f, "kb")
+			if deref(r.HitLevel) != tt.want {
+				t.Errorf("hit level %q, want %q (checks %+v)", deref(r.HitLevel), tt.want, r.Checks)
+			}
+		})
+	}
+}
+
+func TestSummaryKeywordCoverage(t *testing.T) {
+	g := &contract.GoldenFile{Cases: []contract.Case{
+		{CaseID: "all", Query: "q", ExpectedKeywords: []string{"a1", "b2"}},
+		{CaseID: "half", Query: "q", ExpectedKeywords: []string{"a1", "zz", "A1"}, MinKeywordCoverage: ptr(0.5)},
+		{CaseID: "none-found", Query: "q", ExpectedKeywords: []string{"zz"}},
+		{CaseID: "no-keywords", Query: "q", ExpectedFound: ptr(true)},
+		{CaseID: "not-run", Query: "q", ExpectedKeywords: []string{"a1"}},
+	}}
+	f := func(id string) *contract.Fixture { return fixture(id, "q", blk(1, "a", excerpt("a1 b2"))) }
+	res := &Result{Golden: g}
+	for i := range g.Cases[:4] {
+		res.Cases = append(res.Cases, JudgeFixture(&g.Cases[i], 5, f(g.Cases[i].CaseID), "kb"))
+	}
+	res.Cases = append(res.Cases, notRun(&g.Cases[4], 5, "no fixture"))
+	for i, want := range []*float64{ptr(1.0), ptr(0.5), ptr(0.0), nil, nil} {
+		if got := res.Cases[i].KeywordCoverage; (got == nil) != (want == nil) || got != nil && *got != *want {
+			t.Errorf("%s: keyword coverage %v, want %v", res.Cases[i].CaseID, deref(got), deref(want))
+		}
+	}
+	// (1 + 0.5 + 0) / 3: the case without keywords and the one not run do not count.
+	if s := res.Summarize().Overall; s.KeywordCoverage == nil || *s.KeywordCoverage != contract.Float6(0.5) {
+		t.Errorf("summary keywordCoverage %v, want 0.5", s.KeywordCoverage)
+	}
+	if s := Summarize([]*CaseResult{&res.Cases[3]}); s.KeywordCoverage != nil {
+		t.Errorf("keywordCoverage %v without keywords, want null", *s.KeywordCoverage)
 	}
 }

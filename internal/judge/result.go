@@ -76,6 +76,11 @@ type CaseResult struct {
 	// Nil when Metrics is, and in a result read back from JSON.
 	Ranking []string          `json:"-"`
 	Grades  metrics.Judgments `json:"-"`
+	// KeywordCoverage is the share of the case's distinct expected
+	// keywords found in the top K (the keywords check's coverage), for the
+	// summary's mean; nil when the case declares no keywords, when it was
+	// not judged, and in a result read back from JSON.
+	KeywordCoverage *float64 `json:"-"`
 }
 
 // Candidate is the part of an evidence block that reports show.

@@ -25,7 +25,10 @@ type Summary struct {
 	NDCGAtK              *contract.Float6 `json:"ndcgAtK"`
 	DocRecallAtK         *contract.Float6 `json:"docRecallAtK"`
 	PrecisionAtK         *contract.Float6 `json:"precisionAtK"`
-	FallbackRate         *contract.Float6 `json:"fallbackRate"`
+	// KeywordCoverage is the mean keyword coverage of the judged cases
+	// that declare keywords.
+	KeywordCoverage *contract.Float6 `json:"keywordCoverage"`
+	FallbackRate    *contract.Float6 `json:"fallbackRate"`
 
 	// Histograms over judged cases; relevance levels over top-K blocks.
 	EvidenceStatus  map[string]int `json:"evidenceStatus"`
@@ -60,9 +63,9 @@ func Summarize(results []*CaseResult) Summary {
 		SearchModes:     []string{},
 	}
 	var (
-		judged, ranked, retries, firstRankN       int
-		firstRankSum, rr, ndcg, recall, precision float64
-		modes                                     = map[string]bool{}
+		judged, ranked, retries, firstRankN, keyworded      int
+		firstRankSum, rr, ndcg, recall, precision, coverage float64
+		modes                                               = map[string]bool{}
 	)
 	for _, r := range results {
 		s.CaseCount++
@@ -107,6 +110,10 @@ func Summarize(results []*CaseResult) Summary {
 			recall += float64(m.DocRecallAtK)
 			precision += float64(m.PrecisionAtK)
 		}
+		if r.KeywordCoverage != nil {
+			keyworded++
+			coverage += *r.KeywordCoverage
+		}
 		if r.SelectedAttempt != nil {
 			s.SelectedAttempt[*r.SelectedAttempt]++
 			if *r.SelectedAttempt == contract.AttemptUnfilteredRetry {
@@ -133,6 +140,7 @@ func Summarize(results []*CaseResult) Summary {
 	s.NDCGAtK = ratio(ndcg, ranked)
 	s.DocRecallAtK = ratio(recall, ranked)
 	s.PrecisionAtK = ratio(precision, ranked)
+	s.KeywordCoverage = ratio(coverage, keyworded)
 	s.FallbackRate = ratio(float64(retries), judged)
 	for m := range modes {
 		s.SearchModes = append(s.SearchModes, m)
