@@ -146,7 +146,7 @@
 //	$ rag-eval
 //	PASS  3 cases: 3 pass, 0 fail, 0 not run, 0 error (pass rate 1)
 //	hit levels: strong 2, medium 0, weak 0, miss 0, n/a 1
-//	recall@3 1  mrr 1  ndcg@3 1  fallback rate 0.333333
+//	recall@3 1  mrr 1  ndcg@3 1  keyword coverage —  fallback rate 0.333333
 //
 //	$ rag-eval compare
 //	hybrid: 3/3 cases pass (eval/rag-retrieval/fixtures)

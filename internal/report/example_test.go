@@ -33,7 +33,7 @@ func Example() {
 	// Output:
 	// FAIL  7 cases: 2 pass, 3 fail, 1 not run, 1 error (pass rate 0.285714)
 	// hit levels: strong 2, medium 1, weak 1, miss 0, n/a 1
-	// recall@3 0.75  mrr 0.875  ndcg@3 0.71493  fallback rate 0.2
+	// recall@3 0.75  mrr 0.875  ndcg@3 0.71493  keyword coverage 0.75  fallback rate 0.2
 	//   fail medium: breadcrumbs
 	//   fail weak: expected_document
 	//   fail retry: fallback_reason

@@ -36,6 +36,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	row(b, "nDCG@K", texttab.Float(s.NDCGAtK))
 	row(b, "doc recall@K", texttab.Float(s.DocRecallAtK))
 	row(b, "precision@K", texttab.Float(s.PrecisionAtK))
+	row(b, "keyword coverage", texttab.Float(s.KeywordCoverage))
 	row(b, "fallback rate", texttab.Float(s.FallbackRate))
 	row(b, "evidence status", histogram(s.EvidenceStatus))
 	row(b, "selected attempt", histogram(s.SelectedAttempt))

@@ -11,7 +11,8 @@ import (
 )
 
 // WriteText writes the plain-text summary a person reads in a terminal or a
-// CI log: pass rate, hit levels, recall@K and the failing case ids. With
+// CI log: pass rate, hit levels, recall@K and the other means, and the
+// failing case ids. With
 // colour, statuses are coloured with ANSI escapes.
 func (r *Report) WriteText(w io.Writer, colour bool) error {
 	b := bufio.NewWriter(w)
@@ -30,8 +31,9 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, texttab.Float(s.PassRate))
 	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
-	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  fallback rate %s\n",
-		r.Inputs.K, texttab.Float(s.RecallAtK), texttab.Float(s.MRR), r.Inputs.K, texttab.Float(s.NDCGAtK), texttab.Float(s.FallbackRate))
+	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  keyword coverage %s  fallback rate %s\n",
+		r.Inputs.K, texttab.Float(s.RecallAtK), texttab.Float(s.MRR), r.Inputs.K, texttab.Float(s.NDCGAtK),
+		texttab.Float(s.KeywordCoverage), texttab.Float(s.FallbackRate))
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		switch c.Status {
