@@ -23,8 +23,9 @@ const summaryLineLimit = 1000
 // WriteSummaryMarkdown writes one Markdown document the size of a pull
 // request comment or a CI job summary: a verdict line; with a diff (d, nil
 // for none), what changed in the inputs and the regressions, each with the
-// rules it broke and its first block before and after; the failed checks of
-// every case that did not pass, with their messages; then a compact summary
+// rules it broke, its failed checks with their messages and its first block
+// before and after; the failed checks of every case that did not pass,
+// with their messages (a regressed case's are not repeated); then a compact summary
 // table (with the baseline's values and the deltas when d is set). Every
 // part is always there but the two lists, which are cut at a line boundary
 // when the whole would exceed SummaryMarkdownLimit bytes, with a note
@@ -60,6 +61,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 
 	// The lists, regressions first.
 	var items []string
+	shown := map[string]bool{} // regressed cases whose checks are listed already
 	if d != nil && len(d.Regressions) > 0 {
 		items = append(items, fmt.Sprintf("### Regressions (%d)", len(d.Regressions)), "")
 		explained := map[string]*CaseDiff{}
@@ -71,6 +73,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 		for _, reg := range d.Regressions {
 			items = append(items, "- "+escape(reg))
 			if c := explained[reg]; c != nil {
+				shown[c.CaseID] = true
 				for _, f := range c.Explain.FailedChecks {
 					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(f.Name), escape(texttab.Or(f.Message, ""))))
 				}
@@ -93,6 +96,10 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 				continue
 			}
 			items = append(items, fmt.Sprintf("- **%s** (%s): %s", escape(c.CaseID), c.Status, escape(strings.Join(c.FailedChecks, ", "))))
+			if shown[c.CaseID] {
+				items[len(items)-1] += " (regressed: messages above)"
+				continue
+			}
 			for _, ch := range c.Checks {
 				if !ch.Passed {
 					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(ch.Name), escape(texttab.Or(ch.Message, ""))))
