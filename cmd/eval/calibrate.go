@@ -114,6 +114,9 @@ func calibrateRun(o *calibrateOptions) error {
 		inputs = append(inputs, in)
 	}
 	rep := calibrate.Build(o.Cases, casesSHA256, g.ReportK(o.K), inputs)
+	for _, m := range rep.Modes {
+		warnings = append(warnings, m.Warnings...)
+	}
 	outs[0].render = rep.WriteJSON
 	outs[1].render = rep.WriteMarkdown
 	// Warnings first, so that a failed write does not lose them.

@@ -56,10 +56,11 @@
 //	    --fixtures string               fixture directory (default <dir>/fixtures)
 //	-h, --help                          help for rag-eval
 //	    --json-report string            JSON report path (default <dir>/reports/baseline.json, or current.json with --compare-to)
-//	    --junit string                  also write a JUnit XML report to this path
+//	    --junit string                  also write a JUnit XML report to this path (regressed cases fail, with --compare-to)
 //	    --k int                         K for cases that do not set their own (default: the cases file's k, else 5)
 //	    --markdown-report string        Markdown report path (default <dir>/reports/baseline.md, or current.md with --compare-to)
 //	-q, --quiet                         do not print the summary
+//	    --summary-markdown string       also write a PR-comment-sized Markdown summary to this path (verdict, regressions, failed checks; under 60,000 bytes)
 //	-v, --version                       version for rag-eval
 //
 // # Comparing two fixture sets

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -98,7 +99,9 @@ func TestManual(t *testing.T) {
 	for _, ex := range examples {
 		var stdout, stderr bytes.Buffer
 		code := run(strings.Fields(ex.cmd)[1:], &stdout, &stderr)
-		if code != cmdutil.ExitOK || stderr.Len() != 0 {
+		// The example eval set is small: calibrate says so, and nothing
+		// else may go to stderr.
+		if code != cmdutil.ExitOK || smallSampleRE.ReplaceAllString(stderr.String(), "") != "" {
 			t.Errorf("$ %s: exit %d, stderr %q", ex.cmd, code, stderr.String())
 			continue
 		}
@@ -238,3 +241,6 @@ func rewriteManual(src string, flags, outputs map[string]string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// smallSampleRE matches calibrate's small-sample warning lines.
+var smallSampleRE = regexp.MustCompile(`(?m)^rag-eval: warning: \w+: fewer than 5 scored members in a class .*\n`)

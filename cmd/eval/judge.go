@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 )
@@ -17,6 +19,7 @@ type judgeOptions struct {
 	reportFlags
 	Fixtures     string
 	JUnit        string
+	Summary      string
 	CompareTo    string
 	DiffJSON     string
 	DiffMarkdown string
@@ -39,7 +42,7 @@ against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
   rag-eval
 
   # judge in CI against the accepted baseline; exit 3 on regression
-  rag-eval --compare-to eval/rag-retrieval/reports/baseline.json --junit junit.xml
+  rag-eval --compare-to eval/rag-retrieval/reports/baseline.json --junit junit.xml --summary-markdown summary.md
 
   # hybrid (fixtures/) vs dense (fixtures-dense/), with significance tests
   rag-eval compare
@@ -61,7 +64,8 @@ against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 	o.evalFlags.add(fs, "", kUsage)
 	fs.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
 	o.reportFlags.add(fs, "<dir>/reports/baseline.json, or current.json with --compare-to", "<dir>/reports/baseline.md, or current.md with --compare-to")
-	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this path")
+	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this path (regressed cases fail, with --compare-to)")
+	fs.StringVar(&o.Summary, "summary-markdown", "", "also write a PR-comment-sized Markdown summary to this path (verdict, regressions, failed checks; under 60,000 bytes)")
 	fs.StringVar(&o.CompareTo, "compare-to", "", "baseline JSON report to diff against; a regression exits 3")
 	fs.StringVar(&o.DiffJSON, "diff-json-report", "", "diff JSON path (default <dir>/reports/baseline-diff.json)")
 	fs.StringVar(&o.DiffMarkdown, "diff-markdown-report", "", "diff Markdown path (default <dir>/reports/baseline-diff.md)")
@@ -91,6 +95,9 @@ func judgeRun(o *judgeOptions) error {
 	if o.JUnit != "" {
 		outs = append(outs, output{flag: "--junit", path: o.JUnit})
 	}
+	if o.Summary != "" {
+		outs = append(outs, output{flag: "--summary-markdown", path: o.Summary})
+	}
 	if o.CompareTo != "" {
 		outs = append(outs, output{flag: "--diff-json-report", path: o.DiffJSON}, output{flag: "--diff-markdown-report", path: o.DiffMarkdown})
 	}
@@ -118,21 +125,31 @@ func judgeRun(o *judgeOptions) error {
 		return err
 	}
 	rep := report.Build(res, o.Cases, casesSHA256)
+	// What made the fixtures, as their manifest says (none without a
+	// readable one: the judge has warned about an unreadable one).
+	if m, err := contract.ReadManifest(o.Fixtures); err == nil {
+		rep.Inputs.Snapshot = report.SnapshotOf(m)
+	}
+	var diff *report.Diff
+	if baseline != nil {
+		diff = report.Compare(baseline, rep, o.CompareTo, o.JSONReport)
+	}
+	full := []string{o.MarkdownReport}
+	if diff != nil {
+		full = append(full, o.DiffMarkdown)
+	}
 	outs[0].render = rep.WriteJSON
 	outs[1].render = rep.WriteMarkdown
-	var diff *report.Diff
 	for i := range outs {
 		switch outs[i].flag {
 		case "--junit":
-			outs[i].render = rep.WriteJUnit
-		case "--diff-json-report", "--diff-markdown-report":
-			if diff == nil {
-				diff = report.Compare(baseline, rep, o.CompareTo, o.JSONReport)
-			}
+			outs[i].render = func(w io.Writer) error { return rep.WriteJUnitDiff(w, diff) }
+		case "--summary-markdown":
+			outs[i].render = func(w io.Writer) error { return rep.WriteSummaryMarkdown(w, diff, full...) }
+		case "--diff-json-report":
 			outs[i].render = diff.WriteJSON
-			if outs[i].flag == "--diff-markdown-report" {
-				outs[i].render = diff.WriteMarkdown
-			}
+		case "--diff-markdown-report":
+			outs[i].render = diff.WriteMarkdown
 		}
 	}
 	// Warnings first (a fixture directory that mixes snapshots, orphan
@@ -150,6 +167,9 @@ func judgeRun(o *judgeOptions) error {
 		}
 		if diff != nil {
 			fmt.Fprintf(o.IO.Out, "baseline %s: %s", o.CompareTo, diff.Verdict)
+			for _, l := range diff.InputLines() {
+				fmt.Fprintf(o.IO.Out, "\n  input changed: %s", l)
+			}
 			for _, r := range diff.Regressions {
 				fmt.Fprintf(o.IO.Out, "\n  %s", r)
 			}

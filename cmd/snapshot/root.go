@@ -183,29 +183,32 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	if err != nil {
 		return err
 	}
-	kbScope := o.KBScope
-	if kbScope == "" {
-		kbScope = g.KBScope
-	}
-	if kbScope == "" {
-		kbScope = "rag-eval"
-	}
+	kbScope, scopeFrom := scopeOf(o, g)
 
 	var sidecar *lookuphttp.Client
 	if o.SidecarURL != "" {
 		sidecar = &lookuphttp.Client{BaseURL: o.SidecarURL, Timeout: o.Config.Timeout}
 	}
 	var l lookup.Lookuper
+	var seed *contract.SeedRecord
 	switch o.Pipeline {
 	case pipelineHTTP:
 		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout}
 	case pipelineBuiltin:
 		b, err := openBuiltin(ctx, o.Config, kbScope, kb.Fusion(o.Fusion), o.IO.ErrOut)
+		var nr *config.NotReadyError
+		if errors.As(err, &nr) && nr.NoChunks {
+			return fmt.Errorf("the store (%s) holds no chunks of kbScope %s, %s: seed it (rag-seed --kb-scope %s), or snapshot the kbScope the store was seeded with (--kb-scope)",
+				nr.Store, kbScope, scopeFrom, kbScope)
+		}
 		if err != nil {
 			return err
 		}
 		defer b.Close()
 		l = b.Pipeline
+		if seed, err = seedRecord(ctx, b, kbScope); err != nil {
+			return err
+		}
 	}
 
 	bar := o.IO.Progress("snapshot")
@@ -213,7 +216,7 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 		Cases: g, CasesPath: o.Cases, FixturesDir: o.Fixtures, KBScope: kbScope,
 		SearchMode: kb.SearchMode(o.SearchMode), TopK: o.TopK, Lookuper: l,
 		Concurrency: o.Concurrency, Retries: o.Retries, Timeout: o.Config.Timeout, Partial: o.Partial,
-		Progress: bar.Set,
+		Progress: bar.Set, Seed: seed,
 	}
 	if o.Retries == 0 {
 		opts.Retries = -1 // snapshot: 0 means the default
@@ -236,6 +239,13 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	if errors.As(err, &fe) {
 		listFailures(o.IO.ErrOut, fe.Failures)
 	}
+	if sum != nil && sum.Written > 1 && sum.Empty == sum.Written {
+		// One line for what would otherwise be one failed case each in the
+		// judge: a pipeline that does not hold the kbScope answers every
+		// lookup with nothing.
+		fmt.Fprintf(o.IO.ErrOut, "rag-snapshot: warning: all %d lookups of kbScope %s returned no evidence: does the pipeline hold that kbScope? It is %s.\n",
+			sum.Written, kbScope, scopeFrom)
+	}
 	if sum != nil {
 		printSummary(o.IO.Out, sum, time.Since(start))
 	}
@@ -252,6 +262,35 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 		return evaluate(o, g, casesSHA256, o.SidecarFixtures, "sidecar ")
 	}
 	return nil
+}
+
+// scopeOf returns the kbScope of every lookup and, for messages, where it
+// comes from: --kb-scope, the golden file's kbScope, or the default.
+func scopeOf(o *snapshotOptions, g *contract.GoldenFile) (scope, from string) {
+	switch {
+	case o.KBScope != "" && g.KBScope != "" && g.KBScope != o.KBScope:
+		return o.KBScope, fmt.Sprintf("given by --kb-scope (the golden file %s has kbScope %s)", o.Cases, g.KBScope)
+	case o.KBScope != "":
+		return o.KBScope, "given by --kb-scope"
+	case g.KBScope != "":
+		return g.KBScope, fmt.Sprintf("the kbScope of the golden file %s (--kb-scope overrides it)", o.Cases)
+	}
+	return "rag-eval", fmt.Sprintf("the default (neither --kb-scope nor the golden file %s sets one)", o.Cases)
+}
+
+// seedRecord is what rag-seed recorded about kbScope's chunking and corpus,
+// for the manifest; nil when the store's record does not say (a seed of an
+// older build).
+func seedRecord(ctx context.Context, b *config.Builtin, kbScope string) (*contract.SeedRecord, error) {
+	info, ok, err := b.Stack.Catalog.IndexInfo(ctx, kbScope)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if !ok || info.ChunkSize <= 0 || info.CorpusSHA256 == "" {
+		return nil, nil
+	}
+	return &contract.SeedRecord{ChunkSize: info.ChunkSize, ChunkOverlap: info.ChunkOverlap,
+		Documents: info.Documents, CorpusSHA256: info.CorpusSHA256}, nil
 }
 
 func listFailures(w io.Writer, failures []contract.CaseError) {

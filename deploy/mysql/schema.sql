@@ -18,7 +18,8 @@
 --
 -- A database created from an older version of this file (or by an older
 -- rag-seed) is brought up to date by the next rag-seed, which adds the
--- columns it lacks (index_info.key_format).
+-- columns it lacks (index_info.key_format, chunk_size, chunk_overlap,
+-- documents, corpus_sha256).
 
 CREATE TABLE IF NOT EXISTS catalog_meta (
 	name VARBINARY(64) NOT NULL,
@@ -69,5 +70,9 @@ CREATE TABLE IF NOT EXISTS index_info (
 	embedder TEXT NOT NULL,
 	dim INT NOT NULL,
 	key_format INT NOT NULL,
+	chunk_size INT NOT NULL,
+	chunk_overlap INT NOT NULL,
+	documents INT NOT NULL,
+	corpus_sha256 VARBINARY(64) NOT NULL,
 	PRIMARY KEY (kb_scope)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

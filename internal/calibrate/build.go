@@ -49,7 +49,16 @@ type Mode struct {
 	Shipped  Shipped    `json:"shipped"`
 	Blocks   *Blocks    `json:"blocks"` // nil when unavailable
 	Cases    *CaseLevel `json:"cases"`  // nil when unavailable
+	// Warnings name each class with fewer than MinClassSize scored
+	// members (relevant and non-relevant blocks, answered and off-topic
+	// cases): a threshold derived from a handful of scores is coarse.
+	// Never nil; empty when unavailable.
+	Warnings []string `json:"warnings"`
 }
+
+// MinClassSize is the number of scored members a class needs before its
+// calibration is not flagged as a small sample.
+const MinClassSize = 5
 
 // Shipped are the thresholds the fixtures were produced with (manifest
 // pipeline.params); nil when unknown.
@@ -284,7 +293,7 @@ func Build(casesPath, casesSHA256 string, k int, inputs []Input) *Report {
 }
 
 func buildMode(in *Input) Mode {
-	m := Mode{Name: modeName(in), Fixtures: in.Fixtures, Status: contract.StatusAvailable}
+	m := Mode{Name: modeName(in), Fixtures: in.Fixtures, Status: contract.StatusAvailable, Warnings: []string{}}
 	var params *contract.PipelineParams
 	if man := in.Manifest; man != nil {
 		if man.Status != "" {
@@ -314,7 +323,34 @@ func buildMode(in *Input) Mode {
 		return m
 	}
 	m.Blocks, m.Cases = buildStats(in.Result.Cases, in.AttemptBest, m.Shipped)
+	m.Warnings = smallClasses(&m)
 	return m
+}
+
+// smallClasses says, in one warning, which classes have fewer than
+// MinClassSize scored members, in this order: relevant blocks,
+// non-relevant blocks, answered cases, off-topic cases. None when every
+// class is large enough.
+func smallClasses(m *Mode) []string {
+	var small []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{m.Blocks.Relevant.Count, "relevant blocks"},
+		{m.Blocks.NonRelevant.Count, "non-relevant blocks"},
+		{m.Cases.Relevant.Count, "answered cases"},
+		{m.Cases.NonRelevant.Count, "off-topic cases"},
+	} {
+		if c.n < MinClassSize {
+			small = append(small, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(small) == 0 {
+		return []string{}
+	}
+	return []string{fmt.Sprintf("%s: fewer than %d scored members in a class (%s): the thresholds suggested from so few scores are coarse; write more golden cases (off-topic ones for the non-relevant classes)",
+		m.Name, MinClassSize, strings.Join(small, ", "))}
 }
 
 // modeName is the manifest's searchMode, else the judged cases' searchMode

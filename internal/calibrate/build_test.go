@@ -197,3 +197,28 @@ func TestTextOneLinePerMode(t *testing.T) {
 		t.Errorf("summary lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestSmallClasses: a class with fewer than MinClassSize scored members is
+// named in the mode's one warning; five of each is enough.
+func TestSmallClasses(t *testing.T) {
+	mode := func(rb, nb, rc, nc int) *Mode {
+		return &Mode{Name: "hybrid",
+			Blocks: &Blocks{Separation: Separation{Relevant: Dist{Count: rb}, NonRelevant: Dist{Count: nb}}},
+			Cases:  &CaseLevel{Separation: Separation{Relevant: Dist{Count: rc}, NonRelevant: Dist{Count: nc}}}}
+	}
+	if got := smallClasses(mode(5, 9, 5, 5)); len(got) != 0 {
+		t.Errorf("five of each: %q", got)
+	}
+	got := smallClasses(mode(5, 9, 4, 1))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "hybrid: fewer than 5 scored members in a class (4 answered cases, 1 off-topic cases): ") {
+		t.Errorf("got %q", got)
+	}
+	if got := smallClasses(mode(0, 0, 0, 0)); len(got) != 1 || !strings.Contains(got[0], "(0 relevant blocks, 0 non-relevant blocks, 0 answered cases, 0 off-topic cases)") {
+		t.Errorf("empty classes: %q", got)
+	}
+	// An unavailable mode has no statistics and no warning.
+	un := buildMode(&Input{Fixtures: "x", Manifest: &contract.Manifest{Status: contract.StatusUnavailable}})
+	if un.Warnings == nil || len(un.Warnings) != 0 {
+		t.Errorf("unavailable: %q", un.Warnings)
+	}
+}

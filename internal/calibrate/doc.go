@@ -116,7 +116,8 @@
 //	     "counts", "relevant", "nonRelevant", "histogram", "best": as for blocks, over cases,
 //	     "atShipped": [ "lowQuality", "minQuality" ],
 //	     "samples": [{"caseId", "label", "bestQuality", "scoreFrom"}]   every judged case, golden-file order
-//	   }}]}
+//	   },
+//	   "warnings": ["…"]}]}   [] or one small-sample warning, below
 //
 // The Markdown report (reports/calibration.md) shows, per mode, the best
 // thresholds beside the shipped ones with their TPR, FPR, J and precision,
@@ -145,7 +146,11 @@
 // own fixtures. The labels are only as rich as the golden cases: a mode
 // with no non-relevant block (every retrieved block is an expected
 // document and no off-topic case retrieved anything) has no best block
-// threshold, and a few cases make every figure coarse. Blocks are the
+// threshold, and a few cases make every figure coarse: a mode in which a
+// class (relevant blocks, non-relevant blocks, answered cases, off-topic
+// cases) has fewer than MinClassSize (5) scored members gets one warning
+// naming those classes and their counts, in the mode's "warnings", in the
+// Markdown and on stderr. Blocks are the
 // post-processed top K, so the minQuality floor has already removed
 // candidates below it: the block statistics cannot show what a lower
 // floor would have let through.

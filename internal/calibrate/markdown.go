@@ -46,6 +46,12 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 		texttab.Row(b, NameLevelsMedium, texttab.Float(m.Shipped.Levels.Medium))
 		return
 	}
+	if len(m.Warnings) > 0 {
+		b.WriteString("\n")
+		for _, w := range m.Warnings {
+			fmt.Fprintf(b, "**Small sample.** %s.\n", texttab.Escape(w))
+		}
+	}
 	bc, cc := m.Blocks.Counts, m.Cases.Counts
 	fmt.Fprintf(b, "\nTop-K blocks: %d relevant, %d non-relevant, %d unlabelled; %d without qualityScore.\n",
 		bc.Relevant, bc.NonRelevant, bc.Unlabelled, bc.MissingScore)

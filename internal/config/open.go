@@ -178,6 +178,9 @@ type NotReadyError struct {
 	Store   string // Describe()
 	KBScope string
 	Reason  string
+	// NoChunks: the store holds no chunk of KBScope at all (never seeded
+	// with it, or the kbScope is another one than the seed's).
+	NoChunks bool
 }
 
 func (e *NotReadyError) Error() string {
@@ -227,7 +230,9 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 		return fmt.Errorf("catalog: %w", err)
 	}
 	if n == 0 {
-		return notReady("no chunks; run rag-seed first (with --kb-scope %s)", kbScope)
+		err := notReady("no chunks; run rag-seed first (with --kb-scope %s)", kbScope)
+		err.(*NotReadyError).NoChunks = true
+		return err
 	}
 	docs, err := s.Catalog.Documents(ctx, kbScope)
 	if err != nil {

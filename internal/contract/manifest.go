@@ -52,6 +52,11 @@ type Manifest struct {
 	Pipeline   *Pipeline `json:"pipeline"`
 	Store      string    `json:"store"`
 	Embedder   string    `json:"embedder"`
+	// Seed is what rag-seed recorded about the kbScope the lookups read
+	// (the chunking and the corpus); nil when the pipeline does not say
+	// (an HTTP pipeline, a store seeded before it was recorded, a manifest
+	// of an older rag-snapshot). Omitted from the JSON when nil.
+	Seed *SeedRecord `json:"seed,omitempty"`
 	// Started and Finished are RFC 3339 UTC with second precision.
 	Started  string `json:"started"`
 	Finished string `json:"finished"`
@@ -63,6 +68,18 @@ type Manifest struct {
 	Unchanged int         `json:"unchanged"`
 	Removed   int         `json:"removed"`
 	Failed    []CaseError `json:"failed"`
+}
+
+// SeedRecord is how the kbScope of a builtin pipeline's store was seeded
+// (kb.IndexInfo): the chunk sizes in Unicode characters as the chunker
+// used them (defaults resolved; overlap 0 means none), the number of
+// documents and the corpus fingerprint, the hex SHA-256 of their identities
+// and contents (kb.CorpusFingerprint).
+type SeedRecord struct {
+	ChunkSize    int    `json:"chunkSize"`
+	ChunkOverlap int    `json:"chunkOverlap"`
+	Documents    int    `json:"documents"`
+	CorpusSHA256 string `json:"corpusSha256"`
 }
 
 // CaseError is a case that failed, as listed in the manifest.

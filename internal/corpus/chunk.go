@@ -33,6 +33,10 @@ type ChunkOptions struct {
 	Overlap int
 }
 
+// Sizes returns the sizes the options stand for, as Chunk uses them: the
+// largest chunk and the overlap, in Unicode characters (overlap 0: none).
+func (o ChunkOptions) Sizes() (maxChars, overlap int) { return o.resolved() }
+
 // resolved returns the sizes the options stand for.
 func (o ChunkOptions) resolved() (maxChars, overlap int) {
 	maxChars, overlap = o.MaxChars, o.Overlap

@@ -142,18 +142,25 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	// chunk keyed by another evidence-key format, is written and set again
 	// only when every document is ready: a run that dies half way leaves
 	// no record, and reading commands refuse the mixed index.
-	info := kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: dim, KeyFormat: kb.EvidenceKeyFormat}
+	//
+	// The record also says how the kbScope was chunked and what corpus it
+	// holds (for the fixtures' manifest); a change of chunk sizes forgets
+	// it too, so that it never describes a half re-chunked index. The
+	// corpus fingerprint is computed at the end, over what the run leaves.
+	chunkSize, chunkOverlap := opts.Chunk.Sizes()
+	info := kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: dim, KeyFormat: kb.EvidenceKeyFormat,
+		ChunkSize: chunkSize, ChunkOverlap: chunkOverlap}
 	sameRecord, oldKeysOnly, oldFormat := true, false, 0
 	if !opts.DryRun {
 		have, ok, err := b.Catalog.IndexInfo(ctx, opts.KBScope)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
-		sameRecord = ok && have == info
+		sameRecord = ok && have.SameVectors(info)
 		oldKeysOnly = ok && have.Embedder == info.Embedder && have.Dim == info.Dim && have.KeyFormat != info.KeyFormat
 		oldFormat = have.KeyFormat
 		sum.Rekeyed, sum.OldKeyFormat = ok && have.KeyFormat != info.KeyFormat, have.KeyFormat
-		if ok && have != info {
+		if ok && (!sameRecord || have.ChunkSize != info.ChunkSize || have.ChunkOverlap != info.ChunkOverlap) {
 			if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, nil); err != nil {
 				return nil, fmt.Errorf("catalog: %w", err)
 			}
@@ -241,6 +248,17 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 			return sum, &StaleVectorsError{KBScope: opts.KBScope, Stale: sum.Stale, Embedder: info.Embedder,
 				KeysOnly: oldKeysOnly, KeyFormat: oldFormat}
 		}
+		// The fingerprint covers every document the kbScope now holds:
+		// those of the input by the SHA-256 of their file, those kept
+		// without Prune by the hash the catalog records for them.
+		corpus := make(map[string]string, len(docs)+len(sum.Stale))
+		for i := range docs {
+			corpus[docs[i].DocID] = docs[i].ContentHash
+		}
+		for _, id := range sum.Stale {
+			corpus[id] = "kept:" + have[id].ContentHash
+		}
+		info.Documents, info.CorpusSHA256 = len(corpus), kb.CorpusFingerprint(corpus)
 		if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, &info); err != nil {
 			return sum, fmt.Errorf("catalog: %w", err)
 		}

@@ -631,3 +631,56 @@ func TestKeyFormat1StoreIsRekeyed(t *testing.T) {
 		}
 	})
 }
+
+// The record says how the kbScope was chunked and fingerprints its corpus:
+// the same documents give the same fingerprint, an edit, a stale document
+// kept without Prune or a prune change it; a chunk-size change is recorded
+// with the sizes the chunker used.
+func TestSeedRecordsChunkingAndCorpus(t *testing.T) {
+	b := backends[0].open(t, hooks{})
+	dir := copyDocs(t)
+	record := func() kb.IndexInfo {
+		t.Helper()
+		info, ok, err := b.Catalog.IndexInfo(context.Background(), scope)
+		if err != nil || !ok {
+			t.Fatalf("no record: %v, %v", ok, err)
+		}
+		return info
+	}
+	seed(t, b, dir, ingest.Options{})
+	first := record()
+	docs := load(t, dir)
+	want := map[string]string{}
+	for _, d := range docs {
+		want[d.DocID] = d.ContentHash
+	}
+	if first.ChunkSize != corpus.DefaultMaxChars || first.ChunkOverlap != corpus.DefaultOverlap ||
+		first.Documents != len(docs) || first.CorpusSHA256 != kb.CorpusFingerprint(want) {
+		t.Fatalf("record %+v, want chunk %d/%d, %d documents, fingerprint %s", first, corpus.DefaultMaxChars, corpus.DefaultOverlap,
+			len(docs), kb.CorpusFingerprint(want))
+	}
+	seed(t, b, dir, ingest.Options{})
+	if again := record(); again != first {
+		t.Fatalf("an unchanged rerun changed the record: %+v, was %+v", again, first)
+	}
+
+	seed(t, b, dir, ingest.Options{Chunk: corpus.ChunkOptions{MaxChars: 120, Overlap: -1}})
+	if got := record(); got.ChunkSize != 120 || got.ChunkOverlap != 0 || got.CorpusSHA256 != first.CorpusSHA256 {
+		t.Fatalf("after --chunk-size 120 --chunk-overlap 0: %+v", got)
+	}
+
+	if err := os.Remove(filepath.Join(dir, "overfilter-decoy.md")); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, b, dir, ingest.Options{Chunk: corpus.ChunkOptions{MaxChars: 120, Overlap: -1}})
+	kept := record()
+	if kept.Documents != len(docs) || kept.CorpusSHA256 == first.CorpusSHA256 {
+		t.Fatalf("a stale document kept without --prune: %+v", kept)
+	}
+	seed(t, b, dir, ingest.Options{Chunk: corpus.ChunkOptions{MaxChars: 120, Overlap: -1}, Prune: true})
+	pruned := record()
+	delete(want, "rag-eval/overfilter-decoy")
+	if pruned.Documents != len(docs)-1 || pruned.CorpusSHA256 != kb.CorpusFingerprint(want) {
+		t.Fatalf("after --prune: %+v", pruned)
+	}
+}

@@ -11,8 +11,11 @@ package kb
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 )
 
 // MaxKBScopeLen is the longest kbScope, in bytes: every store holds it
@@ -241,10 +244,49 @@ type Catalog interface {
 // record disagrees with their embedder, since vectors of two models are not
 // comparable even when their dimensions match, or whose keys follow
 // another rule, since fixtures would carry keys golden cases cannot pin.
+//
+// ChunkSize, ChunkOverlap, Documents and CorpusSHA256 record how the
+// kbScope was seeded, for people and for the fixtures' manifest (a diff of
+// two snapshots can then say "chunk size 800 → 120"); nothing refuses a
+// store over them. ChunkSize and ChunkOverlap are the sizes the chunker
+// used, in Unicode characters (overlap 0: none); Documents counts the
+// kbScope's documents and CorpusSHA256 is their CorpusFingerprint. A record
+// written before they were recorded has ChunkSize 0 and no fingerprint.
 type IndexInfo struct {
 	Embedder  string
 	Dim       int
 	KeyFormat int
+
+	ChunkSize    int
+	ChunkOverlap int
+	Documents    int
+	CorpusSHA256 string
+}
+
+// SameVectors reports whether two records describe vectors of the same
+// embedder and dimension keyed by the same evidence-key format: what a
+// reading command and a seed's consistency rules compare. The chunking and
+// corpus fields are not compared.
+func (i IndexInfo) SameVectors(o IndexInfo) bool {
+	return i.Embedder == o.Embedder && i.Dim == o.Dim && i.KeyFormat == o.KeyFormat
+}
+
+// CorpusFingerprint is the fingerprint of a kbScope's documents: the hex
+// SHA-256 of, per document in docId order (bytewise), its docId, a NUL
+// byte, its hash and a newline, where hash identifies the document's content (rag-seed: the
+// hex SHA-256 of its file). The same documents give the same fingerprint
+// in any order; a changed, added, removed or renamed document changes it.
+func CorpusFingerprint(docs map[string]string) string {
+	ids := make([]string, 0, len(docs))
+	for id := range docs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	h := sha256.New()
+	for _, id := range ids {
+		fmt.Fprintf(h, "%s\x00%s\n", id, docs[id])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ErrNotSeeded is wrapped by the errors of reading a store, catalog or

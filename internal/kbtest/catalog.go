@@ -30,6 +30,7 @@ func RunCatalogTests(t *testing.T, open func(t *testing.T) kb.Catalog) {
 	}{
 		{"InitIdempotent", testCatalogInitIdempotent},
 		{"UpgradeKeyFormat", testCatalogUpgradeKeyFormat},
+		{"UpgradeSeedRecord", testCatalogUpgradeSeedRecord},
 		{"Empty", testCatalogEmpty},
 		{"BeginIndexingThenMarkReady", testCatalogBeginThenReady},
 		{"ReindexReplaces", testCatalogReindexReplaces},
@@ -809,7 +810,8 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 	if _, ok, err := c.IndexInfo(catBG, "s"); err != nil || ok {
 		t.Fatalf("IndexInfo of a new catalog = %v, %v; want no record", ok, err)
 	}
-	a := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat}
+	a := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat,
+		ChunkSize: 800, ChunkOverlap: 100, Documents: 40, CorpusSHA256: strings.Repeat("ab", 32)}
 	b := kb.IndexInfo{Embedder: "openai:multilingual-e5-small-q4", Dim: 384, KeyFormat: 1}
 	if err := c.SetIndexInfo(catBG, "s", &a); err != nil {
 		t.Fatal(err)
@@ -838,12 +840,62 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 	if err := c.SetIndexInfo(catBG, "s", nil); err != nil {
 		t.Errorf("forgetting a missing record: %v", err)
 	}
-	for _, bad := range []*kb.IndexInfo{{Embedder: "", Dim: 3, KeyFormat: 2}, {Embedder: "x", Dim: 0, KeyFormat: 2}, {Embedder: "x", Dim: 3}} {
+	for _, bad := range []*kb.IndexInfo{{Embedder: "", Dim: 3, KeyFormat: 2}, {Embedder: "x", Dim: 0, KeyFormat: 2}, {Embedder: "x", Dim: 3},
+		{Embedder: "x", Dim: 3, KeyFormat: 2, ChunkSize: -1}, {Embedder: "x", Dim: 3, KeyFormat: 2, CorpusSHA256: strings.Repeat("a", 65)}} {
 		if err := c.SetIndexInfo(catBG, "s", bad); err == nil {
 			t.Errorf("SetIndexInfo(%+v) accepted", *bad)
 		}
 	}
 	check("s", kb.IndexInfo{}, false)
+}
+
+// testCatalogUpgradeSeedRecord: a catalog of a build before the chunking
+// and corpus columns of index_info passes Verify (they are a record for
+// people, not a reason to refuse a store) and gives records without them;
+// Init adds them, and a seed of this build fills them.
+func testCatalogUpgradeSeedRecord(t *testing.T, c kb.Catalog) {
+	sc, ok := c.(interface{ DB() *sql.DB })
+	if !ok {
+		t.Skipf("%T does not expose its database", c)
+	}
+	db := sc.DB()
+	if err := c.Init(catBG); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE index_info DROP COLUMN chunk_size",
+		"ALTER TABLE index_info DROP COLUMN chunk_overlap",
+		"ALTER TABLE index_info DROP COLUMN documents",
+		"ALTER TABLE index_info DROP COLUMN corpus_sha256",
+		"INSERT INTO index_info (kb_scope, embedder, dim, key_format) VALUES ('s', 'local-hash-v1', 512, 2)",
+	} {
+		if _, err := db.ExecContext(catBG, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := c.Verify(catBG); err != nil {
+		t.Fatalf("Verify of a catalog without the seed record columns: %v", err)
+	}
+	old := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: 2}
+	if got, ok, err := c.IndexInfo(catBG, "s"); err != nil || !ok || got != old {
+		t.Fatalf("the old record: %+v, %v, %v; want %+v", got, ok, err, old)
+	}
+	for range 2 { // Init adds the columns once
+		if err := c.Init(catBG); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok, err := c.IndexInfo(catBG, "s"); err != nil || !ok || got != old {
+		t.Fatalf("the old record after Init: %+v, %v, %v; want %+v", got, ok, err, old)
+	}
+	now := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: 2, ChunkSize: 120, ChunkOverlap: 20, Documents: 3,
+		CorpusSHA256: strings.Repeat("0f", 32)}
+	if err := c.SetIndexInfo(catBG, "s", &now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := c.IndexInfo(catBG, "s"); err != nil || got != now {
+		t.Fatalf("IndexInfo = %+v, %v; want %+v", got, err, now)
+	}
 }
 
 // testCatalogUpgradeKeyFormat: a catalog of a build before
@@ -860,7 +912,12 @@ func testCatalogUpgradeKeyFormat(t *testing.T, c kb.Catalog) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
+		// index_info as that build made it
 		"ALTER TABLE index_info DROP COLUMN key_format",
+		"ALTER TABLE index_info DROP COLUMN chunk_size",
+		"ALTER TABLE index_info DROP COLUMN chunk_overlap",
+		"ALTER TABLE index_info DROP COLUMN documents",
+		"ALTER TABLE index_info DROP COLUMN corpus_sha256",
 		"INSERT INTO index_info (kb_scope, embedder, dim) VALUES ('s', 'local-hash-v1', 512)",
 	} {
 		if _, err := db.ExecContext(catBG, stmt); err != nil {

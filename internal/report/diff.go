@@ -2,9 +2,13 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -36,8 +40,13 @@ type Diff struct {
 	Current       string           `json:"current"`
 	Verdict       string           `json:"verdict"`
 	Summary       map[string]Delta `json:"summary"`
-	Counts        Counts           `json:"counts"`
-	Cases         []CaseDiff       `json:"cases"`
+	// Inputs are what changed in what was judged: the golden file, K, and
+	// what the two fixture directories' manifests say made them (the seed's
+	// chunking and corpus, the search mode, the pipeline and its
+	// parameters). A value only one side records is not compared.
+	Inputs []FieldDiff `json:"inputs"`
+	Counts Counts      `json:"counts"`
+	Cases  []CaseDiff  `json:"cases"`
 	// Regressions explains, one line each, why the verdict is regression.
 	Regressions []string `json:"regressions"`
 }
@@ -64,7 +73,52 @@ type CaseDiff struct {
 	CaseID string      `json:"caseId"`
 	Change string      `json:"change"`
 	Fields []FieldDiff `json:"fields"`
+	// Explain says why a regressed case regressed (and why a case whose
+	// first expected rank grew only with its block list did not); nil for
+	// every other case.
+	Explain *Explanation `json:"explain,omitempty"`
 }
+
+// Explanation is what a reader of the diff needs to see why a case
+// regressed without opening the reports: the rules it broke, its failed
+// checks and the evidence before and after.
+type Explanation struct {
+	// Why lists the regression rules the case broke, one line each
+	// ("status pass → fail", "firstExpectedRank 1 → 3"), or, for a
+	// changed case, why a worse rank is not a regression.
+	Why []string `json:"why"`
+	// FailedChecks are the current report's failed checks with their
+	// messages; Reason is the current reason of a not_run or error case.
+	FailedChecks []FailedCheck `json:"failedChecks"`
+	Reason       *string       `json:"reason"`
+	// Evidence is the first blocks of each side.
+	Evidence Evidence `json:"evidence"`
+}
+
+// FailedCheck is a failed check and its message.
+type FailedCheck struct {
+	Name    string  `json:"name"`
+	Message *string `json:"message"`
+}
+
+// Evidence is the first blocks of a case in the baseline and now (at most
+// EvidenceBlocks each).
+type Evidence struct {
+	Baseline []EvidenceBlock `json:"baseline"`
+	Current  []EvidenceBlock `json:"current"`
+}
+
+// EvidenceBlock is the compact form of a top candidate in a diff.
+type EvidenceBlock struct {
+	Rank         int              `json:"rank"`
+	Source       string           `json:"source"`
+	Breadcrumb   string           `json:"breadcrumb"`
+	QualityScore *contract.Float6 `json:"qualityScore"`
+}
+
+// EvidenceBlocks is how many top candidates of each side an Explanation
+// shows.
+const EvidenceBlocks = 5
 
 // FieldDiff is one field's baseline and current value (JSON values; null
 // when absent).
@@ -102,7 +156,8 @@ func metricOf(s *judge.Summary, name string) *contract.Float6 {
 func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff {
 	d := &Diff{
 		SchemaVersion: SchemaVersion, Baseline: baselinePath, Current: currentPath,
-		Summary: map[string]Delta{}, Cases: []CaseDiff{}, Regressions: []string{},
+		Summary: map[string]Delta{}, Inputs: inputChanges(&baseline.Inputs, &current.Inputs),
+		Cases: []CaseDiff{}, Regressions: []string{},
 	}
 	for _, m := range diffMetrics {
 		b, c := round(metricOf(&baseline.Summary, m)), round(metricOf(&current.Summary, m))
@@ -133,7 +188,7 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 		}
 		cd := diffCase(b, c)
 		if cd.Change == ChangeRegressed {
-			d.Regressions = append(d.Regressions, fmt.Sprintf("case %s regressed", b.CaseID))
+			d.Regressions = append(d.Regressions, fmt.Sprintf("case %s regressed: %s", b.CaseID, strings.Join(cd.Explain.Why, "; ")))
 		}
 		d.add(cd)
 	}
@@ -147,6 +202,115 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 		d.Verdict = VerdictRegression
 	}
 	return d
+}
+
+// inputChanges lists what differs between two reports' inputs, in this
+// order: the seed record (seed.chunkSize, seed.chunkOverlap,
+// seed.documents, seed.corpusSha256), searchMode, kbScope, the pipeline's
+// fields as dotted paths in key order (pipeline.embedder,
+// pipeline.params.fusion, …), casesSha256, k. The snapshot's values are
+// compared only when both reports carry them (a report of an older
+// rag-eval, a directory without manifest, a manifest without seed record
+// says nothing).
+func inputChanges(b, c *Inputs) []FieldDiff {
+	out := []FieldDiff{}
+	add := func(name string, bv, cv any) {
+		bj, _ := json.Marshal(bv)
+		cj, _ := json.Marshal(cv)
+		if string(bj) != string(cj) {
+			out = append(out, FieldDiff{Field: name, Baseline: bv, Current: cv})
+		}
+	}
+	if bs, cs := b.Snapshot, c.Snapshot; bs != nil && cs != nil {
+		if bs.Seed != nil && cs.Seed != nil {
+			add("seed.chunkSize", bs.Seed.ChunkSize, cs.Seed.ChunkSize)
+			add("seed.chunkOverlap", bs.Seed.ChunkOverlap, cs.Seed.ChunkOverlap)
+			add("seed.documents", bs.Seed.Documents, cs.Seed.Documents)
+			add("seed.corpusSha256", bs.Seed.CorpusSHA256, cs.Seed.CorpusSHA256)
+		}
+		add("searchMode", bs.SearchMode, cs.SearchMode)
+		add("kbScope", bs.KBScope, cs.KBScope)
+		if bs.Pipeline != nil && cs.Pipeline != nil {
+			bf, cf := flatten("pipeline", bs.Pipeline), flatten("pipeline", cs.Pipeline)
+			keys := map[string]bool{}
+			for k := range bf {
+				keys[k] = true
+			}
+			for k := range cf {
+				keys[k] = true
+			}
+			for _, k := range slices.Sorted(maps.Keys(keys)) {
+				add(k, bf[k], cf[k])
+			}
+		}
+	}
+	if b.CasesSHA256 != "" && c.CasesSHA256 != "" {
+		add("casesSha256", b.CasesSHA256, c.CasesSHA256)
+	}
+	if b.K != 0 && c.K != 0 {
+		add("k", b.K, c.K)
+	}
+	return out
+}
+
+// flatten maps the leaves of v's JSON form to their dotted paths under
+// prefix (an absent key is a nil value).
+func flatten(prefix string, v any) map[string]any {
+	data, _ := json.Marshal(v)
+	var tree any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	_ = dec.Decode(&tree)
+	out := map[string]any{}
+	var walk func(string, any)
+	walk = func(path string, x any) {
+		if m, ok := x.(map[string]any); ok {
+			for k, y := range m {
+				walk(path+"."+k, y)
+			}
+			return
+		}
+		out[path] = x
+	}
+	walk(prefix, tree)
+	return out
+}
+
+// inputLabels name the inputs people read about in the Markdown and text
+// diff; any other is shown by its path.
+var inputLabels = map[string]string{
+	"seed.chunkSize":                "chunk size",
+	"seed.chunkOverlap":             "chunk overlap",
+	"seed.documents":                "documents",
+	"seed.corpusSha256":             "corpus fingerprint",
+	"searchMode":                    "search mode",
+	"pipeline.embedder":             "embedder",
+	"pipeline.dim":                  "dimension",
+	"pipeline.params.fusion":        "fusion",
+	"casesSha256":                   "golden cases (sha256)",
+	"k":                             "K",
+	"pipeline.params.topK":          "topK",
+	"pipeline.params.rerank":        "rerank",
+	"pipeline.params.levels.high":   "levels.high",
+	"pipeline.params.levels.medium": "levels.medium",
+}
+
+// InputLines says what changed in the inputs, one line each: "chunk size
+// 800 → 120", "corpus fingerprint 13134c7f8ec5 → 9a0b1c2d3e4f".
+func (d *Diff) InputLines() []string {
+	var out []string
+	for _, f := range d.Inputs {
+		label := inputLabels[f.Field]
+		if label == "" {
+			label = f.Field
+		}
+		bv, cv := jsonText(f.Baseline), jsonText(f.Current)
+		if f.Field == "seed.corpusSha256" || f.Field == "casesSha256" {
+			bv, cv = texttab.ShortHash(bv), texttab.ShortHash(cv)
+		}
+		out = append(out, fmt.Sprintf("%s %s → %s", label, bv, cv))
+	}
+	return out
 }
 
 func (d *Diff) add(cd CaseDiff) {
@@ -185,30 +349,148 @@ func diffCase(b, c *judge.CaseResult) CaseDiff {
 	field("rerankTopSource", b.RerankTopSource, c.RerankTopSource)
 	field("topSources", topSourcesOf(b), topSourcesOf(c))
 
-	worse, better := false, false
-	cmp := func(x int) {
+	var worse []string
+	better := false
+	cmp := func(x int, what string) {
 		if x < 0 {
-			worse = true
+			worse = append(worse, what)
 		} else if x > 0 {
 			better = true
 		}
 	}
-	cmp(statusOrder(c.Status) - statusOrder(b.Status))
+	cmp(statusOrder(c.Status)-statusOrder(b.Status), fmt.Sprintf("status %s → %s", b.Status, c.Status))
 	if hb, hc := hitOrder(b.HitLevel), hitOrder(c.HitLevel); hb >= 0 && hc >= 0 {
-		cmp(hc - hb)
+		cmp(hc-hb, fmt.Sprintf("hitLevel %s → %s", texttab.Or(b.HitLevel, "null"), texttab.Or(c.HitLevel, "null")))
 	}
-	cmp(rankCompare(b.FirstExpectedRank, c.FirstExpectedRank))
+	rankWhat := fmt.Sprintf("firstExpectedRank %s → %s", intOrNull(b.FirstExpectedRank), intOrNull(c.FirstExpectedRank))
+	rank := rankCompare(b.FirstExpectedRank, c.FirstExpectedRank)
+	var grown string
+	if rank < 0 {
+		// A worse first expected rank is not a regression when the block
+		// list only grew: more blocks of the same documents (a smaller
+		// chunk size, a lower floor) push the first expected block down
+		// without moving any document.
+		if grown = grownOnly(b, c); grown != "" {
+			rank = 0
+		}
+	}
+	cmp(rank, rankWhat)
 	switch {
-	case worse:
+	case len(worse) > 0:
 		cd.Change = ChangeRegressed
+		cd.Explain = explain(b, c, worse)
 	case better:
 		cd.Change = ChangeImproved
 	case len(cd.Fields) > 0:
 		cd.Change = ChangeChanged
+		if grown != "" {
+			cd.Explain = explain(b, c, []string{rankWhat + ", not a regression: " + grown})
+		}
 	default:
 		cd.Change = ChangeUnchanged
 	}
 	return cd
+}
+
+func intOrNull(p *int) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Itoa(*p)
+}
+
+// explain gathers what a reader needs to see why a case moved.
+func explain(b, c *judge.CaseResult, why []string) *Explanation {
+	e := &Explanation{Why: why, FailedChecks: []FailedCheck{}, Reason: c.Reason,
+		Evidence: Evidence{Baseline: evidenceOf(b), Current: evidenceOf(c)}}
+	for _, ch := range c.Checks {
+		if !ch.Passed {
+			e.FailedChecks = append(e.FailedChecks, FailedCheck{Name: ch.Name, Message: ch.Message})
+		}
+	}
+	return e
+}
+
+func evidenceOf(c *judge.CaseResult) []EvidenceBlock {
+	out := []EvidenceBlock{}
+	for i, t := range c.TopCandidates {
+		if i == EvidenceBlocks {
+			break
+		}
+		out = append(out, EvidenceBlock{Rank: t.Rank, Source: t.Source, Breadcrumb: t.Breadcrumb, QualityScore: t.QualityScore})
+	}
+	return out
+}
+
+// grownOnly reports, as a phrase, whether the block list of c is b's grown
+// without moving a document: c has more top-K blocks than b, the same
+// first document, and every expected document in either top K at the same
+// document rank in both (the top-K blocks' docIds, each at its first
+// occurrence). The expected documents are those of the golden case (the
+// current run's), or, in a report read back without it, the document of
+// each side's first expected block. It returns "" otherwise, and when
+// either side's first expected block lies beyond its top K (nothing can be
+// said of what moved).
+func grownOnly(b, c *judge.CaseResult) string {
+	nb, nc := len(b.TopCandidates), len(c.TopCandidates)
+	if nb == 0 || nc <= nb || b.TopCandidates[0].DocID != c.TopCandidates[0].DocID {
+		return ""
+	}
+	if b.FirstExpectedRank == nil || c.FirstExpectedRank == nil || *b.FirstExpectedRank > nb || *c.FirstExpectedRank > nc {
+		return ""
+	}
+	expected := map[string]bool{}
+	if g := c.Case; g != nil {
+		for _, side := range [][]judge.Candidate{b.TopCandidates, c.TopCandidates} {
+			for _, t := range side {
+				if isExpected(g, t) {
+					expected[t.DocID] = true
+				}
+			}
+		}
+	} else {
+		expected[b.TopCandidates[*b.FirstExpectedRank-1].DocID] = true
+		expected[c.TopCandidates[*c.FirstExpectedRank-1].DocID] = true
+	}
+	if len(expected) == 0 {
+		return ""
+	}
+	rb, rc := docRanks(b.TopCandidates), docRanks(c.TopCandidates)
+	for d := range expected {
+		if rb[d] == 0 || rb[d] != rc[d] {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the block list grew from %d to %d with the same first document and the expected documents at the same document ranks", nb, nc)
+}
+
+// isExpected applies the golden case's expected-block rule (docs/checks.md)
+// to a candidate, whose DocID is already the effective one.
+func isExpected(g *contract.Case, t judge.Candidate) bool {
+	src, doc := strings.TrimSpace(t.Source), strings.TrimSpace(t.DocID)
+	for _, s := range g.ExpectedSources {
+		if strings.TrimSpace(s) == src && src != "" {
+			return true
+		}
+	}
+	for _, d := range g.ExpectedDocIDs {
+		if strings.TrimSpace(d) == doc && doc != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// docRanks maps each docId of cands to its 1-based rank among the distinct
+// docIds, in block order.
+func docRanks(cands []judge.Candidate) map[string]int {
+	m := map[string]int{}
+	for _, t := range cands {
+		if _, ok := m[t.DocID]; !ok {
+			m[t.DocID] = len(m) + 1
+		}
+	}
+	return m
 }
 
 func topSourcesOf(c *judge.CaseResult) []string {
@@ -291,11 +573,22 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 	return enc.Encode(d)
 }
 
-// WriteMarkdown renders the diff, leading with the regressions.
+// WriteMarkdown renders the diff: the verdict, what changed in the
+// inputs, the regressions (the list, a table of the fields that moved,
+// then per regressed case the rules it broke, its failed checks with their
+// messages and its first blocks before and after), the summary, the counts
+// and the other changes.
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RAG retrieval baseline diff\n\n")
 	fmt.Fprintf(b, "Baseline `%s`, current `%s`: **%s**.\n\n", texttab.Code(d.Baseline), texttab.Code(d.Current), d.Verdict)
+	if lines := d.InputLines(); len(lines) > 0 {
+		fmt.Fprintf(b, "## Inputs that changed\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(b, "- %s\n", escape(l))
+		}
+		b.WriteString("\n")
+	}
 	if len(d.Regressions) > 0 {
 		fmt.Fprintf(b, "## Regressions\n\n")
 		for _, r := range d.Regressions {
@@ -303,6 +596,11 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 		writeCaseTable(b, d.Cases, func(c CaseDiff) bool { return c.Change == ChangeRegressed || c.Change == ChangeRemoved })
+		for _, c := range d.Cases {
+			if c.Change == ChangeRegressed && c.Explain != nil {
+				writeExplanation(b, "###", c)
+			}
+		}
 	}
 	fmt.Fprintf(b, "## Summary\n\n")
 	row(b, "metric", "baseline", "current", "delta")
@@ -320,8 +618,66 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		writeCaseTable(b, d.Cases, func(c CaseDiff) bool {
 			return c.Change == ChangeImproved || c.Change == ChangeChanged || c.Change == ChangeAdded
 		})
+		notes := 0
+		for _, c := range d.Cases {
+			if c.Change != ChangeRegressed && c.Explain != nil {
+				fmt.Fprintf(b, "- %s: %s\n", escape(c.CaseID), escape(strings.Join(c.Explain.Why, "; ")))
+				notes++
+			}
+		}
+		if notes > 0 {
+			b.WriteString("\n")
+		}
 	}
 	return b.Flush()
+}
+
+// writeExplanation writes a case's section: the rules it broke, its
+// failed checks (or its reason) and its first blocks before and after.
+func writeExplanation(b *bufio.Writer, heading string, c CaseDiff) {
+	e := c.Explain
+	fmt.Fprintf(b, "%s %s (%s)\n\n", heading, escape(c.CaseID), c.Change)
+	fmt.Fprintf(b, "%s.\n\n", escape(strings.Join(e.Why, "; ")))
+	if e.Reason != nil {
+		fmt.Fprintf(b, "- %s\n", escape(*e.Reason))
+	}
+	for _, f := range e.FailedChecks {
+		fmt.Fprintf(b, "- `%s`: %s\n", texttab.Code(f.Name), escape(texttab.Or(f.Message, "")))
+	}
+	if e.Reason != nil || len(e.FailedChecks) > 0 {
+		b.WriteString("\n")
+	}
+	writeEvidence(b, e.Evidence)
+}
+
+// writeEvidence writes the first blocks of both sides side by side.
+func writeEvidence(b *bufio.Writer, ev Evidence) {
+	n := max(len(ev.Baseline), len(ev.Current))
+	if n == 0 {
+		fmt.Fprintf(b, "No blocks before or after.\n\n")
+		return
+	}
+	row(b, "#", "baseline", "current")
+	row(b, "---:", "---", "---")
+	for i := range n {
+		row(b, strconv.Itoa(i+1), blockCell(ev.Baseline, i), blockCell(ev.Current, i))
+	}
+	b.WriteString("\n")
+}
+
+func blockCell(blocks []EvidenceBlock, i int) string {
+	if i >= len(blocks) {
+		return "—"
+	}
+	t := blocks[i]
+	s := escape(t.Source)
+	if t.Breadcrumb != "" {
+		s += " · " + escape(t.Breadcrumb)
+	}
+	if t.QualityScore != nil {
+		s += " · " + texttab.Float(t.QualityScore)
+	}
+	return s
 }
 
 func writeCaseTable(b *bufio.Writer, cases []CaseDiff, keep func(CaseDiff) bool) {

@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -13,9 +16,99 @@ func f6(v float64) *contract.Float6 { x := contract.Float6(v); return &x }
 func mkCase(id string, status judge.Status, hit *string, rank *int, attempt string, sources ...string) judge.CaseResult {
 	c := judge.CaseResult{CaseID: id, Status: status, HitLevel: hit, FirstExpectedRank: rank, SelectedAttempt: &attempt}
 	for i, s := range sources {
-		c.TopCandidates = append(c.TopCandidates, judge.Candidate{Rank: i + 1, Source: s})
+		c.TopCandidates = append(c.TopCandidates, judge.Candidate{Rank: i + 1, Source: s, DocID: "kb/" + s})
 	}
 	return c
+}
+
+// TestGrownListWithGoldenCase: with the golden case at hand (the current
+// run's), every expected document must keep its document rank, not only
+// the first.
+func TestGrownListWithGoldenCase(t *testing.T) {
+	strong := ptr("strong")
+	base := mkCase("c", "pass", strong, ptr(2), "F", "x", "e", "f")
+	base.TopCandidates = base.TopCandidates[:3]
+	grown := mkCase("c", "pass", strong, ptr(3), "F", "x", "x", "e", "f", "z")
+	moved := mkCase("c", "pass", strong, ptr(3), "F", "x", "x", "e", "z", "f")
+	g := &contract.Case{ExpectedSources: []string{"e", " f "}}
+	grown.Case, moved.Case = g, g
+	if cd := diffCase(&base, &grown); cd.Change != ChangeChanged || cd.Explain == nil ||
+		!strings.Contains(cd.Explain.Why[0], "the block list grew from 3 to 5") {
+		t.Errorf("grown: %+v", cd)
+	}
+	// f went from document rank 3 to 4: regressed, although the first
+	// expected document kept its rank.
+	if cd := diffCase(&base, &moved); cd.Change != ChangeRegressed {
+		t.Errorf("second expected document moved: %s", cd.Change)
+	}
+}
+
+// TestRegressionExplained: a regressed case carries the rules it broke,
+// its failed checks with their messages and its first blocks before and
+// after; the regressions line says the rules.
+func TestRegressionExplained(t *testing.T) {
+	strong, miss := ptr("strong"), ptr("miss")
+	base := mkCase("c", "pass", strong, ptr(1), "F", "e", "x")
+	base.TopCandidates[0].QualityScore = f6(0.55)
+	cur := mkCase("c", "fail", miss, nil, "F", "x", "y", "z", "w", "v", "u")
+	cur.Checks = []judge.Check{{Name: "expected_document", Message: ptr("expected source \"e\" in top 5")}, {Name: "keywords", Passed: true}}
+	cur.FailedChecks = []string{"expected_document"}
+	d := Compare(&Report{Cases: []judge.CaseResult{base}}, &Report{Cases: []judge.CaseResult{cur}}, "b", "c")
+	e := d.Cases[0].Explain
+	if e == nil {
+		t.Fatal("no explanation")
+	}
+	if want := []string{"status pass → fail", "hitLevel strong → miss", "firstExpectedRank 1 → null"}; !slices.Equal(e.Why, want) {
+		t.Errorf("why %q, want %q", e.Why, want)
+	}
+	if len(e.FailedChecks) != 1 || e.FailedChecks[0].Name != "expected_document" || *e.FailedChecks[0].Message != `expected source "e" in top 5` {
+		t.Errorf("failed checks %+v", e.FailedChecks)
+	}
+	if len(e.Evidence.Baseline) != 2 || len(e.Evidence.Current) != EvidenceBlocks || e.Evidence.Baseline[0].Source != "e" ||
+		*e.Evidence.Baseline[0].QualityScore != 0.55 {
+		t.Errorf("evidence %+v", e.Evidence)
+	}
+	if want := "case c regressed: status pass → fail; hitLevel strong → miss; firstExpectedRank 1 → null"; d.Regressions[0] != want {
+		t.Errorf("regression line %q, want %q", d.Regressions[0], want)
+	}
+}
+
+// TestDiffInputs: what the manifests recorded is compared when both
+// reports carry it, and says nothing otherwise.
+func TestDiffInputs(t *testing.T) {
+	snap := func(chunk int, fusion string, seed bool) *Snapshot {
+		s := &Snapshot{SearchMode: "hybrid", KBScope: "rag-eval",
+			Pipeline: &contract.Pipeline{Name: "builtin", Embedder: "use", Dim: 512,
+				Params: &contract.PipelineParams{TopK: 5, Fusion: fusion, Levels: contract.Levels{High: 0.55}}}}
+		if seed {
+			s.Seed = &contract.SeedRecord{ChunkSize: chunk, ChunkOverlap: 100, Documents: 40, CorpusSHA256: "aaaaaaaaaaaaaaaa"}
+		}
+		return s
+	}
+	rep := func(s *Snapshot) *Report { return &Report{Inputs: Inputs{CasesSHA256: "x", K: 5, Snapshot: s}} }
+	d := Compare(rep(snap(800, "anchored", true)), rep(snap(120, "rrf", true)), "b", "c")
+	if got, want := d.InputLines(), []string{"chunk size 800 → 120", "fusion anchored → rrf"}; !slices.Equal(got, want) {
+		t.Errorf("input lines %q, want %q", got, want)
+	}
+	if d.Regressed() {
+		t.Error("an input change alone is a regression")
+	}
+	for name, pair := range map[string][2]*Snapshot{
+		"old baseline":       {nil, snap(120, "anchored", true)},
+		"no manifest now":    {snap(800, "anchored", true), nil},
+		"old manifest":       {snap(800, "anchored", false), snap(120, "anchored", true)},
+		"no seed record now": {snap(800, "anchored", true), snap(120, "anchored", false)},
+	} {
+		if d := Compare(rep(pair[0]), rep(pair[1]), "b", "c"); len(d.Inputs) != 0 {
+			t.Errorf("%s: inputs %+v", name, d.Inputs)
+		}
+	}
+	b, c := rep(snap(800, "anchored", true)), rep(snap(800, "anchored", true))
+	c.Inputs.Snapshot.Seed.CorpusSHA256, c.Inputs.Snapshot.Seed.Documents = "bbbbbbbbbbbbbbbb", 41
+	c.Inputs.Snapshot.Pipeline.Embedder = "local"
+	if got, want := Compare(b, c, "b", "c").InputLines(), []string{"documents 40 → 41", "corpus fingerprint aaaaaaaaaaaa → bbbbbbbbbbbb", "embedder use → local"}; !slices.Equal(got, want) {
+		t.Errorf("input lines %q, want %q", got, want)
+	}
 }
 
 func TestDiffCaseChanges(t *testing.T) {
@@ -36,6 +129,20 @@ func TestDiffCaseChanges(t *testing.T) {
 		{"improved", mkCase("c", "fail", medium, ptr(3), "F"), mkCase("c", "pass", strong, ptr(1), "F"), ChangeImproved, []string{"status", "hitLevel", "firstExpectedRank"}},
 		{"attempt alone is changed", mkCase("c", "pass", strong, ptr(1), "F"), mkCase("c", "pass", strong, ptr(1), "U"), ChangeChanged, []string{"selectedAttempt"}},
 		{"n/a to strong is changed", mkCase("c", "pass", na, ptr(1), "F"), mkCase("c", "pass", strong, ptr(1), "F"), ChangeChanged, []string{"hitLevel"}},
+		// The block list grew (more chunks of the same documents): the first
+		// expected block moves down, no document does.
+		{"grown list is changed", mkCase("c", "pass", strong, ptr(2), "F", "x", "e"), mkCase("c", "pass", strong, ptr(3), "F", "x", "x", "e", "y"),
+			ChangeChanged, []string{"firstExpectedRank", "topSources"}},
+		{"grown list that also failed is regressed", mkCase("c", "pass", strong, ptr(2), "F", "x", "e"), mkCase("c", "fail", strong, ptr(3), "F", "x", "x", "e", "y"),
+			ChangeRegressed, []string{"status", "firstExpectedRank", "topSources"}},
+		{"grown list with another first document is regressed", mkCase("c", "pass", strong, ptr(2), "F", "x", "e"), mkCase("c", "pass", strong, ptr(3), "F", "y", "x", "e"),
+			ChangeRegressed, []string{"firstExpectedRank", "topSources"}},
+		{"grown list with the expected document moved is regressed", mkCase("c", "pass", strong, ptr(2), "F", "x", "e"), mkCase("c", "pass", strong, ptr(3), "F", "x", "y", "e"),
+			ChangeRegressed, []string{"firstExpectedRank", "topSources"}},
+		{"same length, rank worse is regressed", mkCase("c", "pass", strong, ptr(2), "F", "x", "e", "y"), mkCase("c", "pass", strong, ptr(3), "F", "x", "x", "e"),
+			ChangeRegressed, []string{"firstExpectedRank", "topSources"}},
+		{"grown list, expected block out of the top K is regressed", mkCase("c", "pass", strong, ptr(2), "F", "x", "e"), mkCase("c", "pass", strong, ptr(6), "F", "x", "x", "x", "x", "x"),
+			ChangeRegressed, []string{"firstExpectedRank", "topSources"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +209,109 @@ func TestDiffRenderersDeterministic(t *testing.T) {
 	rep := Build(sampleResult(t), "c.json", "x")
 	base := Build(sampleResult(t), "c.json", "x")
 	base.Cases[0].Status = "fail"
+	// weak (now fail, weak, first expected rank 2) passed in the baseline
+	// with its expected document first.
+	w := &base.Cases[2]
+	w.Status, w.HitLevel, w.FirstExpectedRank, w.Checks, w.FailedChecks = judge.StatusPass, ptr("strong"), ptr(1), nil, []string{}
+	w.TopCandidates = []judge.Candidate{{Rank: 1, Source: "disk", DocID: "kb/disk", Breadcrumb: "Host > Disk", QualityScore: f6(0.61)}}
+	seed := func(chunk int) *Snapshot {
+		return &Snapshot{SearchMode: "hybrid", KBScope: "kb", Pipeline: &contract.Pipeline{Name: "builtin", Embedder: "use", Dim: 512},
+			Seed: &contract.SeedRecord{ChunkSize: chunk, ChunkOverlap: 100, Documents: 7, CorpusSHA256: strings.Repeat("ab", 32)}}
+	}
+	base.Inputs.Snapshot, rep.Inputs.Snapshot = seed(800), seed(120)
 	d := Compare(base, rep, "base.json", "cur.json")
 	golden(t, "diff.json", render(t, func(b *bytes.Buffer) error { return d.WriteJSON(b) }))
 	golden(t, "diff.md", render(t, func(b *bytes.Buffer) error { return d.WriteMarkdown(b) }))
+	golden(t, "diff.junit.xml", render(t, func(b *bytes.Buffer) error { return rep.WriteJUnitDiff(b, d) }))
+}
+
+// TestJUnitRegressions: with a diff, a regressed case is a failure with
+// the rules and its failed checks, even when it passes; a removed case is a
+// failing testcase; without one the XML is WriteJUnit's.
+func TestJUnitRegressions(t *testing.T) {
+	strong := ptr("strong")
+	base := &Report{Cases: []judge.CaseResult{
+		mkCase("passing", "pass", strong, ptr(1), "F", "e"),
+		mkCase("failing", "pass", strong, ptr(1), "F", "e"),
+		mkCase("broken", "pass", strong, ptr(1), "F", "e"),
+		mkCase("gone", "pass", strong, ptr(1), "F", "e"),
+		mkCase("same", "fail", strong, ptr(1), "F", "e"),
+	}}
+	passing := mkCase("passing", "pass", strong, ptr(2), "F", "x", "e")
+	failing := mkCase("failing", "fail", strong, ptr(1), "F", "e")
+	failing.Checks = []judge.Check{{Name: "must_not", Message: ptr("source \"x\" at position 2")}}
+	failing.FailedChecks = []string{"must_not"}
+	broken := mkCase("broken", "error", nil, nil, "F")
+	broken.Reason = ptr("invalid fixture")
+	same := mkCase("same", "fail", strong, ptr(1), "F", "e")
+	same.FailedChecks = []string{"keywords"}
+	same.Checks = []judge.Check{{Name: "keywords", Message: ptr("missing")}}
+	cur := &Report{Cases: []judge.CaseResult{passing, failing, broken, same}}
+	d := Compare(base, cur, "b", "c")
+	var buf bytes.Buffer
+	if err := cur.WriteJUnitDiff(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	var suite junitSuite
+	if err := xml.Unmarshal(buf.Bytes(), &suite); err != nil {
+		t.Fatal(err)
+	}
+	if suite.Tests != 5 || suite.Failures != 4 || suite.Errors != 1 {
+		t.Errorf("tests %d failures %d errors %d", suite.Tests, suite.Failures, suite.Errors)
+	}
+	byName := map[string]junitCase{}
+	for _, c := range suite.Cases {
+		byName[c.Name] = c
+	}
+	if f := byName["passing"].Failure; f == nil || f.Type != "regression" || f.Message != "regressed: firstExpectedRank 1 → 2" {
+		t.Errorf("passing: %+v", f)
+	}
+	if f := byName["failing"].Failure; f == nil || f.Type != "regression" ||
+		f.Message != "regressed: status pass → fail; failed checks: must_not" || !strings.Contains(f.Body, `must_not: source "x" at position 2`) {
+		t.Errorf("failing: %+v", f)
+	}
+	if e := byName["broken"].Error; e == nil || !strings.HasPrefix(e.Message, "regressed: status pass → error") || !strings.HasSuffix(e.Message, "invalid fixture") {
+		t.Errorf("broken: %+v", e)
+	}
+	if f := byName["same"].Failure; f == nil || f.Type != "fail" {
+		t.Errorf("same: %+v", f)
+	}
+	if c := byName["gone"]; c.ClassName != "removed" || c.Failure == nil || c.Failure.Type != "regression" {
+		t.Errorf("gone: %+v", c)
+	}
+	var plain, nilDiff bytes.Buffer
+	_ = cur.WriteJUnit(&plain)
+	_ = cur.WriteJUnitDiff(&nilDiff, nil)
+	if !bytes.Equal(plain.Bytes(), nilDiff.Bytes()) {
+		t.Error("WriteJUnitDiff without a diff differs from WriteJUnit")
+	}
+}
+
+// TestSnapshotInputs: the manifest's values are in the report's inputs
+// (JSON, read back by ReadJSON, and a line of the Markdown); without a
+// manifest, or for an unavailable one, there is no snapshot key at all.
+func TestSnapshotInputs(t *testing.T) {
+	m := &contract.Manifest{Status: contract.StatusAvailable, SearchMode: "hybrid", KBScope: "rag-eval",
+		Pipeline: &contract.Pipeline{Name: "builtin", Embedder: "use-multilingual-v3", Dim: 512, Params: &contract.PipelineParams{Fusion: "anchored"}},
+		Seed:     &contract.SeedRecord{ChunkSize: 800, ChunkOverlap: 100, Documents: 40, CorpusSHA256: strings.Repeat("13", 32)}}
+	rep := Build(sampleResult(t), "c.json", "x")
+	rep.Inputs.Snapshot = SnapshotOf(m)
+	js := render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) })
+	back, err := ReadJSON(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := back.Inputs.Snapshot; s == nil || s.Seed == nil || *s.Seed != *m.Seed || s.Pipeline.Embedder != "use-multilingual-v3" {
+		t.Errorf("read back %+v", s)
+	}
+	md := render(t, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) })
+	if want := "Snapshot: hybrid, kbScope rag-eval, builtin pipeline, embedder use-multilingual-v3 (512), fusion anchored; seeded with chunk size 800, overlap 100, 40 documents (corpus 131313131313).\n"; !bytes.Contains(md, []byte(want)) {
+		t.Errorf("markdown lacks %q", want)
+	}
+	for _, m := range []*contract.Manifest{nil, {Status: contract.StatusUnavailable}} {
+		rep.Inputs.Snapshot = SnapshotOf(m)
+		if js := render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) }); bytes.Contains(js, []byte(`"snapshot"`)) {
+			t.Errorf("%+v: a snapshot key", m)
+		}
+	}
 }

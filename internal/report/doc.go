@@ -12,6 +12,7 @@
 //	rep.WriteMarkdown(w)    // reports/baseline.md
 //	rep.WriteJUnit(w)       // --junit
 //	rep.WriteText(w, false) // the summary on stdout
+//	rep.WriteSummaryMarkdown(w, diff, "reports/current.md") // --summary-markdown
 //
 // (Example shows them on a small eval set.)
 //
@@ -19,14 +20,16 @@
 // reports into a Diff, which has its own WriteJSON and WriteMarkdown.
 //
 // The files: report.go (the model, Build, ReadJSON), json.go (the JSON
-// encoder), markdown.go, junit.go, text.go, and diff.go (the baseline diff
-// and its writers). Table rows, cell escaping and how a cell shows a null
+// encoder), markdown.go, junit.go, text.go, summarymd.go (the PR-comment
+// summary), and diff.go (the baseline diff and its writers). Table rows, cell escaping and how a cell shows a null
 // or a number come from package texttab.
 //
 // # JSON
 //
 // WriteJSON writes the keys of docs/reports.md in their order: schemaVersion (1),
-// tool ("rag-eval"), inputs (cases, casesSha256, fixtures, k), summary,
+// tool ("rag-eval"), inputs (cases, casesSha256, fixtures, k, and snapshot
+// when the caller set it: SnapshotOf the fixture directory's manifest,
+// with searchMode, kbScope, pipeline and the seed record), summary,
 // byScenario and byTag (summaries by name, keys sorted), warnings, cases
 // (in golden-file order). A summary and a case are the JSON form of
 // judge.Summary and judge.CaseResult, whose field tags give the keys:
@@ -49,7 +52,8 @@
 // # Markdown
 //
 // WriteMarkdown writes, in order: the inputs (cases path, the first 12
-// hex digits of its SHA-256, fixtures, K); the summary as a table; a table
+// hex digits of its SHA-256, fixtures, K; then the snapshot's line, if
+// any); the summary as a table; a table
 // per scenario and per tag (counts, pass rate, recall@K, MRR, nDCG@K,
 // fallback rate); the warnings; one row per case (scenario, status, hit
 // level, first expected rank, the top candidates as "rank. source", the
@@ -64,7 +68,18 @@
 // case (classname the scenario, name the caseId, time "0"): a failed case
 // carries a <failure> whose message lists the failed checks and whose body
 // has one "check: message" line each; a not_run or error case carries an
-// <error> with its reason.
+// <error> with its reason. WriteJUnitDiff also marks the regressions of a
+// baseline diff: a regressed case is a <failure type="regression"> (even
+// when it passes) whose message starts "regressed: " and the rules it
+// broke, then its failed checks; a removed case is a testcase of classname
+// "removed" with such a failure.
+//
+// WriteSummaryMarkdown writes one document the size of a pull request
+// comment: the verdict, the inputs that changed, the regressions (rules,
+// failed checks, first block before → after), the failed checks of every
+// case that did not pass, then a compact summary table; the two lists are
+// cut at a line boundary, with a note, so that the whole stays within
+// SummaryMarkdownLimit (60,000) bytes, under GitHub's 65,536 characters.
 //
 // WriteText is the summary a person reads in a terminal or CI log: PASS or
 // FAIL with the counts and pass rate, the hit levels, recall@K, MRR, nDCG@K
@@ -85,7 +100,21 @@
 // fail > not_run = error), its hit level got lower (strong > medium > weak
 // > miss > null; n/a is not ordered) or its firstExpectedRank got larger
 // or was lost; it improved on the mirror image, when nothing got worse; it
-// changed when only other fields moved. The verdict is "regression", which
+// changed when only other fields moved. One exception: a larger
+// firstExpectedRank is not worse when the block list only grew (more
+// top-K blocks than the baseline, the same first document, and every
+// expected document at the same rank among the distinct documents of the
+// top K; the expected documents are the golden case's, or in a report read
+// back without it the documents of each side's first expected block), so
+// such a case is changed, with an explanation. A regressed case carries an
+// Explanation: the rules it broke ("status pass → fail"), the current
+// failed checks with their messages (or its reason) and the first
+// EvidenceBlocks blocks of each side (rank, source, breadcrumb,
+// qualityScore). The diff's Inputs list what differs between the two
+// reports' inputs: the seed record (chunk sizes, documents, corpus
+// fingerprint), search mode, kbScope and every pipeline field (dotted
+// paths) when both reports carry a snapshot, then casesSha256 and k;
+// InputLines says them for people ("chunk size 800 → 120"). The verdict is "regression", which
 // makes rag-eval exit 3, when a case regressed or was removed, or passRate
 // or recallAtK dropped (a value that became null dropped); Regressions says
 // why, one line each. Cases are listed in baseline order, removed ones

@@ -37,12 +37,46 @@ type junitProblem struct {
 // WriteJUnit renders r as JUnit XML: one testsuite, one testcase per case
 // (classname = scenario, name = caseId, time="0"); a failing case carries a
 // <failure> with its check messages, a not_run or error case an <error>.
-func (r *Report) WriteJUnit(w io.Writer) error {
-	s := junitSuite{Name: "rag-eval", Tests: len(r.Cases), Time: "0"}
+func (r *Report) WriteJUnit(w io.Writer) error { return r.WriteJUnitDiff(w, nil) }
+
+// WriteJUnitDiff is WriteJUnit with the regressions of d (a diff of r
+// against a baseline; nil for none) marked: a regressed case is a
+// <failure type="regression"> even when it passes, whose message starts
+// with the rules it broke ("regressed: status pass → fail; …") and then
+// names its failed checks, and whose body has the rules and one
+// "check: message" line per failed check (a regressed not_run or error case
+// keeps its <error>, its message led by the rules); a case removed since
+// the baseline is a testcase of classname "removed" with such a failure.
+func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
+	regressed := map[string]*CaseDiff{}
+	var removed []string
+	if d != nil {
+		for i := range d.Cases {
+			switch c := &d.Cases[i]; c.Change {
+			case ChangeRegressed:
+				regressed[c.CaseID] = c
+			case ChangeRemoved:
+				removed = append(removed, c.CaseID)
+			}
+		}
+	}
+	s := junitSuite{Name: "rag-eval", Tests: len(r.Cases) + len(removed), Time: "0"}
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		jc := junitCase{ClassName: c.Scenario, Name: c.CaseID, Time: "0"}
+		var why string
+		if cd := regressed[c.CaseID]; cd != nil && cd.Explain != nil {
+			why = "regressed: " + strings.Join(cd.Explain.Why, "; ")
+		}
 		switch c.Status {
+		case judge.StatusNotRun, judge.StatusError:
+			s.Errors++
+			reason := texttab.Or(c.Reason, "")
+			msg := reason
+			if why != "" {
+				msg = why + ": " + reason
+			}
+			jc.Error = &junitProblem{Message: msg, Type: string(c.Status), Body: msg}
 		case judge.StatusFail:
 			s.Failures++
 			var msgs []string
@@ -55,12 +89,24 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 				Message: "failed checks: " + strings.Join(c.FailedChecks, ", "),
 				Type:    "fail", Body: strings.Join(msgs, "\n"),
 			}
-		case judge.StatusNotRun, judge.StatusError:
-			s.Errors++
-			reason := texttab.Or(c.Reason, "")
-			jc.Error = &junitProblem{Message: reason, Type: string(c.Status), Body: reason}
+			if why != "" {
+				jc.Failure.Message = why + "; " + jc.Failure.Message
+				jc.Failure.Type = "regression"
+				jc.Failure.Body = why + "\n" + jc.Failure.Body
+			}
+		default:
+			if why != "" {
+				s.Failures++
+				jc.Failure = &junitProblem{Message: why, Type: "regression", Body: why}
+			}
 		}
 		s.Cases = append(s.Cases, jc)
+	}
+	for _, id := range removed {
+		s.Failures++
+		msg := "regressed: removed since the baseline"
+		s.Cases = append(s.Cases, junitCase{ClassName: "removed", Name: id, Time: "0",
+			Failure: &junitProblem{Message: msg, Type: "regression", Body: msg}})
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

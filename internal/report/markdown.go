@@ -20,6 +20,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(b, "# RAG retrieval evaluation\n\n")
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), fixtures `%s`, K = %d.\n\n",
 		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), texttab.Code(r.Inputs.Fixtures), r.Inputs.K)
+	writeSnapshotLine(b, r.Inputs.Snapshot)
 
 	fmt.Fprintf(b, "## Summary\n\n")
 	s := r.Summary

@@ -1,10 +1,14 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // SchemaVersion is the version of the JSON report format.
@@ -31,6 +35,31 @@ type Inputs struct {
 	CasesSHA256 string `json:"casesSha256"`
 	Fixtures    string `json:"fixtures"`
 	K           int    `json:"k"`
+	// Snapshot is what the fixture directory's manifest says made the
+	// fixtures; nil, and absent from the JSON, when the directory has no
+	// readable manifest of an available snapshot (SnapshotOf).
+	Snapshot *Snapshot `json:"snapshot,omitempty"`
+}
+
+// Snapshot is the part of a fixture directory's manifest (_snapshot.json)
+// that describes how the fixtures were made, so that a baseline diff can
+// say what changed between two snapshots ("chunk size 800 → 120").
+type Snapshot struct {
+	SearchMode string             `json:"searchMode"`
+	KBScope    string             `json:"kbScope"`
+	Pipeline   *contract.Pipeline `json:"pipeline"`
+	// Seed is null when the manifest does not say (an HTTP pipeline, a
+	// store seeded before it was recorded, an older rag-snapshot).
+	Seed *contract.SeedRecord `json:"seed"`
+}
+
+// SnapshotOf is the Snapshot of a manifest; nil for a nil manifest or one
+// whose status is not available.
+func SnapshotOf(m *contract.Manifest) *Snapshot {
+	if m == nil || m.Status != contract.StatusAvailable {
+		return nil
+	}
+	return &Snapshot{SearchMode: m.SearchMode, KBScope: m.KBScope, Pipeline: m.Pipeline, Seed: m.Seed}
 }
 
 // Build makes the report of a judge result; the report shares res's cases.
@@ -97,4 +126,28 @@ func ReadJSON(data []byte) (*Report, error) {
 		return nil, fmt.Errorf("not a rag-eval JSON report: %w", err)
 	}
 	return &r, nil
+}
+
+// writeSnapshotLine writes, after the Markdown report's inputs line, what
+// the manifest says made the fixtures: "Snapshot: hybrid, kbScope
+// rag-eval, builtin pipeline, embedder use-multilingual-v3 (512), fusion
+// anchored; seeded with chunk size 800, overlap 100, 40 documents (corpus
+// 13134c7f8ec5)." Nothing without a snapshot.
+func writeSnapshotLine(b *bufio.Writer, s *Snapshot) {
+	if s == nil {
+		return
+	}
+	parts := []string{s.SearchMode, "kbScope " + s.KBScope}
+	if p := s.Pipeline; p != nil {
+		parts = append(parts, p.Name+" pipeline", fmt.Sprintf("embedder %s (%d)", p.Embedder, p.Dim))
+		if p.Params != nil && p.Params.Fusion != "" {
+			parts = append(parts, "fusion "+p.Params.Fusion)
+		}
+	}
+	line := "Snapshot: " + strings.Join(parts, ", ")
+	if sd := s.Seed; sd != nil {
+		line += fmt.Sprintf("; seeded with chunk size %d, overlap %d, %d documents (corpus %s)",
+			sd.ChunkSize, sd.ChunkOverlap, sd.Documents, texttab.ShortHash(sd.CorpusSHA256))
+	}
+	fmt.Fprintf(b, "%s.\n\n", escape(line))
 }

@@ -133,7 +133,11 @@
 //
 // _snapshot.json (docs/fixtures.md) holds manifestVersion, tool, status
 // (available|unavailable), reason, searchMode, kbScope, pipeline, store,
-// embedder, started, finished (RFC 3339 UTC seconds), cases, written,
-// changed, unchanged, removed and failed ([{caseId, error}]). written =
-// changed + unchanged; a new fixture counts as changed.
+// embedder, seed (Options.Seed: chunkSize, chunkOverlap, documents,
+// corpusSha256; the current directory only, absent when not known),
+// started, finished (RFC 3339 UTC seconds), cases, written, changed,
+// unchanged, removed and failed ([{caseId, error}]). written = changed +
+// unchanged; a new fixture counts as changed. A seed record that changed
+// (a re-seed with other chunk sizes or another corpus) rewrites the
+// manifest even when no fixture changed.
 package snapshot

@@ -28,6 +28,11 @@ func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *contract
 	if failed == nil {
 		failed = []contract.CaseError{}
 	}
+	var seed *contract.SeedRecord
+	if t.name == "" && o.Seed != nil {
+		s := *o.Seed
+		seed = &s
+	}
 	return &contract.Manifest{
 		ManifestVersion: contract.ManifestVersion,
 		Tool:            "rag-snapshot",
@@ -38,6 +43,7 @@ func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *contract
 		Pipeline:        &p,
 		Store:           p.Store,
 		Embedder:        p.Embedder,
+		Seed:            seed,
 		Started:         stamp(start),
 		Finished:        stamp(o.Now()),
 		Cases:           len(o.Cases.Cases),

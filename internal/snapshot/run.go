@@ -333,12 +333,12 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 	case err != nil:
 		return caseOutcome{kind: failed, err: fmt.Errorf("read old fixture: %w", err)}
 	case Same(old, data):
-		return caseOutcome{kind: unchanged}
+		return caseOutcome{kind: unchanged, empty: len(res.EvidenceBlocks) == 0}
 	}
 	if err := writeSynced(filepath.Join(t.staging, name), data); err != nil {
 		return caseOutcome{kind: failed, err: fmt.Errorf("stage fixture: %w", err)}
 	}
-	return caseOutcome{kind: kind}
+	return caseOutcome{kind: kind, empty: len(res.EvidenceBlocks) == 0}
 }
 
 // lookup runs one lookup with retries (see retry).
@@ -394,6 +394,9 @@ func (o *Options) retry(ctx context.Context, fn func(context.Context) error) err
 // count turns t's outcomes into ds.
 func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 	for i, r := range t.results {
+		if r.empty {
+			ds.Empty++
+		}
 		switch r.kind {
 		case unchanged:
 			ds.Unchanged++

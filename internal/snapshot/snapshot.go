@@ -68,6 +68,11 @@ type Options struct {
 	// Now gives retrievedAt, started and finished; nil means time.Now.
 	Now func() time.Time
 
+	// Seed, when set, is how the current path's store was seeded (what
+	// rag-seed recorded for the kbScope); the current directory's
+	// manifest carries it.
+	Seed *contract.SeedRecord
+
 	// Sidecar, when set, also runs every case, into SidecarDir.
 	Sidecar    lookup.Lookuper
 	SidecarDir string
@@ -90,6 +95,10 @@ type DirSummary struct {
 	Written, Changed, Added, Unchanged int
 	// Removed counts fixtures of cases no longer in the golden file.
 	Removed int
+	// Empty counts the written cases whose lookup returned no evidence
+	// block: all of them usually means the pipeline does not hold the
+	// kbScope.
+	Empty int
 	// Failed counts the failed cases, listed in Failures in golden order.
 	Failed   int
 	Failures []contract.CaseError
@@ -190,6 +199,8 @@ const (
 type caseOutcome struct {
 	kind outcomeKind
 	err  error
+	// empty: the lookup returned no evidence block.
+	empty bool
 }
 
 // Run snapshots every case of opts.Cases. See the package documentation for

@@ -900,3 +900,77 @@ func TestConcurrencyPerPipeline(t *testing.T) {
 		t.Errorf("at most %d and %d lookups in flight, want 3 each", cur.maxFlight, side.maxFlight)
 	}
 }
+
+// TestSeedRecordInManifest: the current directory's manifest carries the
+// seed record (the sidecar's does not); a rerun with the same record keeps
+// the manifest, one with another record (a re-seed with other chunk sizes
+// or another corpus) rewrites it and keeps every unchanged fixture.
+func TestSeedRecordInManifest(t *testing.T) {
+	p := newCanned()
+	dir := filepath.Join(t.TempDir(), "fixtures")
+	opts := baseOptions(t, serve(t, p), dir)
+	opts.Seed = &contract.SeedRecord{ChunkSize: 800, ChunkOverlap: 100, Documents: 3, CorpusSHA256: strings.Repeat("ab", 32)}
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	m, err := contract.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Seed == nil || *m.Seed != *opts.Seed {
+		t.Fatalf("manifest seed %+v, want %+v", m.Seed, opts.Seed)
+	}
+	ageFiles(t, dir)
+	before := dirState(t, dir)
+
+	opts.Now = clock("2027-01-01T00:00:00Z")
+	sum, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.ManifestWritten || sum.Changed != 0 {
+		t.Errorf("same seed record: %+v", sum.DirSummary)
+	}
+	if after := dirState(t, dir); !maps.Equal(before, after) {
+		t.Errorf("files changed on an unchanged rerun")
+	}
+
+	opts.Seed = &contract.SeedRecord{ChunkSize: 120, ChunkOverlap: 20, Documents: 3, CorpusSHA256: strings.Repeat("ab", 32)}
+	sum, err = Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.ManifestWritten || sum.Changed != 0 {
+		t.Errorf("another seed record: %+v", sum.DirSummary)
+	}
+	after := dirState(t, dir)
+	for name, st := range before {
+		if name != contract.ManifestName && after[name] != st {
+			t.Errorf("%s rewritten", name)
+		}
+	}
+	if m, err := contract.ReadManifest(dir); err != nil || m.Seed == nil || m.Seed.ChunkSize != 120 {
+		t.Errorf("manifest after the re-seed: %+v, %v", m, err)
+	}
+}
+
+// TestManifestWithoutSeed: without a seed record (an HTTP pipeline, an
+// older store) the manifest has no "seed" key, and an old manifest
+// without one reads.
+func TestManifestWithoutSeed(t *testing.T) {
+	p := newCanned()
+	dir := filepath.Join(t.TempDir(), "fixtures")
+	if _, err := Run(context.Background(), baseOptions(t, serve(t, p), dir)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, contract.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), `"seed"`) {
+		t.Errorf("manifest without a seed record has a seed key:\n%s", data)
+	}
+	if m, err := contract.ReadManifest(dir); err != nil || m.Seed != nil {
+		t.Errorf("ReadManifest: %+v, %v", m, err)
+	}
+}

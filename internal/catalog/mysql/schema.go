@@ -26,7 +26,8 @@ const schemaHeader = `-- ragbaseline catalog (kb.Catalog) for MySQL 8 and MariaD
 --
 -- A database created from an older version of this file (or by an older
 -- rag-seed) is brought up to date by the next rag-seed, which adds the
--- columns it lacks (index_info.key_format).
+-- columns it lacks (index_info.key_format, chunk_size, chunk_overlap,
+-- documents, corpus_sha256).
 `
 
 // SchemaSQL returns the contents of deploy/mysql/schema.sql: a comment,

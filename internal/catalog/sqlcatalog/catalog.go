@@ -98,8 +98,11 @@ const (
 	stmtChunkCount = `SELECT COUNT(*) FROM chunks WHERE kb_scope = ?`
 	stmtGetMeta    = `SELECT value FROM catalog_meta WHERE name = ?`
 	stmtDelInfo    = `DELETE FROM index_info WHERE kb_scope = ?`
-	stmtInsInfo    = `INSERT INTO index_info (kb_scope, embedder, dim, key_format) VALUES (?, ?, ?, ?)`
-	stmtGetInfo    = `SELECT embedder, dim, key_format FROM index_info WHERE kb_scope = ?`
+	stmtInsInfo    = `INSERT INTO index_info (kb_scope, embedder, dim, key_format, chunk_size, chunk_overlap, documents, corpus_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	stmtGetInfo    = `SELECT embedder, dim, key_format, chunk_size, chunk_overlap, documents, corpus_sha256 FROM index_info WHERE kb_scope = ?`
+	// stmtGetInfoOld reads a catalog whose index_info lacks the optional
+	// columns (no rag-seed of this build has run on it).
+	stmtGetInfoOld = `SELECT embedder, dim, key_format FROM index_info WHERE kb_scope = ?`
 	headInsMeta    = `INSERT INTO catalog_meta (name, value) VALUES (?, ?) `
 
 	metaSchemaVersion = "schema_version"
@@ -130,7 +133,7 @@ func (c *Catalog) Init(ctx context.Context) error {
 		if c.d.IsNoColumn == nil || !c.d.IsNoColumn(err) {
 			return c.fail("check column "+a.table+"."+a.column, err)
 		}
-		stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s NOT NULL DEFAULT %s", a.table, a.column, c.d.IntType, a.def)
+		stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s NOT NULL DEFAULT %s", a.table, a.column, columnType(c.d, a.kind, a.size), a.def)
 		if _, err := c.db.ExecContext(ctx, stmt); err != nil {
 			return c.fail("add column "+a.table+"."+a.column, err)
 		}
@@ -327,9 +330,11 @@ func (c *Catalog) Verify(ctx context.Context) error {
 		// Zero rows of each table's columns: an error means the table or
 		// a column is missing (a catalog of an older build that no
 		// rag-seed has run on since).
-		cols := make([]string, len(t.cols))
-		for i, col := range t.cols {
-			cols[i] = col.name
+		var cols []string
+		for _, col := range t.cols {
+			if !optionalColumn(t.name, col.name) {
+				cols = append(cols, col.name)
+			}
 		}
 		err := c.probe(ctx, t.name, strings.Join(cols, ", "))
 		switch {
@@ -371,6 +376,17 @@ func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.Ind
 		if info.KeyFormat <= 0 || info.KeyFormat > math.MaxInt32 {
 			return fmt.Errorf("%s: %s: key format %d is not in [1, %d]", c.label, op, info.KeyFormat, math.MaxInt32)
 		}
+		for _, n := range []struct {
+			name string
+			v    int
+		}{{"chunk size", info.ChunkSize}, {"chunk overlap", info.ChunkOverlap}, {"document count", info.Documents}} {
+			if n.v < 0 || n.v > math.MaxInt32 {
+				return fmt.Errorf("%s: %s: %s %d is not in [0, %d]", c.label, op, n.name, n.v, math.MaxInt32)
+			}
+		}
+		if err := checkKey("corpus fingerprint", info.CorpusSHA256, 64); err != nil && info.CorpusSHA256 != "" {
+			return fmt.Errorf("%s: %s: %w", c.label, op, err)
+		}
 	}
 	err := c.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, stmtDelInfo, kbScope); err != nil {
@@ -379,7 +395,8 @@ func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.Ind
 		if info == nil {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, stmtInsInfo, kbScope, info.Embedder, info.Dim, info.KeyFormat)
+		_, err := tx.ExecContext(ctx, stmtInsInfo, kbScope, info.Embedder, info.Dim, info.KeyFormat,
+			info.ChunkSize, info.ChunkOverlap, info.Documents, info.CorpusSHA256)
 		return err
 	})
 	if err != nil {
@@ -388,10 +405,17 @@ func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.Ind
 	return nil
 }
 
-// IndexInfo returns the record of kbScope.
+// IndexInfo returns the record of kbScope. A catalog whose index_info lacks
+// the optional columns (a seed of an older build) gives a record without
+// chunk sizes and corpus fingerprint.
 func (c *Catalog) IndexInfo(ctx context.Context, kbScope string) (kb.IndexInfo, bool, error) {
 	var info kb.IndexInfo
-	err := c.db.QueryRowContext(ctx, stmtGetInfo, kbScope).Scan(&info.Embedder, &info.Dim, &info.KeyFormat)
+	err := c.db.QueryRowContext(ctx, stmtGetInfo, kbScope).Scan(&info.Embedder, &info.Dim, &info.KeyFormat,
+		&info.ChunkSize, &info.ChunkOverlap, &info.Documents, &info.CorpusSHA256)
+	if err != nil && c.d.IsNoColumn != nil && c.d.IsNoColumn(err) {
+		info = kb.IndexInfo{}
+		err = c.db.QueryRowContext(ctx, stmtGetInfoOld, kbScope).Scan(&info.Embedder, &info.Dim, &info.KeyFormat)
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return kb.IndexInfo{}, false, nil

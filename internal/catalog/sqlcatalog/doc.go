@@ -17,12 +17,17 @@
 //	chunks       (kb_scope, evidence_key, doc_id, chunk_index, breadcrumb,
 //	              text_hash)
 //	             PRIMARY KEY (kb_scope, evidence_key), INDEX (kb_scope, doc_id)
-//	index_info   (kb_scope, embedder, dim, key_format)
+//	index_info   (kb_scope, embedder, dim, key_format, chunk_size,
+//	              chunk_overlap, documents, corpus_sha256)
 //	             PRIMARY KEY (kb_scope)
 //
 // A catalog of an older build is brought up to date by Init: a missing
-// table is created, a missing column (index_info.key_format) is added
-// with the value its rows stand for; Verify refuses it until then.
+// table is created, a missing column is added with the value its rows
+// stand for (index_info.key_format 1; chunk_size, chunk_overlap and
+// documents 0 and corpus_sha256 "", unknown). Verify refuses a catalog
+// without key_format until then; the chunking and corpus columns are a
+// record for people and the fixtures' manifest, and a catalog without them
+// is read as one whose record does not say.
 //
 // l0_terms and chunks reference documents (kb_scope, doc_id) by foreign
 // key. There are no wall-clock columns. Schema returns the DDL for a

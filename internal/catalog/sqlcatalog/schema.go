@@ -131,16 +131,20 @@ var tables = []table{
 	},
 	{
 		// index_info records the embedder and dimension of a kbScope's
-		// vectors and the format of its evidence keys (kb.IndexInfo),
-		// written by a seed that completed. A catalog of an older build
-		// gains the table, and the key_format column (addedColumns), at
-		// its next Init.
+		// vectors, the format of its evidence keys, the chunk sizes and
+		// the corpus fingerprint (kb.IndexInfo), written by a seed that
+		// completed. A catalog of an older build gains the table, and the
+		// columns added since (addedColumns), at its next Init.
 		name: "index_info",
 		cols: []column{
 			{"kb_scope", colKey, MaxKBScope},
 			{"embedder", colText, 0},
 			{"dim", colInt, 0},
 			{"key_format", colInt, 0},
+			{"chunk_size", colInt, 0},
+			{"chunk_overlap", colInt, 0},
+			{"documents", colInt, 0},
+			{"corpus_sha256", colKey, 64},
 		},
 		primaryKey: []string{"kb_scope"},
 	},
@@ -148,17 +152,49 @@ var tables = []table{
 
 // addedColumn is a column added to a table of an earlier build: Init adds
 // it to a catalog that lacks it, with def as the value of the rows it
-// already has, and Verify refuses such a catalog (no rag-seed has run on
-// it since) rather than misread it.
+// already has. Verify refuses such a catalog (no rag-seed has run on it
+// since) rather than misread it, unless the column is optional: a record
+// for people (the chunking and corpus of a seed) that a reading command
+// does without.
 type addedColumn struct {
 	table, column string
-	def           string // an SQL literal
+	kind          colKind // colInt or colKey
+	size          int     // for colKey
+	def           string  // an SQL literal
+	optional      bool
 }
 
 var addedColumns = []addedColumn{
 	// The records of seeds before key_format existed are of keys of
 	// format 1, "<docId>#<chunkIndex>".
-	{"index_info", "key_format", "1"},
+	{table: "index_info", column: "key_format", kind: colInt, def: "1"},
+	// Seeds before the chunking and the corpus were recorded: unknown (0
+	// and ""), until the next rag-seed records them.
+	{table: "index_info", column: "chunk_size", kind: colInt, def: "0", optional: true},
+	{table: "index_info", column: "chunk_overlap", kind: colInt, def: "0", optional: true},
+	{table: "index_info", column: "documents", kind: colInt, def: "0", optional: true},
+	{table: "index_info", column: "corpus_sha256", kind: colKey, size: 64, def: "''", optional: true},
+}
+
+// optionalColumn reports whether table.column is an optional added column.
+func optionalColumn(table, column string) bool {
+	for _, a := range addedColumns {
+		if a.table == table && a.column == column {
+			return a.optional
+		}
+	}
+	return false
+}
+
+// columnType is the type of a column of kind in dialect d.
+func columnType(d *Dialect, kind colKind, size int) string {
+	switch kind {
+	case colKey:
+		return d.KeyType(size)
+	case colText:
+		return d.TextType
+	}
+	return d.IntType
 }
 
 // Schema returns the statements that create the catalog's tables and
@@ -171,16 +207,7 @@ func Schema(d *Dialect) []string {
 		fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (\n", t.name)
 		var lines []string
 		for _, c := range t.cols {
-			var typ string
-			switch c.kind {
-			case colKey:
-				typ = d.KeyType(c.size)
-			case colText:
-				typ = d.TextType
-			case colInt:
-				typ = d.IntType
-			}
-			lines = append(lines, fmt.Sprintf("%s %s NOT NULL", c.name, typ))
+			lines = append(lines, fmt.Sprintf("%s %s NOT NULL", c.name, columnType(d, c.kind, c.size)))
 		}
 		if len(t.primaryKey) > 0 {
 			lines = append(lines, fmt.Sprintf("PRIMARY KEY (%s)", strings.Join(t.primaryKey, ", ")))

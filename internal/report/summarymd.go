@@ -1,0 +1,212 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
+)
+
+// SummaryMarkdownLimit is the most bytes WriteSummaryMarkdown writes:
+// below GitHub's limit on a comment body (65,536 characters; a character is
+// at least one byte), with room for a line a CI job adds (a marker, a
+// link).
+const SummaryMarkdownLimit = 60000
+
+// summaryLineLimit caps one line (a long check message) in bytes.
+const summaryLineLimit = 1000
+
+// WriteSummaryMarkdown writes one Markdown document the size of a pull
+// request comment or a CI job summary: a verdict line; with a diff (d, nil
+// for none), what changed in the inputs and the regressions, each with the
+// rules it broke, its failed checks with their messages and its first block
+// before and after; the failed checks of every case that did not pass,
+// with their messages (a regressed case's are not repeated); then a compact summary
+// table (with the baseline's values and the deltas when d is set). Every
+// part is always there but the two lists, which are cut at a line boundary
+// when the whole would exceed SummaryMarkdownLimit bytes, with a note
+// saying how many lines were left out and where the full reports are (full:
+// the paths to name, e.g. the Markdown report and diff). A line longer than
+// 1,000 bytes is shortened. Same inputs, same bytes.
+func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) error {
+	var head, lists, foot strings.Builder
+
+	// The verdict.
+	s := r.Summary
+	verdict := "PASS"
+	if s.PassCount != s.CaseCount {
+		verdict = "FAIL"
+	}
+	if d != nil && d.Regressed() {
+		verdict = "REGRESSION"
+	}
+	fmt.Fprintf(&head, "## rag-eval: %s\n\n", verdict)
+	fmt.Fprintf(&head, "%d cases: %d pass, %d fail, %d not run, %d error (pass rate %s)", s.CaseCount, s.PassCount, s.FailCount,
+		s.NotRunCount, s.ErrorCount, texttab.Float(s.PassRate))
+	if d != nil {
+		n := len(d.Regressions)
+		fmt.Fprintf(&head, "; against the baseline `%s`: %s (%d regression%s, %d improved, %d changed, %d added)",
+			texttab.Code(d.Baseline), d.Verdict, n, plural(n), d.Counts.Improved, d.Counts.Changed, d.Counts.Added)
+	}
+	head.WriteString(".\n\n")
+	if d != nil {
+		if lines := d.InputLines(); len(lines) > 0 {
+			head.WriteString("Inputs that changed: " + escape(strings.Join(lines, "; ")) + ".\n\n")
+		}
+	}
+
+	// The lists, regressions first.
+	var items []string
+	shown := map[string]bool{} // regressed cases whose checks are listed already
+	if d != nil && len(d.Regressions) > 0 {
+		items = append(items, fmt.Sprintf("### Regressions (%d)", len(d.Regressions)), "")
+		explained := map[string]*CaseDiff{}
+		for i := range d.Cases {
+			if c := &d.Cases[i]; c.Change == ChangeRegressed && c.Explain != nil {
+				explained["case "+c.CaseID+" regressed: "+strings.Join(c.Explain.Why, "; ")] = c
+			}
+		}
+		for _, reg := range d.Regressions {
+			items = append(items, "- "+escape(reg))
+			if c := explained[reg]; c != nil {
+				shown[c.CaseID] = true
+				for _, f := range c.Explain.FailedChecks {
+					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(f.Name), escape(texttab.Or(f.Message, ""))))
+				}
+				items = append(items, "  - first block: "+firstBlock(c.Explain.Evidence.Baseline)+" → "+firstBlock(c.Explain.Evidence.Current))
+			}
+		}
+		items = append(items, "")
+	}
+	var failing []*judge.CaseResult
+	for i := range r.Cases {
+		if c := &r.Cases[i]; c.Status != judge.StatusPass {
+			failing = append(failing, c)
+		}
+	}
+	if len(failing) > 0 {
+		items = append(items, fmt.Sprintf("### Failed checks (%d case%s)", len(failing), plural(len(failing))), "")
+		for _, c := range failing {
+			if c.Reason != nil {
+				items = append(items, fmt.Sprintf("- **%s** (%s): %s", escape(c.CaseID), c.Status, escape(*c.Reason)))
+				continue
+			}
+			items = append(items, fmt.Sprintf("- **%s** (%s): %s", escape(c.CaseID), c.Status, escape(strings.Join(c.FailedChecks, ", "))))
+			if shown[c.CaseID] {
+				items[len(items)-1] += " (regressed: messages above)"
+				continue
+			}
+			for _, ch := range c.Checks {
+				if !ch.Passed {
+					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(ch.Name), escape(texttab.Or(ch.Message, ""))))
+				}
+			}
+		}
+		items = append(items, "")
+	}
+
+	// The summary table.
+	foot.WriteString("### Summary\n\n")
+	if d != nil {
+		texttab.Row(&foot, "metric", "baseline", "current", "delta")
+		texttab.Row(&foot, "---", "---:", "---:", "---:")
+		for _, m := range diffMetrics {
+			v := d.Summary[m]
+			texttab.Row(&foot, m, texttab.Float(v.Baseline), texttab.Float(v.Current), texttab.Signed(v.Delta))
+		}
+	} else {
+		texttab.Row(&foot, "metric", "value")
+		texttab.Row(&foot, "---", "---:")
+		texttab.Row(&foot, "passRate", texttab.Float(s.PassRate))
+		texttab.Row(&foot, "recallAtK", texttab.Float(s.RecallAtK))
+		texttab.Row(&foot, "mrr", texttab.Float(s.MRR))
+		texttab.Row(&foot, "ndcgAtK", texttab.Float(s.NDCGAtK))
+		texttab.Row(&foot, "avgFirstExpectedRank", texttab.Float(s.AvgFirstExpectedRank))
+	}
+	fmt.Fprintf(&foot, "\nHit levels: strong %d, medium %d, weak %d, miss %d, n/a %d.\n",
+		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
+
+	// Cut the lists to fit, at a line boundary, leaving room for the note.
+	for i, it := range items {
+		items[i] = clip(it, summaryLineLimit)
+	}
+	where := "the full reports"
+	if len(full) > 0 {
+		quoted := make([]string, len(full))
+		for i, f := range full {
+			quoted[i] = "`" + texttab.Code(f) + "`"
+		}
+		where = strings.Join(quoted, " and ")
+	}
+	noteFor := func(n int) string {
+		return fmt.Sprintf("*… %d more line%s left out: this summary is capped at %d bytes; see %s.*\n\n", n, plural(n), SummaryMarkdownLimit, where)
+	}
+	budget := SummaryMarkdownLimit - head.Len() - foot.Len()
+	total := 0
+	for _, it := range items {
+		total += len(it) + 1
+	}
+	if total > budget {
+		budget -= len(noteFor(len(items)))
+		used, kept := 0, 0
+		for _, it := range items {
+			if used+len(it)+1 > budget {
+				break
+			}
+			used += len(it) + 1
+			kept++
+		}
+		omitted := len(items) - kept
+		items = append(items[:kept:kept], "", noteFor(omitted))
+		items[len(items)-1] = strings.TrimSuffix(items[len(items)-1], "\n")
+	}
+	for _, it := range items {
+		lists.WriteString(it + "\n")
+	}
+
+	b := bufio.NewWriter(w)
+	b.WriteString(head.String())
+	b.WriteString(lists.String())
+	b.WriteString(foot.String())
+	return b.Flush()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// firstBlock is a block's compact form in the summary: "source (0.55)".
+func firstBlock(blocks []EvidenceBlock) string {
+	if len(blocks) == 0 {
+		return "none"
+	}
+	t := blocks[0]
+	s := escape(t.Source)
+	if t.QualityScore != nil {
+		s += " (" + texttab.Float(t.QualityScore) + ")"
+	}
+	return s
+}
+
+// clip shortens s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	mark := " …"
+	cut := n - len(mark)
+	if cut <= 0 {
+		mark, cut = "", n
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
