@@ -14,9 +14,9 @@ WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/seed
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/snapshot
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/rag-eval
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/rag-seed
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/rag-snapshot
 
 # Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
 # case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md),
@@ -25,7 +25,7 @@ build:
 # three fixture sets (reports/calibration.json|md).
 SET := eval/rag-retrieval
 eval:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/rag-eval
 	$(BIN)/rag-eval
 	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
 	$(BIN)/rag-eval compare -q --left $(SET)/fixtures --left-name use-multilingual-v3 --right $(SET)/fixtures-local --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md

@@ -177,4 +177,7 @@
 // In CI, accept a baseline once, then gate every change on it:
 //
 //	rag-eval --compare-to eval/rag-retrieval/reports/baseline.json --junit junit.xml
-package main
+//
+// This package is rag-eval's code and manual, importable so that the binary,
+// cmd/rag-eval, is a few lines and go install names it rag-eval (docs/release.md).
+package eval
