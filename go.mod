@@ -1,6 +1,8 @@
 module github.com/ragbaseline/ragbaseline
 
-go 1.26.8
+go 1.26.0
+
+toolchain go1.26.8
 
 require (
 	github.com/go-sql-driver/mysql v1.10.1
