@@ -19,6 +19,7 @@ func newRootCmd(f *cmdutil.Streams) *cobra.Command {
 	root := newCmdJudge(f, nil)
 	root.Version = version
 	root.AddCommand(newCmdTrec(f, nil), newCmdExportTrec(f, nil), newCmdCompare(f, nil), newCmdCalibrate(f, nil))
+	root.AddCommand(newCmdInit(f, nil))
 	cmdutil.Setup(root, f)
 	return root
 }
