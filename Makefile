@@ -9,14 +9,32 @@ FUZZTIME ?= 30s
 SERVICES_ENV := .ragbaseline/services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 
-.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet lint clean
+.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/seed
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/snapshot
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/rag-eval
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/rag-seed
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/rag-snapshot
+
+# The release archives: the three binaries for linux and darwin, amd64 and
+# arm64, with the README, in dist/ with SHA256SUMS (docs/release.md).
+dist:
+	GO=$(GO) VERSION=$(VERSION) scripts/dist.sh
+
+# Check them: contents, platforms, --version of the host's binaries, and a
+# second make dist that gives the same bytes.
+dist-check:
+	GO=$(GO) VERSION=$(VERSION) scripts/dist_check.sh
+
+# hadolint on the Dockerfile, actionlint on the CI example (docs/ci.md).
+lint-release:
+	GO=$(GO) scripts/lint_release.sh
+
+# The image of the three binaries (needs a Docker engine; docs/release.md).
+docker:
+	docker build --build-arg VERSION=$(VERSION) -t ragbaseline:$(VERSION) .
 
 # Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
 # case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md),
@@ -25,7 +43,7 @@ build:
 # three fixture sets (reports/calibration.json|md).
 SET := eval/rag-retrieval
 eval:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/eval
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/rag-eval
 	$(BIN)/rag-eval
 	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
 	$(BIN)/rag-eval compare -q --left $(SET)/fixtures --left-name use-multilingual-v3 --right $(SET)/fixtures-local --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md
@@ -136,4 +154,4 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

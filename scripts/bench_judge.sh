@@ -9,7 +9,7 @@ if [ ! -f "$dir/golden-cases.json" ]; then
   echo "generating $cases cases x $blocks blocks in $dir"
   go run ./internal/tools/benchgen -cases "$cases" -blocks "$blocks" -out "$dir"
 fi
-go build -o bin/rag-eval ./cmd/eval
+go build -o bin/rag-eval ./cmd/rag-eval
 echo "fixtures: $(du -sh "$dir/fixtures" | cut -f1) in $(ls "$dir/fixtures" | wc -l) files"
 run="bin/rag-eval -q --cases $dir/golden-cases.json --fixtures $dir/fixtures --json-report $dir/out/report.json --markdown-report $dir/out/report.md"
 # rag-eval exits 1 (some cases fail on random data); hyperfine -i accepts that.

@@ -11,7 +11,7 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q pytrec-eval-terrier
 fi
-go build -o bin/rag-eval ./cmd/eval
+go build -o bin/rag-eval ./cmd/rag-eval
 M="-m num_ret -m num_rel -m num_rel_ret -m map -m recip_rank -m Rprec -m P.5,10,20 -m recall.5,10,100 -m ndcg_cut.5,10,20 -m success.1,5,10"
 queries=("$@")
 [ ${#queries[@]} -gt 0 ] || queries=(10000 20000 40000)

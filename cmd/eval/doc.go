@@ -10,6 +10,7 @@
 //	rag-eval calibrate [flags]                how well qualityScore separates relevant evidence
 //	rag-eval export-trec --qrels F --run F    the judge's rankings and grades as TREC files
 //	rag-eval trec [flags] QRELS RUN           what trec_eval 9.0.8 prints for them
+//	rag-eval init --dir DIR                   a new eval set: starter cases and documents
 //
 // Every path has its default inside the eval set, --dir (eval/rag-retrieval,
 // docs/README.md): the golden cases <dir>/cases/golden-cases.json, the fixtures
@@ -136,6 +137,26 @@
 //	-m, --measure MEASURE             MEASURE to compute, with cutoffs as MEASURE.k,k,… (repeatable, required)
 //	-q, --query_eval_wanted           print each query's values before the "all" values
 //
+// # Creating an eval set
+//
+// rag-eval init --dir DIR writes a new eval set: DIR/cases/golden-cases.json
+// with three starter cases (two lookups, one off-topic question, each with
+// notes), two starter documents in DIR/seed-docs, empty DIR/fixtures and
+// DIR/reports, and DIR/.gitignore for the reports that are not the accepted
+// baseline (current.*, baseline-diff.*, compare.*, junit*.xml). The kb
+// scope of the documents and the golden file is --kb-scope, by default the
+// directory's name as a slug, so that every set has its own namespace in
+// the store. The starter is valid as written: rag-seed loads it, and its
+// cases pass on the builtin pipeline. Then init prints the commands that
+// seed, snapshot and judge the set. It never overwrites: when one of its
+// files exists, it names every one that does and writes nothing (exit 2).
+//
+// Flags of rag-eval init:
+//
+//	    --dir string        directory of the new eval set (required; created if missing)
+//	-h, --help              help for init
+//	    --kb-scope string   kb scope of the set's documents and golden file (default: the directory's name as a slug, e.g. payments)
+//
 // # Examples
 //
 // On the small eval set of the source tree, cmd/eval/testdata/manual: three
@@ -178,4 +199,7 @@
 // In CI, accept a baseline once, then gate every change on it:
 //
 //	rag-eval --compare-to eval/rag-retrieval/reports/baseline.json --junit junit.xml
-package main
+//
+// This package is rag-eval's code and manual, importable so that the binary,
+// cmd/rag-eval, is a few lines and go install names it rag-eval (docs/release.md).
+package eval

@@ -1,4 +1,4 @@
-package main
+package eval
 
 import (
 	"os"
@@ -9,6 +9,14 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
+// Main runs rag-eval and exits; cmd/rag-eval's main calls it with the
+// version set at build time (cmdutil.Version).
+func Main(v string) {
+	version = cmdutil.Version(v)
+	main()
+}
+
+// main runs rag-eval and exits (the tests run it as the command rag-eval).
 func main() {
 	root := newRootCmd(cmdutil.System())
 	root.PersistentPreRun = tuneGC

@@ -1,4 +1,4 @@
-package main
+package eval
 
 import (
 	"github.com/spf13/cobra"
@@ -6,7 +6,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is what --version prints: set by Main from cmd/rag-eval's
+// main.version, which make build sets with -ldflags "-X main.version=…".
 var version = "dev"
 
 // tool is rag-eval: an error that says nothing else is a usage or input
@@ -18,6 +19,7 @@ func newRootCmd(f *cmdutil.Streams) *cobra.Command {
 	root := newCmdJudge(f, nil)
 	root.Version = version
 	root.AddCommand(newCmdTrec(f, nil), newCmdExportTrec(f, nil), newCmdCompare(f, nil), newCmdCalibrate(f, nil))
+	root.AddCommand(newCmdInit(f, nil))
 	cmdutil.Setup(root, f)
 	return root
 }

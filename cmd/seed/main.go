@@ -18,7 +18,10 @@
 //
 // Exit status: 0 done, 1 a backend failed mid-run (rerun to converge),
 // 2 usage error or invalid documents (nothing written).
-package main
+//
+// This package is rag-seed's code and manual, importable so that the binary,
+// cmd/rag-seed, is a few lines and go install names it rag-seed (docs/release.md).
+package seed
 
 import (
 	"context"
@@ -38,7 +41,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is what --version prints: set by Main from cmd/rag-seed's
+// main.version, which make build sets with -ldflags "-X main.version=…".
 var version = "dev"
 
 // tool is rag-seed: an error that says nothing else is a backend that
@@ -46,6 +50,14 @@ var version = "dev"
 // interrupt stops the seed between documents and releases its lock.
 var tool = cmdutil.Tool{Name: "rag-seed", Unmarked: cmdutil.ExitFail, Interrupt: true}
 
+// Main runs rag-seed and exits; cmd/rag-seed's main calls it with the
+// version set at build time (cmdutil.Version).
+func Main(v string) {
+	version = cmdutil.Version(v)
+	main()
+}
+
+// main runs rag-seed and exits (the tests run it as the command rag-seed).
 func main() { tool.Main(newRootCmd(cmdutil.System())) }
 
 // newRootCmd builds rag-seed.

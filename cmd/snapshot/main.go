@@ -52,7 +52,10 @@
 // 1 a case failed (nothing moved in, unless --partial), the pipeline or the
 // store failed or is not seeded, 2 usage or input error (flags, golden
 // cases, configuration).
-package main
+//
+// This package is rag-snapshot's code and manual, importable so that the binary,
+// cmd/rag-snapshot, is a few lines and go install names it rag-snapshot (docs/release.md).
+package snapshot
 
 import (
 	"github.com/spf13/cobra"
@@ -60,7 +63,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is what --version prints: set by Main from cmd/rag-snapshot's
+// main.version, which make build sets with -ldflags "-X main.version=…".
 var version = "dev"
 
 // tool is rag-snapshot: an error that says nothing else is a failed case,
@@ -68,6 +72,14 @@ var version = "dev"
 // stops a snapshot without moving anything in, and drains serve.
 var tool = cmdutil.Tool{Name: "rag-snapshot", Unmarked: cmdutil.ExitFail, Interrupt: true}
 
+// Main runs rag-snapshot and exits; cmd/rag-snapshot's main calls it with the
+// version set at build time (cmdutil.Version).
+func Main(v string) {
+	version = cmdutil.Version(v)
+	main()
+}
+
+// main runs rag-snapshot and exits (the tests run it as the command rag-snapshot).
 func main() { tool.Main(newRootCmd(cmdutil.System())) }
 
 // newRootCmd builds rag-snapshot: the snapshot, with serve.

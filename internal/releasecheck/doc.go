@@ -1,0 +1,16 @@
+// Package releasecheck holds tests, and nothing else, that keep the release
+// files true to the repository (docs/release.md, docs/ci.md), with no
+// Docker engine, no GitHub and no linter installed:
+//
+//   - the Dockerfile: its stages, the paths it copies (and .dockerignore lets
+//     through), the main packages it builds, the version flag, a numeric
+//     non-root user, and a Go version equal to go.mod's toolchain line;
+//   - docs/examples/github-actions.yml: valid YAML, a pull-request workflow
+//     whose steps judge against the baseline with JUnit, write the diff to
+//     the job summary and comment it, with every action pinned; docs/ci.md
+//     shows the same file;
+//   - every "go install github.com/ragbaseline/ragbaseline/…@" line in the
+//     README files and docs/ names main packages that exist.
+//
+// scripts/lint_release.sh (make lint-release) adds hadolint and actionlint.
+package releasecheck

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make dist: the release archives (docs/release.md).
+#
+# Builds rag-eval, rag-seed and rag-snapshot for every platform in
+# $PLATFORMS (default linux and darwin, amd64 and arm64) with CGO off,
+# -trimpath and the version of `git describe --tags --always --dirty` as
+# main.version (as make build), stages each platform's binaries with the
+# README (and the LICENSE and NOTICE files, when the repository has them),
+# and packs them into
+#
+#   dist/ragbaseline_<version>_<os>_<arch>.tar.gz
+#   dist/SHA256SUMS
+#
+# Reproducible: no build path, no timestamp and no owner of this machine
+# gets in (the archive entries carry the commit's time), so the same commit
+# built by the same Go release gives the same bytes; go.mod's toolchain line
+# names that release. scripts/dist_check.sh checks the result.
+#
+# Environment: GO (go), VERSION (from git), PLATFORMS, DIST (dist),
+# SOURCE_DATE_EPOCH (the commit's time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+DIST=${DIST:-dist}
+PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
+VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+TOOLS="rag-eval rag-seed rag-snapshot"
+
+case $VERSION in
+*[!A-Za-z0-9._+-]* | "") echo "dist.sh: version \"$VERSION\" is not usable in a file name" >&2; exit 2 ;;
+esac
+case $VERSION in
+*-dirty) echo "dist.sh: warning: the work tree has uncommitted changes ($VERSION): not a release" >&2 ;;
+esac
+
+stage=$DIST/.stage
+rm -rf "$stage"
+rm -f "$DIST"/ragbaseline_*.tar.gz "$DIST/SHA256SUMS"
+mkdir -p "$stage"
+
+docs=(README.md)
+for f in LICENSE LICENSE.* LICENCE NOTICE NOTICE.* COPYING; do
+	[ -f "$f" ] && docs+=("$f")
+done
+
+dirs=()
+for platform in $PLATFORMS; do
+	goos=${platform%/*} goarch=${platform#*/}
+	name=ragbaseline_${VERSION}_${goos}_${goarch}
+	echo "dist: $name" >&2
+	mkdir -p "$stage/$name"
+	for tool in $TOOLS; do
+		CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch "$GO" build -trimpath \
+			-ldflags "-s -w -X main.version=$VERSION" \
+			-o "$stage/$name/$tool" "./cmd/$tool"
+	done
+	cp "${docs[@]}" "$stage/$name/"
+	dirs+=("$stage/$name")
+done
+
+"$GO" run ./internal/tools/distpack -out "$DIST" -mtime "$SOURCE_DATE_EPOCH" "${dirs[@]}"
+rm -rf "$stage"
+echo "dist: ${#dirs[@]} archives of version $VERSION and $DIST/SHA256SUMS:" >&2
+cat "$DIST/SHA256SUMS"
