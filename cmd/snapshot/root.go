@@ -252,6 +252,10 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	if err != nil {
 		return err
 	}
+	if timestampOnly(ctx, o.Fixtures) {
+		fmt.Fprintf(o.IO.ErrOut, "rag-snapshot: %s differs from its committed version only in retrievedAt, latencyMs and the manifest's run times and counts: the results are the committed ones; git checkout -- %s restores the files\n",
+			o.Fixtures, o.Fixtures)
+	}
 	if o.SkipEval {
 		return nil
 	}
