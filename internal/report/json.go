@@ -39,20 +39,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	e.key("warnings")
 	e.value(r.Warnings)
 	e.key("cases")
-	switch {
-	case r.Cases == nil:
-		e.null()
-	case len(r.Cases) == 0:
-		e.raw("[]")
-	default:
-		e.open('[')
-		for i := range r.Cases {
-			e.elem()
-			e.appendCase(&r.Cases[i])
-			e.flush(flushAt)
-		}
-		e.close(']')
-	}
+	e.list(len(r.Cases), r.Cases == nil, func(i int) {
+		e.appendCase(&r.Cases[i])
+		e.flush(flushAt)
+	})
 	e.close('}')
 	e.raw("\n")
 	e.flush(0)
@@ -85,57 +75,37 @@ func (e *encoder) appendCase(c *judge.CaseResult) {
 		e.int(*c.FirstExpectedRank)
 	}
 	e.key("topCandidates")
-	switch {
-	case c.TopCandidates == nil:
-		e.null()
-	case len(c.TopCandidates) == 0:
-		e.raw("[]")
-	default:
-		e.open('[')
-		for i := range c.TopCandidates {
-			t := &c.TopCandidates[i]
-			e.elem()
-			e.open('{')
-			e.key("rank")
-			e.int(t.Rank)
-			e.key("source")
-			e.str(t.Source)
-			e.key("docId")
-			e.str(t.DocID)
-			e.key("breadcrumb")
-			e.str(t.Breadcrumb)
-			e.key("category")
-			e.str(t.Category)
-			e.key("relevanceLevel")
-			e.str(t.RelevanceLevel)
-			e.key("qualityScore")
-			e.floatp(t.QualityScore)
-			e.close('}')
-		}
-		e.close(']')
-	}
+	e.list(len(c.TopCandidates), c.TopCandidates == nil, func(i int) {
+		t := &c.TopCandidates[i]
+		e.open('{')
+		e.key("rank")
+		e.int(t.Rank)
+		e.key("source")
+		e.str(t.Source)
+		e.key("docId")
+		e.str(t.DocID)
+		e.key("breadcrumb")
+		e.str(t.Breadcrumb)
+		e.key("category")
+		e.str(t.Category)
+		e.key("relevanceLevel")
+		e.str(t.RelevanceLevel)
+		e.key("qualityScore")
+		e.floatp(t.QualityScore)
+		e.close('}')
+	})
 	e.key("checks")
-	switch {
-	case c.Checks == nil:
-		e.null()
-	case len(c.Checks) == 0:
-		e.raw("[]")
-	default:
-		e.open('[')
-		for i := range c.Checks {
-			ch := &c.Checks[i]
-			e.elem()
-			e.open('{')
-			e.key("name")
-			e.str(ch.Name)
-			e.key("passed")
-			e.raw(strconv.FormatBool(ch.Passed))
-			e.key("message")
-			e.strp(ch.Message)
-			e.close('}')
-		}
-		e.close(']')
-	}
+	e.list(len(c.Checks), c.Checks == nil, func(i int) {
+		ch := &c.Checks[i]
+		e.open('{')
+		e.key("name")
+		e.str(ch.Name)
+		e.key("passed")
+		e.raw(strconv.FormatBool(ch.Passed))
+		e.key("message")
+		e.strp(ch.Message)
+		e.close('}')
+	})
 	e.key("failedChecks")
 	e.strs(c.FailedChecks)
 	e.key("selectedAttempt")
@@ -257,16 +227,23 @@ func (e *encoder) strp(s *string) {
 }
 
 func (e *encoder) strs(ss []string) {
+	e.list(len(ss), ss == nil, func(i int) { e.str(ss[i]) })
+}
+
+// list writes an array of n elements as encoding/json writes a slice:
+// null when the slice is nil, [] when it is empty, else one element per
+// line, each written by elem.
+func (e *encoder) list(n int, isNil bool, elem func(i int)) {
 	switch {
-	case ss == nil:
+	case isNil:
 		e.null()
-	case len(ss) == 0:
+	case n == 0:
 		e.raw("[]")
 	default:
 		e.open('[')
-		for _, s := range ss {
+		for i := 0; i < n; i++ {
 			e.elem()
-			e.str(s)
+			elem(i)
 		}
 		e.close(']')
 	}

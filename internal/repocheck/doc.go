@@ -1,6 +1,15 @@
-// Package releasecheck holds tests, and nothing else, that keep the release
-// files true to the repository (docs/release.md, docs/ci.md), with no
-// Docker engine, no GitHub and no linter installed:
+// Package repocheck holds tests, and nothing else, that keep what the
+// repository says about itself true, with no Docker engine, no GitHub and no
+// linter installed.
+//
+// docs_test.go: the project's documentation is self-contained. README
+// files, docs/*.md and the Go doc comments of cmd/ and internal/ must not
+// point to files outside the repository, and every relative Markdown link
+// (and its #anchor) must resolve inside it. The user-facing contract is
+// docs/README.md and the pages it links.
+//
+// release_test.go: the release files match the repository
+// (docs/release.md, docs/ci.md):
 //
 //   - the Dockerfile: its stages, the paths it copies (and .dockerignore lets
 //     through), the main packages it builds, the version flag, a numeric
@@ -13,4 +22,4 @@
 //     README files and docs/ names main packages that exist.
 //
 // scripts/lint_release.sh (make lint-release) adds hadolint and actionlint.
-package releasecheck
+package repocheck

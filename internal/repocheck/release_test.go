@@ -1,4 +1,4 @@
-package releasecheck
+package repocheck
 
 import (
 	"bufio"
@@ -16,24 +16,6 @@ import (
 )
 
 const module = "github.com/ragbaseline/ragbaseline"
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
 
 func read(t *testing.T, path string) string {
 	t.Helper()
