@@ -849,11 +849,11 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 	check("s", kb.IndexInfo{}, false)
 }
 
-// testCatalogUpgradeSeedRecord: a catalog of a build before the chunking
-// and corpus columns of index_info passes Verify (they are a record for
-// people, not a reason to refuse a store) and gives records without them;
-// Init adds them, and a seed of this build fills them.
-func testCatalogUpgradeSeedRecord(t *testing.T, c kb.Catalog) {
+// catalogAsBefore initialises c and runs stmts on its database, turning it
+// into a catalog as an older build left it; it skips catalogs that do not
+// expose their database.
+func catalogAsBefore(t *testing.T, c kb.Catalog, stmts ...string) {
+	t.Helper()
 	sc, ok := c.(interface{ DB() *sql.DB })
 	if !ok {
 		t.Skipf("%T does not expose its database", c)
@@ -862,17 +862,25 @@ func testCatalogUpgradeSeedRecord(t *testing.T, c kb.Catalog) {
 	if err := c.Init(catBG); err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{
+	for _, stmt := range stmts {
+		if _, err := db.ExecContext(catBG, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}
+
+// testCatalogUpgradeSeedRecord: a catalog of a build before the chunking
+// and corpus columns of index_info passes Verify (they are a record for
+// people, not a reason to refuse a store) and gives records without them;
+// Init adds them, and a seed of this build fills them.
+func testCatalogUpgradeSeedRecord(t *testing.T, c kb.Catalog) {
+	catalogAsBefore(t, c,
 		"ALTER TABLE index_info DROP COLUMN chunk_size",
 		"ALTER TABLE index_info DROP COLUMN chunk_overlap",
 		"ALTER TABLE index_info DROP COLUMN documents",
 		"ALTER TABLE index_info DROP COLUMN corpus_sha256",
 		"INSERT INTO index_info (kb_scope, embedder, dim, key_format) VALUES ('s', 'local-hash-v1', 512, 2)",
-	} {
-		if _, err := db.ExecContext(catBG, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 	if err := c.Verify(catBG); err != nil {
 		t.Fatalf("Verify of a catalog without the seed record columns: %v", err)
 	}
@@ -903,27 +911,14 @@ func testCatalogUpgradeSeedRecord(t *testing.T, c kb.Catalog) {
 // take its old evidence keys for current ones) until Init adds the
 // column, which records the old format, 1, for the rows it has.
 func testCatalogUpgradeKeyFormat(t *testing.T, c kb.Catalog) {
-	sc, ok := c.(interface{ DB() *sql.DB })
-	if !ok {
-		t.Skipf("%T does not expose its database", c)
-	}
-	db := sc.DB()
-	if err := c.Init(catBG); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
-		// index_info as that build made it
+	catalogAsBefore(t, c, // index_info as that build made it
 		"ALTER TABLE index_info DROP COLUMN key_format",
 		"ALTER TABLE index_info DROP COLUMN chunk_size",
 		"ALTER TABLE index_info DROP COLUMN chunk_overlap",
 		"ALTER TABLE index_info DROP COLUMN documents",
 		"ALTER TABLE index_info DROP COLUMN corpus_sha256",
 		"INSERT INTO index_info (kb_scope, embedder, dim) VALUES ('s', 'local-hash-v1', 512)",
-	} {
-		if _, err := db.ExecContext(catBG, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 	if err := c.Verify(catBG); !errors.Is(err, kb.ErrNotSeeded) || !strings.Contains(err.Error(), "index_info") {
 		t.Fatalf("Verify of a catalog without key_format: %v, want ErrNotSeeded naming index_info", err)
 	}
