@@ -151,7 +151,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 		total += len(it) + 1
 	}
 	if total > budget {
-		budget -= len(noteFor(len(items)))
+		budget -= len(noteFor(len(items))) + 1 // the note and the blank line before it
 		used, kept := 0, 0
 		for _, it := range items {
 			if used+len(it)+1 > budget {

@@ -89,3 +89,29 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryMarkdownCapExact sweeps the reason length of regressed
+// not_run cases, so that some length fills the budget to the byte (200
+// cases with 346- or 445-byte reasons did, by one byte, when the blank line
+// before the note was not counted): the summary never exceeds the limit.
+func TestSummaryMarkdownCapExact(t *testing.T) {
+	for l := 300; l < 460; l++ {
+		reason := strings.Repeat("r", l)
+		base, cur := &Report{}, &Report{}
+		for i := range 200 {
+			id := fmt.Sprintf("case-%04d", i)
+			base.Cases = append(base.Cases, mkCase(id, "pass", ptr("strong"), ptr(1), "F", "e"))
+			c := mkCase(id, "not_run", nil, nil, "F")
+			c.Reason = &reason
+			cur.Cases = append(cur.Cases, c)
+		}
+		cur.Summary.CaseCount, cur.Summary.NotRunCount = 200, 200
+		var buf bytes.Buffer
+		if err := cur.WriteSummaryMarkdown(&buf, Compare(base, cur, "b.json", "c.json"), "reports/current.md"); err != nil {
+			t.Fatal(err)
+		}
+		if buf.Len() > SummaryMarkdownLimit {
+			t.Fatalf("reasons of %d bytes: %d bytes, limit %d", l, buf.Len(), SummaryMarkdownLimit)
+		}
+	}
+}
