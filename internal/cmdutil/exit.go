@@ -114,6 +114,10 @@ func Setup(root *cobra.Command, f *Streams) {
 	root.SetErr(f.ErrOut)
 	root.SilenceErrors, root.SilenceUsage = true, true
 	root.SetFlagErrorFunc(flagError)
+	// cobra adds its help and completion commands when it executes; add
+	// them now, so that their argument errors are usage errors too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
 	usageArgs(root)
 	registerEnumCompletions(root)
 }
