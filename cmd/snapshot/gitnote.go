@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -22,9 +23,21 @@ const perRunFields = `^[[:space:]]*"(retrievedAt|latencyMs|started|finished|writ
 func timestampOnly(ctx context.Context, dir string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	command := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", dir}, args...)...)
+		// The directory's own repository, whatever a calling hook set, and
+		// no wait for a helper process that keeps the pipe open.
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GIT_DIR=") && !strings.HasPrefix(kv, "GIT_WORK_TREE=") && !strings.HasPrefix(kv, "GIT_INDEX_FILE=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
+		cmd.WaitDelay = time.Second
+		return cmd
+	}
 	git := func(args ...string) (int, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-		err := cmd.Run()
+		err := command(args...).Run()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode(), nil
@@ -36,7 +49,7 @@ func timestampOnly(ctx context.Context, dir string) bool {
 	}
 	// New or deleted fixtures are real changes; only modified tracked files
 	// can be timestamp-only.
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=all", "--", ".").Output()
+	out, err := command("status", "--porcelain", "--untracked-files=all", "--", ".").Output()
 	if err != nil || len(out) == 0 {
 		return false
 	}

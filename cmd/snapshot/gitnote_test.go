@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -17,6 +18,11 @@ func TestTimestampOnly(t *testing.T) {
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		for _, kv := range os.Environ() { // the test's own repository, even under a git hook
+			if !strings.HasPrefix(kv, "GIT_DIR=") && !strings.HasPrefix(kv, "GIT_WORK_TREE=") && !strings.HasPrefix(kv, "GIT_INDEX_FILE=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
@@ -56,6 +62,11 @@ func TestTimestampOnly(t *testing.T) {
 	if !timestampOnly(ctx, dir) {
 		t.Error("only retrievedAt, latencyMs and the manifest's run fields changed: false")
 	}
+	t.Setenv("GIT_DIR", filepath.Join(root, "elsewhere")) // as a git hook would have it
+	if !timestampOnly(ctx, dir) {
+		t.Error("with GIT_DIR set elsewhere: false")
+	}
+	os.Unsetenv("GIT_DIR")
 	write("c.json", fixture("2026-02-02T00:00:00Z", "7", "b"))
 	if timestampOnly(ctx, dir) {
 		t.Error("a result changed: true")
