@@ -20,9 +20,10 @@ const (
 	// embedder whose dense list is the better one:
 	//   - a BM25 rank counts only for a chunk among the dense top
 	//     AnchorWindow (10): a chunk that only shares words with the query
-	//     joins the candidates behind every chunk the dense list found,
-	//     instead of pushing a cross-lingual or paraphrased answer (which
-	//     BM25 cannot see) out of the top K;
+	//     scores 0, behind every chunk the dense list found (so it is cut
+	//     whenever the dense list fills the K places), instead of pushing a
+	//     cross-lingual or paraphrased answer (which BM25 cannot see) out of
+	//     the top K;
 	//   - the dense top 1 ranks at worst AnchorPin-th (3rd): BM25 may
 	//     reorder the head but not bury the embedding's best match.
 	// Inside the window it is plain RRF, so where both lists agree the

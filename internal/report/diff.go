@@ -211,7 +211,9 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 // pipeline.params.fusion, …), casesSha256, k. The snapshot's values are
 // compared only when both reports carry them (a report of an older
 // rag-eval, a directory without manifest, a manifest without seed record
-// says nothing).
+// says nothing); within two recorded pipelines a field only one side has
+// is listed with null on the other (an older rag-snapshot did not record
+// it: fusion null means plain RRF).
 func inputChanges(b, c *Inputs) []FieldDiff {
 	out := []FieldDiff{}
 	add := func(name string, bv, cv any) {

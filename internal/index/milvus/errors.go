@@ -8,7 +8,7 @@ import (
 // Error is a failed call to the Milvus server on a collection. Its message
 // names the server (password hidden), the collection and the call:
 //
-//	milvus at 127.0.0.1:19530: collection rag_eval: search dense: no answer within 30s: rpc error: code = DeadlineExceeded desc = context deadline exceeded
+//	milvus at 127.0.0.1:19530: collection rag_eval: dense search: no answer within 30s: rpc error: code = DeadlineExceeded desc = context deadline exceeded
 //
 // Callers see what kind of failure it was through its methods, without
 // knowing gRPC: Transient (retrying may help) and DeadlineExceeded (Milvus
@@ -16,7 +16,7 @@ import (
 type Error struct {
 	Addr       string // the server address, password hidden
 	Collection string
-	Op         string // the call: "search dense", "upsert 256 chunks", …
+	Op         string // the call: "dense search", "upsert 256 chunks", …
 	Err        error
 }
 
@@ -43,7 +43,7 @@ var transientCodes = []string{"code = Unavailable", "code = DeadlineExceeded", "
 // refused connection) is an error of the standard library in Err, for the
 // caller to recognise like any other network call's.
 func (e *Error) Transient() bool {
-	msg := e.Error()
+	msg := e.cause()
 	for _, code := range transientCodes {
 		if strings.Contains(msg, code) {
 			return true
@@ -56,5 +56,14 @@ func (e *Error) Transient() bool {
 // DeadlineExceeded (the call's Timeout or the caller's deadline passed
 // while Milvus worked on it).
 func (e *Error) DeadlineExceeded() bool {
-	return strings.Contains(e.Error(), "code = DeadlineExceeded")
+	return strings.Contains(e.cause(), "code = DeadlineExceeded")
+}
+
+// cause is the message of the failure itself, without the server,
+// collection and call names (a collection may be named "Aborted").
+func (e *Error) cause() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.Error()
 }
