@@ -91,9 +91,16 @@ type StaleVectorsError struct {
 	// format changed (from KeyFormat).
 	KeysOnly  bool
 	KeyFormat int
+	// Unrecorded says that the kbScope had no record at all (its last
+	// seed did not finish), so what the kept documents hold is unknown.
+	Unrecorded bool
 }
 
 func (e *StaleVectorsError) Error() string {
+	if e.Unrecorded {
+		return fmt.Sprintf("%d documents of kb_scope %s are no longer in the input and were written by a seed that did not finish (e.g. %s), so their vectors and evidence keys cannot be vouched for: rerun with --prune to remove them",
+			len(e.Stale), e.KBScope, e.Stale[0])
+	}
 	if e.KeysOnly {
 		return fmt.Sprintf("%d documents of kb_scope %s are no longer in the input and keep the evidence keys of an older rag-seed (format %d, e.g. %s), so the kbScope would mix two key formats: rerun with --prune to remove them",
 			len(e.Stale), e.KBScope, e.KeyFormat, e.Stale[0])
@@ -150,13 +157,13 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	chunkSize, chunkOverlap := opts.Chunk.Sizes()
 	info := kb.IndexInfo{Embedder: b.Embedder.Name(), Dim: dim, KeyFormat: kb.EvidenceKeyFormat,
 		ChunkSize: chunkSize, ChunkOverlap: chunkOverlap}
-	sameRecord, oldKeysOnly, oldFormat := true, false, 0
+	sameRecord, oldKeysOnly, oldFormat, recorded := true, false, 0, true
 	if !opts.DryRun {
 		have, ok, err := b.Catalog.IndexInfo(ctx, opts.KBScope)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
-		sameRecord = ok && have.SameVectors(info)
+		sameRecord, recorded = ok && have.SameVectors(info), ok
 		oldKeysOnly = ok && have.Embedder == info.Embedder && have.Dim == info.Dim && have.KeyFormat != info.KeyFormat
 		oldFormat = have.KeyFormat
 		sum.Rekeyed, sum.OldKeyFormat = ok && have.KeyFormat != info.KeyFormat, have.KeyFormat
@@ -246,7 +253,7 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 		// without a record.
 		if !sameRecord && len(sum.Stale) > 0 {
 			return sum, &StaleVectorsError{KBScope: opts.KBScope, Stale: sum.Stale, Embedder: info.Embedder,
-				KeysOnly: oldKeysOnly, KeyFormat: oldFormat}
+				KeysOnly: oldKeysOnly, KeyFormat: oldFormat, Unrecorded: !recorded}
 		}
 		// The fingerprint covers every document the kbScope now holds:
 		// those of the input by the SHA-256 of their file, those kept

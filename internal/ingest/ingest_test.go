@@ -513,6 +513,26 @@ func TestEmbedderChangeWithStaleDocuments(t *testing.T) {
 	}
 }
 
+// A seed that did not finish leaves no record; the next seed, leaving a
+// document behind without Prune, cannot say which model or key format that
+// document holds, and says so rather than naming a previous embedder.
+func TestStaleDocumentsAfterAnUnfinishedSeed(t *testing.T) {
+	b := backends[0].open(t, hooks{})
+	dir := copyDocs(t)
+	seed(t, b, dir, ingest.Options{})
+	if err := b.Catalog.SetIndexInfo(context.Background(), scope, nil); err != nil { // as a run that died half way leaves it
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "overfilter-decoy.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ingest.Seed(context.Background(), load(t, dir), b, ingest.Options{KBScope: scope})
+	var sv *ingest.StaleVectorsError
+	if !errors.As(err, &sv) || !sv.Unrecorded || !strings.Contains(err.Error(), "did not finish") || strings.Contains(err.Error(), "previous embedder") {
+		t.Fatalf("got %v, want a *StaleVectorsError saying the last seed did not finish", err)
+	}
+}
+
 // seedKeyFormat1 writes dir into b as a build of evidence-key format 1
 // left it: chunks keyed "<docId>#<chunkIndex>", documents ready with that
 // build's index hash (which the file, the embedder and the chunking alone
