@@ -96,7 +96,10 @@ row "… then rag-seed" "exit $code; $(first_line "$W/seed4.err")" "$(verdict gr
 # --top-k 5 and 6, so every run changes every fixture and swaps.
 bad=0
 for i in $(seq 1 20); do
-	snap "$W/fx3" --top-k $((5 + i % 2)) >/dev/null 2>&1 &
+	# rag-snapshot itself in the background (exec), so that $! is its pid:
+	# killing the shell around it would leave it running, and the checks
+	# below would race a live run.
+	(exec "$BIN/rag-snapshot" --cases "$W/cases.json" --fixtures "$W/fx3" --skip-eval --top-k $((5 + i % 2))) >/dev/null 2>&1 &
 	pid=$!
 	sleep "0.$((RANDOM % 60))"
 	kill -9 "$pid" 2>/dev/null
