@@ -350,7 +350,7 @@ func documentRanking(c *contract.Case, blocks []block) ([]string, metrics.Judgme
 		if byDocID {
 			id = blocks[i].docID
 			if inSet(expSources, blocks[i].source) && id != "" {
-				grades[id] = 1
+				grades[strings.Clone(id)] = 1 // kept: a copy, not the fixture's buffer
 			}
 		}
 		if id == "" {
@@ -359,6 +359,7 @@ func documentRanking(c *contract.Case, blocks []block) ([]string, metrics.Judgme
 		if _, dup := seen[id]; dup {
 			continue
 		}
+		id = strings.Clone(id) // kept in the result: a copy, not the fixture's buffer
 		seen[id] = struct{}{}
 		ranking = append(ranking, id)
 	}
