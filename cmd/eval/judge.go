@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
-	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 )
@@ -127,8 +126,8 @@ func judgeRun(o *judgeOptions) error {
 	rep := report.Build(res, o.Cases, casesSHA256)
 	// What made the fixtures, as their manifest says (none without a
 	// readable one: the judge has warned about an unreadable one).
-	if m, err := contract.ReadManifest(o.Fixtures); err == nil {
-		rep.Inputs.Snapshot = report.SnapshotOf(m)
+	if res.Manifest != nil {
+		rep.Inputs.Snapshot = report.SnapshotOf(res.Manifest)
 	}
 	var diff *report.Diff
 	if baseline != nil {

@@ -219,6 +219,9 @@ func Load(g *contract.GoldenFile, dir string, flagK int) (Input, error) {
 	if in.Result, err = judge.Run(g, dir, judge.Options{FlagK: flagK}); err != nil {
 		return in, err
 	}
+	if in.Result.Manifest != nil { // the one read with the fixtures judged
+		in.Manifest = in.Result.Manifest
+	}
 	for i := range in.Result.Cases {
 		r := &in.Result.Cases[i]
 		if !r.Status.Judged() || hasScore(r.TopCandidates) {

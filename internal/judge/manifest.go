@@ -64,11 +64,11 @@ type manifestCheck struct {
 	m *contract.Manifest
 }
 
-// loadManifestCheck reads dir's manifest. It returns nil (nothing to
-// check) when there is none or it says "unavailable", and a warning when it
+// manifestCheckOf is the check against dir's manifest as
+// contract.ReadManifest returned it (m, err). It is nil (nothing to check)
+// when there is none or it says "unavailable", with a warning when it
 // cannot be read.
-func loadManifestCheck(dir string) (*manifestCheck, error) {
-	m, err := contract.ReadManifest(dir)
+func manifestCheckOf(m *contract.Manifest, err error) (*manifestCheck, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil

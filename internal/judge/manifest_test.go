@@ -138,6 +138,9 @@ func TestManifestCheck(t *testing.T) {
 	if len(res.Warnings) != 0 {
 		t.Fatalf("consistent directory: warnings %v", res.Warnings)
 	}
+	if res.Manifest == nil || res.Manifest.SearchMode != "hybrid" || res.Manifest.Pipeline == nil || res.Manifest.Pipeline.Version != "v2" {
+		t.Fatalf("Result.Manifest = %+v, want the directory's manifest", res.Manifest)
+	}
 
 	// Seven fixtures of another snapshot (another pipeline version and
 	// search mode), as a kill during one-by-one renames left them.
@@ -180,8 +183,8 @@ func TestManifestCheck(t *testing.T) {
 		}
 	}
 	os.Remove(filepath.Join(dir, contract.ManifestName))
-	if res, _ := Run(g, dir, Options{}); len(res.Warnings) != 0 {
-		t.Errorf("no manifest: warnings %v", res.Warnings)
+	if res, _ := Run(g, dir, Options{}); len(res.Warnings) != 0 || res.Manifest != nil {
+		t.Errorf("no manifest: warnings %v, Manifest %+v", res.Warnings, res.Manifest)
 	}
 }
 

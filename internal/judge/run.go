@@ -28,6 +28,10 @@ type Result struct {
 	Cases []CaseResult
 	// Warnings are problems that did not stop the run (orphan fixtures).
 	Warnings []error
+	// Manifest is the directory's _snapshot.json as read in the same
+	// snapshot of the directory as the fixtures (nil when there is none or
+	// it cannot be read): what made these fixtures.
+	Manifest *contract.Manifest
 }
 
 // Options tune a run.
@@ -118,8 +122,12 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 		return nil, false, fmt.Errorf("read fixtures: %w", err)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	mc, mcWarning := loadManifestCheck(dir)
+	m, mErr := contract.ReadManifest(dir)
+	mc, mcWarning := manifestCheckOf(m, mErr)
 	res = &Result{Golden: g, Fixtures: dir, FlagK: opts.FlagK, Cases: make([]CaseResult, len(g.Cases))}
+	if mErr == nil {
+		res.Manifest = m
+	}
 	var metas []fixtureMeta
 	if mc != nil {
 		metas = make([]fixtureMeta, len(g.Cases))
