@@ -231,7 +231,7 @@ func (c *Config) EmbedderName() string {
 	case EmbedderUSE:
 		return usem3.Name
 	case EmbedderOpenAI:
-		return "openai:" + c.EmbedModel
+		return openai.NameOf(c.EmbedModel)
 	}
 	return local.Name
 }

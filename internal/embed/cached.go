@@ -53,8 +53,25 @@ func TolerateCacheErrors(report func(error)) CacheOption {
 	}
 }
 
+// CacheVarier is implemented by an embedder whose vectors depend on a
+// setting its Name does not show; CacheVariant names the setting ("" for
+// the default), and the cache keys on it too.
+type CacheVarier interface{ CacheVariant() string }
+
+// cacheModel is the model part of e's cache keys: its name, and its
+// variant when it has one.
+func cacheModel(e kb.Embedder) string {
+	if v, ok := e.(CacheVarier); ok {
+		if s := v.CacheVariant(); s != "" {
+			return e.Name() + "\x00" + s
+		}
+	}
+	return e.Name()
+}
+
 // Cached wraps e with the cache c. Embed looks up every text under
-// CacheKey(e.Name(), e.Dim(), kind, text), sends only the misses to e (each
+// CacheKey(e.Name(), e.Dim(), kind, text) (the name followed by e's
+// CacheVariant when it is a CacheVarier with one), sends only the misses to e (each
 // distinct text once), checks what e returned (Check), stores it, and
 // returns one vector per text in order. A cached vector of the wrong length
 // is treated as a miss and overwritten.
@@ -86,14 +103,14 @@ func (ce *CachedEmbedder) Embed(ctx context.Context, kind kb.InputType, texts []
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
-	name, dim := ce.e.Name(), ce.e.Dim()
+	name, dim, keyModel := ce.e.Name(), ce.e.Dim(), cacheModel(ce.e)
 	ce.texts.Add(int64(len(texts)))
 
 	keys := make([]string, len(texts))
 	first := make(map[string]int, len(texts)) // key -> index of its first text
 	uniq := make([]string, 0, len(texts))
 	for i, t := range texts {
-		k := CacheKey(name, dim, kind, t)
+		k := CacheKey(keyModel, dim, kind, t)
 		keys[i] = k
 		if _, ok := first[k]; !ok {
 			first[k] = i

@@ -468,3 +468,32 @@ func TestCachedKeepsInputTypesApart(t *testing.T) {
 		t.Errorf("calls %v, second query %v; want one call per kind and a cache hit", inner.kinds, q2)
 	}
 }
+
+// variantEmbedder is fakeEmbedder with a CacheVariant.
+type variantEmbedder struct {
+	fakeEmbedder
+	variant string
+}
+
+func (v *variantEmbedder) CacheVariant() string { return v.variant }
+
+// TestCachedVariant: the same model under two variants (the openai
+// embedder's input type field vs none) never shares cache entries; no
+// variant keys as before.
+func TestCachedVariant(t *testing.T) {
+	ctx := context.Background()
+	cache := newMapCache()
+	plain := &variantEmbedder{}
+	field := &variantEmbedder{variant: "input-type=field"}
+	for _, e := range []*variantEmbedder{plain, field} {
+		if _, err := Cached(e, cache).Embed(ctx, kb.Query, []string{"a"}); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.calls) != 1 {
+			t.Errorf("variant %q: %d calls to the embedder, want 1 (no entry of the other variant reused)", e.variant, len(e.calls))
+		}
+	}
+	if _, ok := cache.m[CacheKey("fake", 3, kb.Query, "a")]; !ok || len(cache.m) != 2 {
+		t.Errorf("cache keys %d, want 2 with the plain one under CacheKey(name, dim, kind, text)", len(cache.m))
+	}
+}

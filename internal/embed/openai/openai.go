@@ -294,8 +294,23 @@ func New(opts Options) (*Embedder, error) {
 	return e, nil
 }
 
-// Name returns "openai:<model>".
-func (e *Embedder) Name() string { return "openai:" + e.opt.Model }
+// NameOf is the name an embedder of model records in fixtures and index
+// records: "openai:<model>".
+func NameOf(model string) string { return "openai:" + model }
+
+// Name returns NameOf(model).
+func (e *Embedder) Name() string { return NameOf(e.opt.Model) }
+
+// CacheVariant is how the embedder sends the input type (field, prefix),
+// "" when it sends none: the same model gives other vectors for "query: x"
+// than for "x", so the embedding cache must not mix them
+// (embed.CachedEmbedder keys on it).
+func (e *Embedder) CacheVariant() string {
+	if e.typeBy == InputTypeNone {
+		return ""
+	}
+	return "input-type=" + string(e.typeBy)
+}
 
 // Dim returns the vector dimension.
 func (e *Embedder) Dim() int { return e.opt.Dim }

@@ -704,3 +704,28 @@ func TestAPIKeyRedactedBeforeTheCut(t *testing.T) {
 		t.Errorf("error shows part of the key or is cut inside a character: %q", err)
 	}
 }
+
+// TestCacheVariant: the embedding cache keys on how the input type is sent.
+func TestCacheVariant(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		mode  InputTypeMode
+		want  string
+	}{
+		{"multilingual-e5-small-q4", InputTypeAuto, "input-type=field"},
+		{"text-embedding-3-small", InputTypeAuto, ""},
+		{"bge-m3", InputTypePrefix, "input-type=prefix"},
+		{"multilingual-e5-small-q4", InputTypeNone, ""},
+	} {
+		e, err := New(Options{Model: tc.model, Dim: 8, InputTypeMode: tc.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.CacheVariant(); got != tc.want {
+			t.Errorf("%s %s: CacheVariant %q, want %q", tc.model, tc.mode, got, tc.want)
+		}
+	}
+	if NameOf("m") != "openai:m" {
+		t.Errorf("NameOf(m) = %q", NameOf("m"))
+	}
+}
