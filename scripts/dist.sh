@@ -21,12 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-GO=${GO:-go}
-DIST=${DIST:-dist}
-PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
-VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
+. scripts/dist_env.sh
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
-TOOLS="rag-eval rag-seed rag-snapshot"
 
 case $VERSION in
 *[!A-Za-z0-9._+-]* | "") echo "dist.sh: version \"$VERSION\" is not usable in a file name" >&2; exit 2 ;;
@@ -40,11 +36,6 @@ rm -rf "$stage"
 rm -f "$DIST"/ragbaseline_*.tar.gz "$DIST/SHA256SUMS"
 mkdir -p "$stage"
 
-docs=(README.md)
-for f in LICENSE LICENSE.* LICENCE NOTICE NOTICE.* COPYING; do
-	[ -f "$f" ] && docs+=("$f")
-done
-
 dirs=()
 for platform in $PLATFORMS; do
 	goos=${platform%/*} goarch=${platform#*/}
@@ -56,7 +47,7 @@ for platform in $PLATFORMS; do
 			-ldflags "-s -w -X main.version=$VERSION" \
 			-o "$stage/$name/$tool" "./cmd/$tool"
 	done
-	cp "${docs[@]}" "$stage/$name/"
+	cp "${DOCS[@]}" "$stage/$name/"
 	dirs+=("$stage/$name")
 done
 

@@ -14,11 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-GO=${GO:-go}
-DIST=${DIST:-dist}
-PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
-VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
-TOOLS="rag-eval rag-seed rag-snapshot"
+. scripts/dist_env.sh
 
 fail() { echo "dist_check.sh: $*" >&2; exit 1; }
 
@@ -28,11 +24,6 @@ if command -v sha256sum >/dev/null 2>&1; then
 else
 	(cd "$DIST" && shasum -a 256 --quiet -c SHA256SUMS) || fail "SHA256SUMS does not verify"
 fi
-
-docs="README.md"
-for f in LICENSE LICENSE.* LICENCE NOTICE NOTICE.* COPYING; do
-	[ -f "$f" ] && docs="$docs $f"
-done
 
 host="$("$GO" env GOOS)/$("$GO" env GOARCH)"
 tmp=$(mktemp -d)
@@ -46,7 +37,7 @@ for platform in $PLATFORMS; do
 	grep -q "  $archive\$" "$DIST/SHA256SUMS" || fail "SHA256SUMS lists no $archive"
 	count=$((count + 1))
 
-	want=$( (echo "$name/"; for f in $TOOLS $docs; do echo "$name/$f"; done) | sort)
+	want=$( (echo "$name/"; for f in $TOOLS "${DOCS[@]}"; do echo "$name/$f"; done) | sort)
 	got=$(tar -tzf "$DIST/$archive" | sort)
 	[ "$got" = "$want" ] || fail "$archive holds
 $got
