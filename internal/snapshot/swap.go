@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/fslock"
 )
 
 // Names beside a fixture directory DIR, in its parent directory:
@@ -33,8 +34,6 @@ const (
 )
 
 var (
-	errLockBusy            = errors.New("locked by another process")
-	errLockUnsupported     = errors.New("file locks are not supported here")
 	errExchangeUnsupported = errors.New("atomic directory exchange is not supported here")
 )
 
@@ -124,13 +123,13 @@ func lockParent(parent string) (unlock func(), err error) {
 	}
 	deadline := time.Now().Add(parentLockWait)
 	for {
-		err := tryLock(f)
+		err := fslock.TryLock(f, false)
 		switch {
 		case err == nil:
 			return func() { f.Close() }, nil
-		case errors.Is(err, errLockBusy) && time.Now().Before(deadline):
+		case errors.Is(err, fslock.ErrBusy) && time.Now().Before(deadline):
 			time.Sleep(10 * time.Millisecond)
-		case errors.Is(err, errLockBusy):
+		case errors.Is(err, fslock.ErrBusy):
 			f.Close()
 			return nil, fmt.Errorf("another rag-snapshot has been moving fixtures into %s for %s; try again when it is done", parent, parentLockWait)
 		default:
@@ -155,7 +154,7 @@ func (t *target) createStaging() error {
 		}
 		f, err := os.Open(path)
 		if err == nil {
-			if err = tryLock(f); errors.Is(err, errLockUnsupported) {
+			if err = fslock.TryLock(f, false); errors.Is(err, fslock.ErrUnsupported) {
 				err = nil
 			}
 			if err != nil {
@@ -251,7 +250,7 @@ func (t *target) recoverLeftovers() (string, error) {
 			complete := false
 			if lo.staging {
 				f, err := lockDir(staging)
-				if errors.Is(err, errLockBusy) {
+				if errors.Is(err, fslock.ErrBusy) {
 					return "", fmt.Errorf("%s is missing while another rag-snapshot is moving %s into its place; try again when it is done", t.dir, staging)
 				}
 				if f != nil {
@@ -303,7 +302,7 @@ func (t *target) recoverLeftovers() (string, error) {
 		case err == nil:
 			remove(path)
 			f.Close()
-		case errors.Is(err, errLockBusy):
+		case errors.Is(err, fslock.ErrBusy):
 			inUse++
 		default:
 			unknown++
@@ -326,14 +325,14 @@ func (t *target) recoverLeftovers() (string, error) {
 }
 
 // lockDir locks the directory path without waiting; the returned file
-// holds the lock until it is closed. The error is errLockBusy when another
+// holds the lock until it is closed. The error is fslock.ErrBusy when another
 // run holds it.
 func lockDir(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := tryLock(f); err != nil {
+	if err := fslock.TryLock(f, false); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
+
+	"github.com/ragbaseline/ragbaseline/internal/fslock"
 )
 
 // Writers take the lock file exclusively, readers shared (flock), both
@@ -20,13 +21,13 @@ func lockDir(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := fslock.TryLock(f, false); err != nil {
 		defer f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, fslock.ErrBusy) {
 			// Readers share the lock, a writer holds it alone: if a
 			// shared lock can be had, readers hold it.
 			holder := "a writer (rag-seed, or an older rag-snapshot)"
-			if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+			if fslock.TryLock(f, true) == nil {
 				holder = "a reader (rag-snapshot, or rag-snapshot serve)"
 			}
 			return nil, fmt.Errorf("in use by another process, probably %s: wait for it to finish or stop it, then retry", holder)
@@ -46,9 +47,9 @@ func lockShared(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+	if err := fslock.TryLock(f, true); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, fslock.ErrBusy) {
 			return nil, errors.New("in use by another process, probably a writer (rag-seed, or an older rag-snapshot) that could be in the middle of a write: wait for it to finish, then retry")
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
