@@ -55,7 +55,7 @@ var calibrated = map[string]Thresholds{
 // been calibrated: the usual values for a neural embedder
 // (lowQuality 0.5, high 0.75, medium 0.5) and no evidence floor. They are
 // conservative for most models (more weak evidence and fallbacks than a
-// calibration would give); Calibrated tells the caller to warn.
+// calibration would give); ThresholdsFor's false tells the caller to warn.
 var UncalibratedThresholds = Thresholds{LowQuality: 0.5, MinQuality: 0, Levels: Levels{High: 0.75, Medium: 0.5}}
 
 // ThresholdsFor returns the calibrated thresholds of an embedder

@@ -277,8 +277,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) (lookup.Request
 	if req.KBScope == "" {
 		req.KBScope = h.opts.DefaultKBScope
 	}
-	switch {
-	case strings.TrimSpace(req.KBScope) == "":
+	if strings.TrimSpace(req.KBScope) == "" {
 		return req, http.StatusBadRequest, errors.New("kbScope must not be empty")
 	}
 	// The rule of rag-seed --kb-scope: every kb_scope a store can hold

@@ -141,7 +141,7 @@ func (f *failing) Lookup(ctx context.Context, _ lookup.Request) (*contract.Looku
 func (f *failing) Describe() contract.Pipeline { return contract.Pipeline{Name: "failing"} }
 
 // TestRetriesThroughHandler: served by NewHandler, a pipeline error is
-// retried over HTTP exactly when snapshot.Transient would retry it in
+// retried over HTTP exactly when lookup.Transient would retry it in
 // process: a failed lookup is a 500 and tried once; a service that cannot
 // be reached is a 503 and a lookup over the time limit a 504, both retried.
 // The Milvus rows pin how index/milvus' errors are classified.
@@ -184,8 +184,8 @@ func TestRetriesThroughHandler(t *testing.T) {
 				t.Errorf("%d lookups, error %q; want %d and status %d", got, msg, tt.want, tt.status)
 			}
 			if tt.err != nil {
-				if inProcess := snapshot.Transient(tt.err); inProcess != (tt.want > 1) {
-					t.Errorf("snapshot.Transient in process = %v, but over HTTP the lookup ran %d times", inProcess, tt.want)
+				if inProcess := lookup.Transient(tt.err); inProcess != (tt.want > 1) {
+					t.Errorf("lookup.Transient in process = %v, but over HTTP the lookup ran %d times", inProcess, tt.want)
 				}
 			}
 		})

@@ -27,12 +27,12 @@ import (
 // The backends' errors implement the interfaces snapshot sees them
 // through.
 var (
-	_ snapshot.TransientError   = (*milvus.Error)(nil)
-	_ snapshot.TransientError   = (*lookuphttp.StatusError)(nil)
-	_ snapshot.TransientError   = (*lookuphttp.UnreachableError)(nil)
-	_ snapshot.TransientError   = (*lookuphttp.TimeoutError)(nil)
-	_ snapshot.UnreachableError = (*lookuphttp.UnreachableError)(nil)
-	_ snapshot.NoEndpointError  = (*lookuphttp.StatusError)(nil)
+	_ interface{ Transient() bool } = (*milvus.Error)(nil) // what lookup.Transient asks
+	_ interface{ Transient() bool } = (*lookuphttp.StatusError)(nil)
+	_ interface{ Transient() bool } = (*lookuphttp.UnreachableError)(nil)
+	_ interface{ Transient() bool } = (*lookuphttp.TimeoutError)(nil)
+	_ snapshot.UnreachableError     = (*lookuphttp.UnreachableError)(nil)
+	_ snapshot.NoEndpointError      = (*lookuphttp.StatusError)(nil)
 )
 
 // closedAddr returns a loopback address nothing listens on.
@@ -128,7 +128,7 @@ func TestTransientByBackend(t *testing.T) {
 	add("openai the caller's deadline", err, true)
 
 	for _, r := range rows {
-		if got := snapshot.Transient(r.err); got != r.want {
+		if got := lookup.Transient(r.err); got != r.want {
 			t.Errorf("%s: Transient(%v) = %v, want %v", r.name, r.err, got, r.want)
 		}
 	}

@@ -300,7 +300,7 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 			reason := "unreachable: " + err.Error()
 			t.unreachable.CompareAndSwap(nil, &reason)
 		}
-		if Transient(err) {
+		if lookup.Transient(err) {
 			if n := t.consecutive.Add(1); n >= int64(o.MaxConsecutiveFailures) {
 				reason := fmt.Sprintf("gave up after %d lookups in a row failed with transient errors (the last: %v)", n, err)
 				t.aborted.CompareAndSwap(nil, &reason)
@@ -375,7 +375,7 @@ func (o *Options) retry(ctx context.Context, fn func(context.Context) error) err
 		if timedOut && !errors.Is(err, context.DeadlineExceeded) {
 			err = &timeoutError{err: err, d: o.Timeout}
 		}
-		if attempt >= o.Retries || !Transient(err) {
+		if attempt >= o.Retries || !lookup.Transient(err) {
 			if attempt > 0 {
 				err = fmt.Errorf("%w (after %d attempts)", err, attempt+1)
 			}

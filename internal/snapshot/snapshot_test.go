@@ -789,7 +789,7 @@ func TestTransient(t *testing.T) {
 		{context.Canceled, false},
 	}
 	for _, tt := range tests {
-		if got := Transient(tt.err); got != tt.want {
+		if got := lookup.Transient(tt.err); got != tt.want {
 			t.Errorf("Transient(%v) = %v, want %v", tt.err, got, tt.want)
 		}
 	}

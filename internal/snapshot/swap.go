@@ -233,10 +233,11 @@ func (t *target) recoverLeftovers() (string, error) {
 
 	var notes []string
 	if _, err := os.Lstat(t.real); errors.Is(err, fs.ErrNotExist) {
-		var olds []string
+		var olds, oldToks []string
 		for _, tok := range tokens {
 			if found[tok].old {
 				olds = append(olds, t.stagingPath(tok)+oldSuffix)
+				oldToks = append(oldToks, tok)
 			}
 		}
 		if len(olds) > 1 {
@@ -244,7 +245,7 @@ func (t *target) recoverLeftovers() (string, error) {
 				t.dir, strings.Join(olds, ", "), t.dir)
 		}
 		if len(olds) == 1 {
-			tok := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(olds[0]), "."+t.base+stagingInfix), oldSuffix)
+			tok := oldToks[0]
 			lo := found[tok]
 			staging := t.stagingPath(tok)
 			complete := false
