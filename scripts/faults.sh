@@ -49,7 +49,9 @@ echo "|---|---|---|"
 # middle of the index log: rag-snapshot refuses with a clear error and
 # leaves every file as it was; rag-seed --recreate converges.
 D=$W/embedded
-export RAG_STORE=embedded RAG_DATA_DIR=$D
+# The scenarios are about storage, not the embedder: the lexical one needs
+# no model.
+export RAG_STORE=embedded RAG_DATA_DIR=$D RAG_EMBEDDER=local
 "$BIN/rag-seed" --docs "$W/docs" >"$W/seed1.out" 2>&1 &
 pid=$!
 while kill -0 "$pid" 2>/dev/null && [ "$(stat -c %s "$D/index/index.wal" 2>/dev/null || echo 0)" -lt 8000000 ]; do sleep 0.02; done

