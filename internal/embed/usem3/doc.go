@@ -107,8 +107,10 @@
 //     by 1/√n.
 //  6. Dense layers: y0 = relu(m·d0) (512→320), y1 = relu(m·p1 + y0·d1)
 //     (320), y2 = relu(y1·d2) (320→512), z = tanh(y1·p3 + y2·d3) (512).
-//  7. L2 normalisation: z/‖z‖ (the squared norm clipped below at eps; the
-//     norm accumulated in float64).
+//  7. L2 normalisation: z/‖z‖ with embed.Normalize, the norm accumulated
+//     in float64 (the reference clips the squared norm below at eps; a
+//     vector that small would not be unit length, which every embedder
+//     promises, and tanh outputs never come near it).
 //
 // Everything is float32 except where said: the layer norms' mean and
 // variance and the final norm are accumulated in float64, tanh is

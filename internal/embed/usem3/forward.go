@@ -2,6 +2,8 @@ package usem3
 
 import (
 	"math"
+
+	"github.com/ragbaseline/ragbaseline/internal/embed"
 )
 
 // segment is a run of one text's tokens computed together: rows lo…hi-1
@@ -248,7 +250,7 @@ func (w *weights) head(ws *workspace, pooled []float32, nt int, lens []int, out 
 		for k := range v {
 			v[k] = float32(math.Tanh(float64(z[k] + t2[k])))
 		}
-		normalize(v, w.eps)
+		embed.Normalize(v)
 		out[i] = v
 	}
 }
@@ -256,20 +258,5 @@ func (w *weights) head(ws *workspace, pooled []float32, nt int, lens []int, out 
 func reluAll(x []float32) {
 	for i, v := range x {
 		x[i] = relu(v)
-	}
-}
-
-// normalize scales v to unit L2 norm, the squared norm clipped below at
-// eps as in the reference. The norm is accumulated in float64 in index
-// order (exact squares), so it is the same on every platform.
-func normalize(v []float32, eps float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	s = max(s, float64(eps))
-	inv := 1 / math.Sqrt(s)
-	for i, x := range v {
-		v[i] = float32(float64(x) * inv)
 	}
 }
