@@ -2,15 +2,13 @@
 
 package usem3
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // Implemented in gemm_amd64.s.
-
-//go:noescape
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-
-//go:noescape
-func xgetbv() (eax, edx uint32)
 
 // tile12x32AVX512 is the whole rowBlock×panelWidth tile in 24 zmm
 // accumulators.
@@ -26,39 +24,12 @@ func tile6x16AVX2(k int, a unsafe.Pointer, lda int, b unsafe.Pointer, bstride in
 
 type x86Features struct{ avx2FMA, avx512 bool }
 
-func detectX86() x86Features {
-	var f x86Features
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return f
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const (
-		fmaBit     = 1 << 12
-		osxsaveBit = 1 << 27
-		avxBit     = 1 << 28
-	)
-	if ecx1&(fmaBit|osxsaveBit|avxBit) != fmaBit|osxsaveBit|avxBit {
-		return f
-	}
-	xcr0, _ := xgetbv()
-	_, ebx7, _, _ := cpuid(7, 0)
-	const (
-		avx2Bit    = 1 << 5
-		avx512FBit = 1 << 16
-	)
-	// XCR0: SSE and AVX state (bits 1, 2) for ymm; opmask, ZMM_Hi256 and
-	// Hi16_ZMM (bits 5, 6, 7) as well for zmm.
-	if xcr0&0x6 == 0x6 && ebx7&avx2Bit != 0 {
-		f.avx2FMA = true
-		if xcr0&0xe6 == 0xe6 && ebx7&avx512FBit != 0 {
-			f.avx512 = true
-		}
-	}
-	return f
+// cpuFeatures are the kernels this CPU and its OS can run (x/sys/cpu checks
+// that the OS saves the ymm and zmm state, not only the CPU's bits).
+var cpuFeatures = x86Features{
+	avx2FMA: cpu.X86.HasAVX2 && cpu.X86.HasFMA,
+	avx512:  cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F,
 }
-
-var cpuFeatures = detectX86()
 
 func b2i(b bool) int {
 	if b {
