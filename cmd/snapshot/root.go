@@ -205,10 +205,7 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 			return err
 		}
 		defer b.Close()
-		l = b.Pipeline
-		if seed, err = seedRecord(ctx, b, kbScope); err != nil {
-			return err
-		}
+		l, seed = b.Pipeline, seedRecord(b)
 	}
 
 	bar := o.IO.Progress("snapshot")
@@ -282,19 +279,16 @@ func scopeOf(o *snapshotOptions, g *contract.GoldenFile) (scope, from string) {
 	return "rag-eval", fmt.Sprintf("the default (neither --kb-scope nor the golden file %s sets one)", o.Cases)
 }
 
-// seedRecord is what rag-seed recorded about kbScope's chunking and corpus,
-// for the manifest; nil when the store's record does not say (a seed of an
-// older build).
-func seedRecord(ctx context.Context, b *config.Builtin, kbScope string) (*contract.SeedRecord, error) {
-	info, ok, err := b.Stack.Catalog.IndexInfo(ctx, kbScope)
-	if err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
-	}
-	if !ok || info.ChunkSize <= 0 || info.CorpusSHA256 == "" {
-		return nil, nil
+// seedRecord is what rag-seed recorded about the kbScope's chunking and
+// corpus, as the store check read it, for the manifest; nil when the
+// record does not say (a seed of an older build).
+func seedRecord(b *config.Builtin) *contract.SeedRecord {
+	info := b.Stack.Record
+	if info.ChunkSize <= 0 || info.CorpusSHA256 == "" {
+		return nil
 	}
 	return &contract.SeedRecord{ChunkSize: info.ChunkSize, ChunkOverlap: info.ChunkOverlap,
-		Documents: info.Documents, CorpusSHA256: info.CorpusSHA256}, nil
+		Documents: info.Documents, CorpusSHA256: info.CorpusSHA256}
 }
 
 func listFailures(w io.Writer, failures []contract.CaseError) {

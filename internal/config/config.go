@@ -261,6 +261,10 @@ type Stack struct {
 	Catalog  kb.Catalog
 	Index    kb.Index
 	Embedder kb.Embedder // cached
+	// Record is what rag-seed recorded for the kbScope Verify checked
+	// (embedder, chunking, corpus fingerprint): the record the check
+	// passed, so a manifest built from it says what was checked.
+	Record   kb.IndexInfo
 	closers  []func() error
 	describe string // Config.Describe(), for messages
 }

@@ -263,6 +263,7 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 		return notReady("its evidence keys follow the rule of an older rag-seed (format %d; this build's is %d, keyed by section instead of position); rerun rag-seed to re-key every document",
 			have.KeyFormat, want.KeyFormat)
 	}
+	s.Record = have
 	ei, ok := s.Index.(existingIndex)
 	if !ok {
 		return fmt.Errorf("index %T cannot be checked without writing", s.Index)

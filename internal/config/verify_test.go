@@ -50,7 +50,11 @@ func TestOpenForLookupRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Close()
+		defer s.Close()
+		// The record the check passed is kept, for the manifest.
+		if r := s.Record; r.Embedder != "local-hash-v1" || r.Documents != 1 || r.ChunkSize <= 0 || len(r.CorpusSHA256) != 64 {
+			t.Errorf("Stack.Record = %+v, want the seed's record", r)
+		}
 	})
 	t.Run("another embedder of the same dimension", func(t *testing.T) {
 		c := seeded(t)
