@@ -37,9 +37,6 @@ func (b *Builtin) Close() error { return b.Stack.Close() }
 // kbScope seeded with another embedder or dimension are usage errors
 // (exit 2), as they are for rag-seed. The caller closes the Builtin.
 func OpenBuiltin(ctx context.Context, c Config, kbScope string, fusion kb.Fusion) (*Builtin, error) {
-	if err := c.Validate(); err != nil {
-		return nil, cmdutil.Usage(err)
-	}
 	stack, err := OpenForLookup(ctx, c, kbScope)
 	var mismatch *EmbedderMismatchError
 	switch {

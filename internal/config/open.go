@@ -48,7 +48,7 @@ func OpenForLookup(ctx context.Context, c Config, kbScope string) (*Stack, error
 
 func open(ctx context.Context, c Config, readOnly bool) (*Stack, error) {
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, cmdutil.Usage(err) // exit 2 in every binary
 	}
 	// The stack being opened is a local, not a named result: a
 	// `return nil, err` must not hide it from the cleanup below (it did,
