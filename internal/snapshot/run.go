@@ -442,9 +442,13 @@ func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 		return fmt.Errorf("%s was replaced by another process while this run looked its cases up; nothing was moved in: run again", t.dir)
 	}
 	var orphans []string
+	var entries []os.DirEntry // t.real's, read once for orphans and carrying over
 	if exists {
+		if entries, err = os.ReadDir(t.real); err != nil {
+			return fmt.Errorf("fixture directory: %w", err)
+		}
 		var warnings []error
-		orphans, warnings = t.orphans(o.Cases)
+		orphans, warnings = t.orphans(o.Cases, entries)
 		t.warnings = append(t.warnings, warnings...)
 	}
 	ds.Removed = len(orphans)
@@ -461,7 +465,7 @@ func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 		skip[name] = true
 	}
 	if exists {
-		err := carryOver(t.real, t.staging, func(name string) bool {
+		err := carryOver(t.real, entries, t.staging, func(name string) bool {
 			return skip[name] || strings.HasPrefix(name, probePrefix) || strings.HasPrefix(name, "."+contract.ManifestName+".tmp-")
 		})
 		if err != nil {
@@ -488,13 +492,9 @@ func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 	return nil
 }
 
-// orphans lists the fixtures in t.dir that match no golden case. Files that
-// are not fixtures are left alone, with a warning.
-func (t *target) orphans(g *contract.GoldenFile) (names []string, warnings []error) {
-	entries, err := os.ReadDir(t.real)
-	if err != nil {
-		return nil, []error{fmt.Errorf("list %s for fixtures of removed cases: %w", t.dir, err)}
-	}
+// orphans lists the fixtures among entries, t.dir's, that match no golden
+// case. Files that are not fixtures are left alone, with a warning.
+func (t *target) orphans(g *contract.GoldenFile, entries []os.DirEntry) (names []string, warnings []error) {
 	known := make(map[string]bool, len(g.Cases))
 	for i := range g.Cases {
 		known[strings.ToLower(g.Cases[i].CaseID+".json")] = true

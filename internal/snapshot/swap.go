@@ -372,14 +372,11 @@ func diskUsage(path string) int64 {
 }
 
 // carryOver gives dst, the staging directory that already holds the new
-// fixtures, every entry of src that the new state keeps: every entry but
-// those skip names and those dst already has (a new fixture; on a
-// case-insensitive file system, also one whose name differs in case).
-func carryOver(src, dst string, skip func(name string) bool) error {
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
+// fixtures, every entry of src (listed in entries) that the new state
+// keeps: every entry but those skip names and those dst already has (a new
+// fixture; on a case-insensitive file system, also one whose name differs
+// in case).
+func carryOver(src string, entries []os.DirEntry, dst string, skip func(name string) bool) error {
 	for _, e := range entries {
 		name := e.Name()
 		if skip(name) {
