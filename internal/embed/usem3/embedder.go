@@ -142,7 +142,7 @@ func (e *Embedder) embedWave(ctx context.Context, texts []string, workers int) (
 			return
 		}
 		ws := e.workspace()
-		e.w.runJob(ws, &jobs[i], pooled)
+		e.w.runJob(ctx, ws, &jobs[i], pooled)
 		e.spaces.Put(ws)
 	})
 	if err := ctx.Err(); err != nil {

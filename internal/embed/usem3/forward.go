@@ -1,6 +1,7 @@
 package usem3
 
 import (
+	"context"
 	"math"
 
 	"github.com/ragbaseline/ragbaseline/internal/embed"
@@ -90,8 +91,13 @@ func grow(b []float32, n int) []float32 {
 
 // runJob runs the per-token layers of the job's batches, adding to the
 // rows of pooled (texts×featDim, zero at first).
-func (w *weights) runJob(ws *workspace, j *job, pooled []float32) {
+// It stops early, leaving pooled incomplete, once ctx is done (the caller
+// then returns ctx's error): a very long text is many batches of one job.
+func (w *weights) runJob(ctx context.Context, ws *workspace, j *job, pooled []float32) {
 	for _, b := range j.batches {
+		if ctx.Err() != nil {
+			return
+		}
 		w.tokenPass(ws, b, pooled)
 	}
 }
