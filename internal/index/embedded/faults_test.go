@@ -579,3 +579,31 @@ func TestEveryByteFlip(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderReloadsUnderALockThatAppeared: a reader that found no LOCK
+// file loads again, under a shared lock, when a writer created one while
+// it read the files (the package doc's promise).
+func TestReaderReloadsUnderALockThatAppeared(t *testing.T) {
+	dir := t.TempDir()
+	logWithRecords(t, dir, 3)
+	lockPath := filepath.Join(dir, lockName)
+	if err := os.Remove(lockPath); err != nil {
+		t.Fatal(err)
+	}
+	loads := 0
+	afterUnlockedLoad = func() {
+		loads++
+		if err := os.WriteFile(lockPath, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { afterUnlockedLoad = nil }()
+	ix, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if loads != 1 || ix.lock == nil {
+		t.Errorf("unlocked loads %d, lock held %v: want one unlocked load, then one under the shared lock", loads, ix.lock != nil)
+	}
+}

@@ -164,6 +164,9 @@ func OpenReadOnly(dir string) (*Index, error) {
 			return nil, err
 		}
 		if lock == nil && attempt == 0 {
+			if afterUnlockedLoad != nil {
+				afterUnlockedLoad()
+			}
 			if _, err := os.Stat(lockPath); err == nil {
 				// A writer started while the files were read: read
 				// them again under the lock.
@@ -173,6 +176,10 @@ func OpenReadOnly(dir string) (*Index, error) {
 		return ix, nil
 	}
 }
+
+// afterUnlockedLoad, when set (by tests), runs after a reader loaded the
+// files without a lock file to lock.
+var afterUnlockedLoad func()
 
 // Dir returns the directory of the index.
 func (ix *Index) Dir() string { return ix.dir }
