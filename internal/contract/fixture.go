@@ -60,7 +60,32 @@ type Pipeline struct {
 	Embedder string          `json:"embedder"`
 	Dim      int             `json:"dim"`
 	Params   *PipelineParams `json:"params,omitempty"`
+	// SearchMode is the search the pipeline itself runs, as its user
+	// declares it: "hybrid", "dense", "bm25" or "other". Absent for the
+	// builtin pipeline, whose search mode is the fixture's searchMode.
+	SearchMode string `json:"searchMode,omitempty"`
+	// Capabilities lists the parts of a lookup result the pipeline
+	// produces (the Cap constants). Absent means every part: the builtin
+	// pipeline, and fixtures written before capabilities were declared. A
+	// check that needs a part the pipeline declares it lacks is skipped,
+	// not failed.
+	Capabilities []string `json:"capabilities,omitempty"`
 }
+
+// The parts of a lookup result a pipeline can declare it produces
+// (Pipeline.Capabilities), in the order they are written.
+const (
+	CapEvidenceStatus = "evidenceStatus" // lookupResult.evidenceStatus
+	CapQualityScore   = "qualityScore"   // evidenceBlocks[].qualityScore (and relevanceLevel)
+	CapBreadcrumb     = "breadcrumb"     // evidenceBlocks[].breadcrumb
+	CapContextPack    = "contextPack"    // lookupResult.contextPack
+	CapTrace          = "trace"          // retrievalTrace: attempts and the selected attempt
+	CapFallback       = "fallback"       // retrievalTrace.fallbackReason
+	CapRerank         = "rerank"         // rerankTrace
+)
+
+// Capabilities are every part of a lookup result, in order (Pipeline.Capabilities).
+var Capabilities = []string{CapEvidenceStatus, CapQualityScore, CapBreadcrumb, CapContextPack, CapTrace, CapFallback, CapRerank}
 
 // PipelineParams are the lookup parameters a fixture was produced with.
 type PipelineParams struct {
