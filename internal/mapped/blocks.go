@@ -165,7 +165,9 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 	}
 	if sc.Quality != QualityNone {
 		for i, q := range qualities(sc, scores) {
-			blocks[i].QualityScore = contract.Float6(q)
+			// Rounded as the fixture writes it, so the level and the
+			// status agree with the number a reader sees.
+			blocks[i].QualityScore = contract.Float6(contract.Round6(q))
 			blocks[i].HasQuality = true
 		}
 	}

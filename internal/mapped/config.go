@@ -388,7 +388,7 @@ func (r *reader) call(n *yaml.Node, field string, names []string, isRequest bool
 		return nil, err
 	}
 	c := &call{field: field}
-	placeholders := append([]string(nil), names...)
+	placeholders := append([]string{}, names...) // not nil: braces are placeholders in URLs
 	vars := append([]string(nil), names...)
 	if isRequest {
 		placeholders = append(placeholders, inputFields[:4]...) // not the vector

@@ -93,6 +93,9 @@ func parseTemplate(s string, placeholders []string) ([]part, error) {
 			}
 			name := s[i+1 : i+1+end]
 			if !contains(placeholders, name) {
+				if len(placeholders) == 0 {
+					return nil, fmt.Errorf("{%s}: unknown placeholder (none here)", name)
+				}
 				return nil, fmt.Errorf("{%s}: unknown placeholder (known here: %s)", name, strings.Join(placeholders, ", "))
 			}
 			flush()
