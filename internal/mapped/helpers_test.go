@@ -27,7 +27,8 @@ type recorded struct {
 }
 
 // fakeAPI is an httptest server standing in for a retrieval API in
-// protocol tests: answer decides each response; every request is kept.
+// protocol tests: answer decides each response (status 0 drops the
+// connection unanswered); every request is kept.
 type fakeAPI struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -40,10 +41,16 @@ func newFakeAPI(t testing.TB, answer func(r recorded) (int, []byte)) *fakeAPI {
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rec := recorded{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
-		f.mu.Lock()
+		f.mu.Lock() // answers one at a time: tests count calls in them
 		f.reqs = append(f.reqs, rec)
-		f.mu.Unlock()
 		status, out := f.answer(rec)
+		f.mu.Unlock()
+		if status == 0 { // the server dies: the connection drops unanswered
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		w.Write(out)
