@@ -2,6 +2,8 @@ package mapped
 
 import (
 	"errors"
+	"fmt"
+	"time"
 	"os"
 	"path/filepath"
 	"strings"
@@ -231,6 +233,15 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				panic(fmt.Sprintf("Parse hangs on %q", data))
+			}
+		}()
+		defer close(done)
 		c, err := Parse("f.yaml", data)
 		if err != nil {
 			var ce *ConfigError

@@ -33,15 +33,15 @@ type endToEnd struct {
 var shippedGolden = filepath.Join("..", "..", "eval", "rag-retrieval", "cases", "golden-cases.json")
 
 // run snapshots and judges, as rag-snapshot does, and returns the
-// snapshot's summary and error and the judge's result (nil when the
-// snapshot failed). A real-server test is a few lines over it:
+// snapshot's summary, the judge's result (nil when the snapshot
+// failed) and the snapshot's error. A real-server test is a few lines over it:
 //
 //	url := kbtest.ServiceEnv(t, "CHROMA_URL")
 //	// … load the corpus into the server …
-//	sum, err, res := endToEnd{Config: shipped("chroma.yaml"), Env: map[string]string{"CHROMA_URL": url},
-//		Embed: usem3Embedder(t)}.run(t)
+//	sum, res, err := endToEnd{Config: shipped("chroma.yaml"), Env: map[string]string{"CHROMA_URL": url},
+//		Embed: useEmbedder(t)}.run(t)
 //	// assert on err, sum.Written, res.Cases[i].Status …
-func (e endToEnd) run(t testing.TB) (*snapshot.Summary, error, *judge.Result) {
+func (e endToEnd) run(t testing.TB) (*snapshot.Summary, *judge.Result, error) {
 	t.Helper()
 	golden := e.Golden
 	if golden == "" {
@@ -77,13 +77,13 @@ func (e endToEnd) run(t testing.TB) (*snapshot.Summary, error, *judge.Result) {
 		Now: func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) },
 	})
 	if serr != nil {
-		return sum, serr, nil
+		return sum, nil, serr
 	}
 	res, err := judge.Run(g, dir, judge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sum, nil, res
+	return sum, res, nil
 }
 
 // twoCases is a golden file of two cases for the protocol tests.
@@ -144,7 +144,7 @@ func TestSecretsStayOut(t *testing.T) {
 	cfg := writeConfig(t, secretConfig)
 	dir := filepath.Join(t.TempDir(), "fixtures")
 
-	sum, err, res := endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir}.run(t)
+	sum, res, err := endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir}.run(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSecretsStayOut(t *testing.T) {
 	api.mu.Lock()
 	echo = true
 	api.mu.Unlock()
-	_, err, _ = endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
+	_, _, err = endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
 	var fe *snapshot.FailedError
 	if !errors.As(err, &fe) || len(fe.Failures) != 2 {
 		t.Fatalf("got %v", err)
@@ -183,7 +183,7 @@ func TestSecretsStayOut(t *testing.T) {
 	// Unreachable: the transport's message names the address; scrubbed.
 	api.Close()
 	defaultClient.CloseIdleConnections()
-	_, err, _ = endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
+	_, _, err = endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
 	if !errors.As(err, &fe) || !strings.Contains(fe.Failures[0].Error, "POST ${SVC_URL}/search unreachable: dial tcp ${SVC_URL}: connect: connection refused") {
 		t.Errorf("got %v", fe.Failures)
 	}
@@ -227,7 +227,7 @@ func TestServerDiesMidSnapshot(t *testing.T) {
 	env := map[string]string{"SVC_URL": api.URL, "SVC_TOKEN": token, "SVC_KEY": key}
 	cfg := writeConfig(t, secretConfig)
 	dir := filepath.Join(t.TempDir(), "fixtures")
-	if _, err, _ := (endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir}).run(t); err != nil {
+	if _, _, err := (endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir}).run(t); err != nil {
 		t.Fatal(err)
 	}
 	before := snapshotDir(t, dir)
@@ -246,7 +246,7 @@ func TestServerDiesMidSnapshot(t *testing.T) {
 		return 200, []byte(`{"hits": [{"id": "mysql-connection-pool", "text": "changed ` + strings.Repeat("y", calls) + `", "score": 0.8}]}`)
 	}
 	api.mu.Unlock()
-	_, err, _ := endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: 2}.run(t)
+	_, _, err := endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: 2}.run(t)
 	var fe *snapshot.FailedError
 	if !errors.As(err, &fe) {
 		t.Fatalf("got %v", err)
@@ -294,7 +294,7 @@ func TestTransientRetried(t *testing.T) {
 	env := map[string]string{"SVC_URL": api.URL, "SVC_TOKEN": token, "SVC_KEY": key}
 	g := filepath.Join(t.TempDir(), "one.json")
 	os.WriteFile(g, []byte(`{"version": 1, "kbScope": "rag-eval", "cases": [{"caseId": "pool", "scenario": "chat", "query": "q", "expectedSources": ["mysql-connection-pool"]}]}`), 0o644)
-	sum, err, _ := endToEnd{Config: writeConfig(t, secretConfig), Env: env, Golden: g, Retries: 2}.run(t)
+	sum, _, err := endToEnd{Config: writeConfig(t, secretConfig), Env: env, Golden: g, Retries: 2}.run(t)
 	if err != nil || sum.Written != 1 || calls != 2 {
 		t.Errorf("written %v, calls %d, err %v", sum, calls, err)
 	}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/embed/local"
+	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 )
 
@@ -80,6 +82,19 @@ func readResponse(t testing.TB, name string) []byte {
 func localEmbedder(t testing.TB) kb.Embedder {
 	t.Helper()
 	e, err := local.New(512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// useEmbedder is use-multilingual-v3, the embedder the shipped configs'
+// data model embeds the chunks with. The test is skipped when `make
+// models` has not installed it (and fails with RAG_REQUIRE_MODEL=1).
+func useEmbedder(t testing.TB) kb.Embedder {
+	t.Helper()
+	kbtest.ModelBase(t)
+	e, err := usem3.LoadDefault()
 	if err != nil {
 		t.Fatal(err)
 	}

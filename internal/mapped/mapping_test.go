@@ -288,3 +288,30 @@ func TestQualities(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedderThresholds: with use-multilingual-v3, the embedder of the
+// shipped data model, thresholds: embedder are its calibrated ones, and
+// the query vector sent has its 512 dimensions.
+func TestEmbedderThresholds(t *testing.T) {
+	emb := useEmbedder(t)
+	api := newFakeAPI(t, func(recorded) (int, []byte) { return 200, readResponse(t, "opensearch-knn.json") })
+	cfg, err := Load(shipped("opensearch-knn.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg, Options{Embedder: emb, LookupEnv: envOf(map[string]string{"OPENSEARCH_URL": api.URL})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := lookup.ThresholdsFor(lookup.USEEmbedder)
+	d := p.Describe()
+	if d.Embedder != lookup.USEEmbedder || d.Dim != 512 || float64(d.Params.LowQuality) != want.LowQuality ||
+		float64(d.Params.MinQuality) != want.MinQuality || float64(d.Params.Levels.High) != want.Levels.High || len(p.Warnings()) != 0 {
+		t.Errorf("describe %+v %+v, warnings %v", d, d.Params, p.Warnings())
+	}
+	lookupOK(t, p, "连接池满了")
+	var body struct{ Query struct{ KNN struct{ Embedding struct{ Vector []float64 } } } }
+	if err := json.Unmarshal(api.requests()[0].Body, &body); err != nil || len(body.Query.KNN.Embedding.Vector) != 512 {
+		t.Errorf("vector of %d numbers, %v", len(body.Query.KNN.Embedding.Vector), err)
+	}
+}

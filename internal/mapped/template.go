@@ -109,17 +109,6 @@ func parseTemplate(s string, placeholders []string) ([]part, error) {
 	return parts, nil
 }
 
-// envNames returns the environment variables t refers to.
-func (t *template) envNames() []string {
-	var out []string
-	for _, p := range t.parts {
-		if p.kind == envRef {
-			out = append(out, p.text)
-		}
-	}
-	return out
-}
-
 // resolved is a template whose environment references are replaced.
 type resolved struct {
 	t     *template
