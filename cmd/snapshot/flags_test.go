@@ -51,6 +51,10 @@ func TestNewCmdSnapshot(t *testing.T) {
 	if o, _ := parse(t, newCmdSnapshot, "--pipeline", "http"); o.Pipeline != pipelineHTTP || !o.pipelineSet {
 		t.Errorf("--pipeline http: %q, set %v", o.Pipeline, o.pipelineSet)
 	}
+	// --pipeline-config alone means --pipeline mapped.
+	if o, _ := parse(t, newCmdSnapshot, "--pipeline-config", "p.yaml"); o.PipelineConfig != "p.yaml" || o.defaults() != nil || o.Pipeline != pipelineMapped {
+		t.Errorf("--pipeline-config: %+v", o)
+	}
 	// An empty --fusion is RRF, as before the flag was checked at parse time.
 	if o, err := parse(t, newCmdSnapshot, "--fusion="); err != nil || o.Fusion != "" {
 		t.Errorf("--fusion=: %v, %+v", err, o)
@@ -91,7 +95,7 @@ func TestParseErrors(t *testing.T) {
 	o, err := snap("--search-mode sparse")
 	check(o != nil, err, `--search-mode must be hybrid or dense, got "sparse"`)
 	o, err = snap("--pipeline grpc")
-	check(o != nil, err, `--pipeline must be builtin or http, got "grpc"`)
+	check(o != nil, err, `--pipeline must be builtin, http or mapped, got "grpc"`)
 	o, err = snap("--fusion max")
 	check(o != nil, err, `--fusion: unknown fusion "max" (want "rrf" or "anchored")`)
 	o, err = snap("--store nosql")
@@ -106,7 +110,7 @@ func TestParseErrors(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	for args, want := range map[string]string{
 		"__complete --search-mode ":    "hybrid\ndense\n:4\n",
-		"__complete --pipeline ":       "builtin\nhttp\n:4\n",
+		"__complete --pipeline ":       "builtin\nhttp\nmapped\n:4\n",
 		"__complete --fusion ":         "rrf\nanchored\n:4\n",
 		"__complete --store ":          "embedded\nserver\n:4\n",
 		"__complete --embedder ":       "use\nlocal\nopenai\n:4\n",

@@ -3,11 +3,11 @@ package mapped
 import (
 	"errors"
 	"fmt"
-	"time"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )

@@ -310,7 +310,11 @@ func TestEmbedderThresholds(t *testing.T) {
 		t.Errorf("describe %+v %+v, warnings %v", d, d.Params, p.Warnings())
 	}
 	lookupOK(t, p, "连接池满了")
-	var body struct{ Query struct{ KNN struct{ Embedding struct{ Vector []float64 } } } }
+	var body struct {
+		Query struct {
+			KNN struct{ Embedding struct{ Vector []float64 } }
+		}
+	}
 	if err := json.Unmarshal(api.requests()[0].Body, &body); err != nil || len(body.Query.KNN.Embedding.Vector) != 512 {
 		t.Errorf("vector of %d numbers, %v", len(body.Query.KNN.Embedding.Vector), err)
 	}
