@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"reflect"
 	"regexp"
 	"strings"
@@ -317,5 +318,33 @@ func TestEmbedderThresholds(t *testing.T) {
 	}
 	if err := json.Unmarshal(api.requests()[0].Body, &body); err != nil || len(body.Query.KNN.Embedding.Vector) != 512 {
 		t.Errorf("vector of %d numbers, %v", len(body.Query.KNN.Embedding.Vector), err)
+	}
+}
+
+func TestTemplates(t *testing.T) {
+	parts, err := parseTemplate("$${A}${B:-x/}/p/{kbScope}?q={none", []string{"kbScope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &template{src: "…", parts: parts}
+	var secrets secretSet
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"B": "http://hostname:1/"}, "${A}http://hostname:1/p/a%2Fb?q={none"}, // the trailing slash before /p goes
+		{map[string]string{"B": "http://hostname:1"}, "${A}http://hostname:1/p/a%2Fb?q={none"},
+		{nil, "${A}x/p/a%2Fb?q={none"}, // the default
+	} {
+		r, err := tmpl.resolve(envOf(tc.env), &secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.expand(map[string]string{"kbScope": "a/b"}, url.PathEscape); got != tc.want {
+			t.Errorf("%v: got %s, want %s", tc.env, got, tc.want)
+		}
+	}
+	if got := secrets.scrub("dial tcp hostname:1: refused; GET http://hostname:1/p"); got != "dial tcp ${B}: refused; GET ${B}/p" {
+		t.Errorf("scrub: %s", got)
 	}
 }

@@ -9,7 +9,8 @@ import (
 
 // A template is a string of the config with ${NAME} (or ${NAME:-default})
 // references to environment variables and, in URLs, {name} placeholders
-// for the request's fields and the setup steps' values. $$ is a literal $.
+// for the request's fields and the setup steps' values. $$ is a literal $
+// ($${x} the text ${x}).
 // The environment is read once, when the pipeline is built (resolve); the
 // placeholders on every call (expand). The template's source text, never
 // its expansion, is what messages and fixtures show.
@@ -72,6 +73,10 @@ func parseTemplate(s string, placeholders []string) ([]part, error) {
 		case c == '$' && i+1 < len(s) && s[i+1] == '$':
 			lit.WriteByte('$')
 			i++
+			if i+1 < len(s) && s[i+1] == '{' { // $${…} is the text ${…}
+				lit.WriteByte('{')
+				i++
+			}
 		case c == '$' && i+1 < len(s) && s[i+1] == '{':
 			end := strings.IndexByte(s[i+2:], '}')
 			if end < 0 {
@@ -119,9 +124,12 @@ type resolved struct {
 // getenv reports whether a variable is set. A variable neither set nor
 // given a default is an error. secrets receives every value read from the
 // environment.
+//
+// A value followed by a "/" in the template loses its trailing slashes, so
+// that ${URL}/v1/graphql is right whether URL ends in a slash or not.
 func (t *template) resolve(getenv func(string) (string, bool), secrets *secretSet) (*resolved, error) {
 	r := &resolved{t: t}
-	for _, p := range t.parts {
+	for i, p := range t.parts {
 		if p.kind != envRef {
 			r.parts = append(r.parts, p)
 			continue
@@ -129,11 +137,16 @@ func (t *template) resolve(getenv func(string) (string, bool), secrets *secretSe
 		v, ok := getenv(p.text)
 		switch {
 		case ok:
-			secrets.add(p.text, v)
 		case p.hasDef:
 			v = p.def
 		default:
 			return nil, fmt.Errorf("environment variable %s is not set", p.text)
+		}
+		if i+1 < len(t.parts) && t.parts[i+1].kind == literal && strings.HasPrefix(t.parts[i+1].text, "/") {
+			v = strings.TrimRight(v, "/")
+		}
+		if ok {
+			secrets.add(p.text, v) // the value as sent
 		}
 		r.parts = append(r.parts, part{kind: literal, text: v})
 	}
