@@ -45,7 +45,9 @@
 // *lookuphttp.TimeoutError are transient, *lookuphttp.StatusError is
 // transient for 502, 503, 504 and 429, *lookuphttp.ProtocolError (not
 // JSON, too large) is not; an errorIf that holds is a *ServiceError, not
-// transient.
+// transient. A failed setup step is a *SetupError, which is never "no
+// such endpoint": a 404 there (a missing collection) stops the run at the
+// health check, before any lookup.
 //
 // # Blocks and scores
 //

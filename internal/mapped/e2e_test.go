@@ -313,3 +313,46 @@ func TestUnsetVariable(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// TestSetupFailureStopsTheRun: a setup step answered 404 (Chroma without
+// the collection) fails the health check, so nothing runs and nothing is
+// written; a 503 of the setup step is retried like any transient error.
+func TestSetupFailureStopsTheRun(t *testing.T) {
+	calls := 0
+	status := 404
+	api := newFakeAPI(t, func(r recorded) (int, []byte) {
+		calls++
+		if r.Method == "GET" {
+			if status == 503 && calls == 1 {
+				return 503, []byte(`{"error": "starting"}`)
+			}
+			if status != 200 && status != 503 {
+				return status, readResponse(t, "chroma-404.json")
+			}
+			return 200, readResponse(t, "chroma-collection.json")
+		}
+		return 200, readResponse(t, "chroma-query.json")
+	})
+	dir := filepath.Join(t.TempDir(), "fixtures")
+	run := func() (*snapshot.Summary, error) {
+		sum, _, err := endToEnd{Config: shipped("chroma.yaml"), Env: map[string]string{"CHROMA_URL": api.URL}, Golden: twoCases(t), Dir: dir, Retries: 2}.run(t)
+		return sum, err
+	}
+	_, err := run()
+	want := "pipeline health check failed; nothing was written: ../../deploy/mapped/chroma.yaml: setup[0] (collection): GET ${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/rag-chunks: 404 Not Found: Collection [rag-chunks] does not exists"
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	if calls != 1 {
+		t.Errorf("%d calls: a 404 is not retried and no lookup runs", calls)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the fixture directory was created: %v", err)
+	}
+
+	calls, status = 0, 503
+	sum, err := run()
+	if err != nil || sum.Written != 2 || calls != 4 {
+		t.Errorf("a 503 of the setup is retried: %v, %d calls, %v", sum, calls, err)
+	}
+}

@@ -216,11 +216,11 @@ func (p *Pipeline) setupVars(ctx context.Context) (map[string]any, error) {
 	for i, s := range p.cfg.Setup {
 		resp, err := p.do(ctx, &p.setup[i], nil, vars)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s (%s): %w", p.cfg.File, s.field, s.Name, err)
+			return nil, &SetupError{msg: fmt.Sprintf("%s: %s (%s): %v", p.cfg.File, s.field, s.Name, err), err: err}
 		}
 		v, err := s.Value.one(ctx, resp, vars)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.cfg.File, err)
+			return nil, &SetupError{msg: fmt.Sprintf("%s: %v", p.cfg.File, err), err: err}
 		}
 		vars[s.Name] = v
 	}
@@ -449,6 +449,31 @@ func (p *Pipeline) message(ctx context.Context, prog *program, doc any, env map[
 		parts = append(parts, s)
 	}
 	return oneLine(strings.Join(parts, "; ")), nil
+}
+
+// SetupError is a setup step that failed. It answers the snapshot's
+// questions itself rather than through the error it wraps: transient and
+// unreachable as that error is, but never "no such endpoint", so a setup
+// step answered 404 (a missing collection) stops the run at its health
+// check instead of passing for a service without one. Err returns the
+// cause.
+type SetupError struct {
+	msg string
+	err error
+}
+
+func (e *SetupError) Error() string { return e.msg }
+
+// Err is the step's error.
+func (e *SetupError) Err() error        { return e.err }
+func (e *SetupError) Transient() bool   { return lookup.Transient(e.err) }
+func (e *SetupError) Unreachable() bool { return unreachable(e.err) }
+func (e *SetupError) NoEndpoint() bool  { return false }
+
+// unreachable reports whether err says no response came back.
+func unreachable(err error) bool {
+	var u interface{ Unreachable() bool }
+	return errors.As(err, &u) && u.Unreachable()
 }
 
 // ServiceError is a 2xx answer that the config's errorIf says is an error
