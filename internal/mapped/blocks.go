@@ -94,7 +94,9 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 				if !ok {
 					return nil, bad()
 				}
-				s = strings.ToValidUTF8(s, "\uFFFD")
+				// A service echoing a token into a result must not put it
+				// into a fixture either.
+				s = p.secrets.scrub(strings.ToValidUTF8(s, "\uFFFD"))
 				switch k {
 				case "evidenceKey":
 					b.EvidenceKey = s

@@ -32,8 +32,9 @@
 // of a value that is a URL) is replaced by ${NAME} in every error the
 // pipeline returns (the wrapped error stays reachable for errors.As, so
 // the transient and unreachable classification still works); Describe's
-// store is the URL as the config writes it. Values under 4 bytes are left
-// alone.
+// store is the URL as the config writes it; the string fields of blocks
+// are scrubbed the same way, so a service echoing a token cannot put it
+// into a fixture. Values under 4 bytes are left alone.
 //
 // # Calls and errors
 //

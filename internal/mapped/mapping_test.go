@@ -348,3 +348,26 @@ func TestTemplates(t *testing.T) {
 		t.Errorf("scrub: %s", got)
 	}
 }
+
+// TestNoEnvironmentInJQ: jq sees no environment, and a block that echoes
+// a secret has it replaced.
+func TestNoEnvironmentInJQ(t *testing.T) {
+	t.Setenv("HOME_SECRET", "hs-1234567890")
+	api := newFakeAPI(t, func(r recorded) (int, []byte) {
+		return 200, []byte(`{"echo": "` + r.Header.Get("X-Key") + `"}`)
+	})
+	path := writeConfig(t, `name: t
+searchMode: other
+capabilities: []
+headers: {X-Key: '${KEY}'}
+request: {url: '${U}/q', body: '{q: .query}'}
+response:
+  blocks: '[{docId: ($ENV | tojson), source: (env | tojson), excerpt: ("key " + .echo)}]'
+`)
+	p := openConfig(t, path, map[string]string{"U": api.URL, "KEY": "k-secret-42"})
+	lr := lookupOK(t, p, "q")
+	b := lr.EvidenceBlocks[0]
+	if b.DocID != "{}" || b.Source != "{}" || b.Excerpt != "key ${KEY}" {
+		t.Errorf("block %+v", b)
+	}
+}
