@@ -371,3 +371,18 @@ response:
 		t.Errorf("block %+v", b)
 	}
 }
+
+// TestWeaviateStatusError: Weaviate's non-2xx answers carry
+// {"error": [{"message"}]}; the message is quoted, and a 422 is not
+// retried.
+func TestWeaviateStatusError(t *testing.T) {
+	api := newFakeAPI(t, func(recorded) (int, []byte) {
+		return 422, []byte(`{"error":[{"message":"no graphql provider present, this is most likely because no schema is present. Import a schema first!"}]}`)
+	})
+	p := openConfig(t, shipped("weaviate.yaml"), map[string]string{"WEAVIATE_URL": api.URL})
+	_, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
+	want := "POST ${WEAVIATE_URL}/v1/graphql: 422 Unprocessable Entity: no graphql provider present, this is most likely because no schema is present. Import a schema first!"
+	if err == nil || err.Error() != want || lookup.Transient(err) {
+		t.Errorf("got  %v\nwant %s (not transient)", err, want)
+	}
+}
