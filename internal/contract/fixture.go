@@ -347,6 +347,12 @@ type EvidenceBlock struct {
 	Has BlockPresence `json:"-"`
 }
 
+// BlockHas reports whether b, a block of lr, carries the field bit: always
+// for a complete result, else when b.Has says so.
+func (lr *LookupResult) BlockHas(b *EvidenceBlock, bit BlockPresence) bool {
+	return !lr.Partial || b.Has&bit != 0
+}
+
 // BlockPresence is a set of evidence block fields other than rank and
 // qualityScore (EvidenceBlock.HasRank and HasQuality say those).
 type BlockPresence uint16

@@ -28,10 +28,11 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	j.fixtureFields(&res)
 	for i := range checks {
 		if ch := &checks[i]; ch.declared(c) {
-			passed, message := j.run(ch)
-			res.add(ch.name, passed, message)
+			out, message := j.run(ch)
+			res.add(ch.name, out, message)
 		}
 	}
+	res.settle()
 	level := hitLevel(j, res.Checks)
 	res.HitLevel = &level
 	if len(c.ExpectedKeywords) > 0 {
@@ -73,14 +74,33 @@ func newResult(c *contract.Case, k int, status Status) CaseResult {
 }
 
 // add records a check's outcome; a failed check fails the case.
-func (r *CaseResult) add(name string, passed bool, message string) {
-	ch := Check{Name: name, Passed: passed}
-	if !passed {
+func (r *CaseResult) add(name string, out outcome, message string) {
+	ch := Check{Name: name, Passed: out == passed, Skipped: out == skipped}
+	switch out {
+	case failed:
 		ch.Message = &message
 		r.Status = StatusFail
 		r.FailedChecks = append(r.FailedChecks, name)
+	case skipped:
+		ch.Message = &message
+		r.SkippedChecks = append(r.SkippedChecks, name)
 	}
 	r.Checks = append(r.Checks, ch)
+}
+
+// settle gives a case that did not fail, and whose every check but query
+// was skipped, the status skipped: the fixture's query being the golden
+// one says nothing of the retrieval, so the case is no pass.
+func (r *CaseResult) settle() {
+	if r.Status != StatusPass || len(r.SkippedChecks) == 0 {
+		return
+	}
+	for _, ch := range r.Checks {
+		if ch.Name != CheckQuery && !ch.Skipped {
+			return
+		}
+	}
+	r.Status = StatusSkipped
 }
 
 // judgement is one case being judged against its fixture: what the checks,
@@ -171,7 +191,11 @@ func (j *judgement) expectedInTop() bool { return j.first > 0 && j.first <= j.k 
 // top-K candidates, firstExpectedRank and the traced fields.
 func (j *judgement) fixtureFields(res *CaseResult) {
 	lr := j.lr
-	res.SearchMode = strPtr(j.f.SearchMode, j.f.SearchMode != "")
+	mode := j.f.SearchMode
+	if p := j.f.Pipeline; p != nil && p.SearchMode != "" {
+		mode = p.SearchMode // the pipeline's own, as declared
+	}
+	res.SearchMode = strPtr(mode, mode != "")
 	res.SelectedAttempt = strPtr(lr.RetrievalTrace.SelectedAttempt, lr.Has&contract.HasSelectedAttempt != 0)
 	res.EvidenceStatus = strPtr(lr.EvidenceStatus, lr.Has&contract.HasEvidenceStatus != 0)
 	res.RerankTopSource = strPtr(lr.RerankTrace.TopSource, lr.Has&contract.HasRerankTopSource != 0)

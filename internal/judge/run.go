@@ -128,6 +128,12 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 	if mErr == nil {
 		res.Manifest = m
 	}
+	// A fixture without a pipeline of its own (written by hand) is judged
+	// with the capabilities the manifest's pipeline declares.
+	var declared *contract.Pipeline
+	if mErr == nil && m.Status == contract.StatusAvailable {
+		declared = m.Pipeline
+	}
 	var metas []fixtureMeta
 	if mc != nil {
 		metas = make([]fixtureMeta, len(g.Cases))
@@ -155,7 +161,7 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 				if mc != nil {
 					meta = &metas[i]
 				}
-				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache)
+				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache, declared)
 			}
 		}()
 	}
@@ -209,7 +215,7 @@ func movedAside(dir string, err error) string {
 	return ""
 }
 
-func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache) (CaseResult, []byte) {
+func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache, declared *contract.Pipeline) (CaseResult, []byte) {
 	data, err := readFile(path, buf)
 	if errors.Is(err, fs.ErrNotExist) {
 		return notRun(c, k, "no fixture at "+path), data
@@ -224,6 +230,9 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *ma
 	}
 	if mc != nil {
 		*meta = mc.meta(f, data, cache)
+	}
+	if f.Pipeline == nil {
+		f.Pipeline = declared
 	}
 	return JudgeFixture(c, k, f, kbScope), data
 }
