@@ -105,7 +105,9 @@ func TestSkippedVersusLacks(t *testing.T) {
 func TestCaseAllSkipped(t *testing.T) {
 	only := contract.Case{CaseID: "trace", Query: "q", ExpectedSelectedAttempt: contract.AttemptFiltered, Scenario: "s"}
 	mixed := contract.Case{CaseID: "mixed", Query: "q", ExpectedFound: ptr(true), ExpectedRerankTopSource: "a", Scenario: "s"}
-	f := func(id string) *contract.Fixture { return partial(fixture(id, "q", blk(1, "a")), []string{contract.CapFallback}) }
+	f := func(id string) *contract.Fixture {
+		return partial(fixture(id, "q", blk(1, "a")), []string{contract.CapFallback})
+	}
 	r1 := JudgeFixture(&only, 5, f("trace"), "kb")
 	r2 := JudgeFixture(&mixed, 5, f("mixed"), "kb")
 	if r1.Status != StatusSkipped || r2.Status != StatusPass {
@@ -159,4 +161,3 @@ func TestRunUsesManifestCapabilities(t *testing.T) {
 		t.Errorf("warnings %v", res.Warnings)
 	}
 }
-
