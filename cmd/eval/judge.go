@@ -34,8 +34,8 @@ func newCmdJudge(f *cmdutil.Streams, runF func(*judgeOptions) error) *cobra.Comm
 		Long: `rag-eval judges the fixtures written by rag-snapshot against the golden cases,
 without any service: it reads files and writes reports.
 
-Exit status: 0 every case passed (and no regression), 1 some case failed, was
-not run or errored, 2 usage or input error (no report is written), 3 regression
+Exit status: 0 every case passed or was skipped (and no regression), 1 some
+case failed, was not run or errored, 2 usage or input error (no report is written), 3 regression
 against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 		Example: `  # judge the shipped eval set, write eval/rag-retrieval/reports/baseline.json|md
   rag-eval
@@ -178,7 +178,7 @@ func judgeRun(o *judgeOptions) error {
 	switch {
 	case diff != nil && diff.Regressed():
 		return cmdutil.Silent(cmdutil.ExitRegression)
-	case rep.Summary.PassCount != rep.Summary.CaseCount:
+	case !rep.Summary.Passed():
 		return cmdutil.Silent(cmdutil.ExitFail)
 	}
 	return nil

@@ -55,6 +55,10 @@ type SkippedChecks struct {
 	Count  int    `json:"count"`
 }
 
+// Passed reports whether every case passed or was skipped: no case
+// failed, was not run or errored (rag-eval's exit status 0).
+func (s *Summary) Passed() bool { return s.PassCount+s.SkippedCount == s.CaseCount }
+
 // SkippedCheckCount is the number of skipped checks.
 func (s *Summary) SkippedCheckCount() int {
 	n := 0
