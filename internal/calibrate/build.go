@@ -327,6 +327,10 @@ func buildMode(in *Input) Mode {
 	}
 	m.Blocks, m.Cases = buildStats(in.Result.Cases, in.AttemptBest, m.Shipped)
 	m.Warnings = smallClasses(&m)
+	if man := in.Manifest; man != nil && man.Pipeline.Lacks(contract.CapQualityScore) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: the pipeline declares no qualityScore: its %d blocks are counted as missingScore and there is nothing to calibrate",
+			m.Name, m.Blocks.Counts.MissingScore))
+	}
 	return m
 }
 
@@ -356,9 +360,13 @@ func smallClasses(m *Mode) []string {
 		m.Name, MinClassSize, strings.Join(small, ", "))}
 }
 
-// modeName is the manifest's searchMode, else the judged cases' searchMode
-// (the first one in golden-file order), else the directory's base name.
+// modeName is the search mode the manifest's pipeline declares, else the
+// manifest's searchMode, else the judged cases' searchMode (the first one
+// in golden-file order), else the directory's base name.
 func modeName(in *Input) string {
+	if in.Manifest != nil && in.Manifest.Pipeline != nil && strings.TrimSpace(in.Manifest.Pipeline.SearchMode) != "" {
+		return strings.TrimSpace(in.Manifest.Pipeline.SearchMode)
+	}
 	if in.Manifest != nil && strings.TrimSpace(in.Manifest.SearchMode) != "" {
 		return strings.TrimSpace(in.Manifest.SearchMode)
 	}
