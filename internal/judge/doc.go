@@ -22,7 +22,8 @@
 // searchMode is the pipeline's own declared one when it declares one.
 //
 // checks.go is docs/checks.md in code: the table of checks (name, what declares
-// it, the fixture field it reads, the function that judges it), one
+// it, the fixture field it reads, the capability it needs, the function that
+// judges it), one
 // function per check (checkQuery, checkExpectedDocument, checkKeywords,
 // checkBreadcrumbs, checkMustNot, checkFound, …), then the hit level and
 // the rank metrics. JudgeFixture prepares the case's blocks and runs the

@@ -295,6 +295,8 @@ var inputLabels = map[string]string{
 	"pipeline.params.rerank":        "rerank",
 	"pipeline.params.levels.high":   "levels.high",
 	"pipeline.params.levels.medium": "levels.medium",
+	"pipeline.searchMode":           "declared search mode",
+	"pipeline.capabilities":         "declared capabilities",
 }
 
 // InputLines says what changed in the inputs, one line each: "chunk size

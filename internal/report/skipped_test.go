@@ -93,3 +93,18 @@ func TestDiffLostCheck(t *testing.T) {
 		t.Errorf("junit:\n%s", junit)
 	}
 }
+
+// A changed declaration is an input change the diff names.
+func TestDiffDeclarationIsAnInput(t *testing.T) {
+	res := skippedResult(t)
+	cur := Build(res, "c.json", "x")
+	cur.Inputs.Snapshot = SnapshotOf(res.Manifest)
+	base := Build(res, "c.json", "x")
+	p := *res.Manifest.Pipeline
+	p.SearchMode, p.Capabilities = "", nil
+	base.Inputs.Snapshot = &Snapshot{SearchMode: "hybrid", KBScope: "kb", Pipeline: &p}
+	got := strings.Join(Compare(base, cur, "b", "c").InputLines(), "; ")
+	if want := `declared capabilities null → ["contextPack"]; declared search mode null → bm25`; got != want {
+		t.Errorf("input lines %q, want %q", got, want)
+	}
+}
