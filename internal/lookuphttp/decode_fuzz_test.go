@@ -68,4 +68,3 @@ func FuzzDecodeResult(f *testing.F) {
 		}
 	})
 }
-
