@@ -135,6 +135,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGolden$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGoldenReference$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFixture$$' -fuzztime $(FUZZTIME) ./internal/contract
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) ./internal/lookuphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME) ./internal/corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzTokens$$' -fuzztime $(FUZZTIME) ./internal/textnorm
