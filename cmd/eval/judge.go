@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/htmlreport"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 )
@@ -119,7 +120,8 @@ func judgeRun(o *judgeOptions) error {
 			return fmt.Errorf("load baseline %s: %w", o.CompareTo, err)
 		}
 	}
-	res, err := judge.Run(g, o.Fixtures, judge.Options{FlagK: o.K})
+	// The HTML report shows each case's excerpts and retrieval trace.
+	res, err := judge.Run(g, o.Fixtures, judge.Options{FlagK: o.K, Evidence: o.HTMLReport != ""})
 	if err != nil {
 		return err
 	}
@@ -149,6 +151,8 @@ func judgeRun(o *judgeOptions) error {
 			outs[i].render = diff.WriteJSON
 		case "--diff-markdown-report":
 			outs[i].render = diff.WriteMarkdown
+		case "--html-report":
+			outs[i].render = func(w io.Writer) error { return htmlreport.Judge(w, rep, diff) }
 		}
 	}
 	// Warnings first (a fixture directory that mixes snapshots, orphan

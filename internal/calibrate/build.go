@@ -136,6 +136,9 @@ type Separation struct {
 	Histogram   []HistBin   `json:"histogram"`
 	Best        *Threshold  `json:"best"`
 	AtShipped   []Threshold `json:"atShipped"`
+	// ROC is the ROC curve of the scored members (see ROC), for the HTML
+	// report's plot; the JSON report does not carry it.
+	ROC []ROCPoint `json:"-"`
 }
 
 // Blocks are the block-level statistics; AtShipped holds levels.medium,
@@ -456,6 +459,7 @@ func (s *Separation) measure(samples []Sample, atShipped ...Threshold) {
 	s.Histogram = histogram(samples)
 	s.Best = best(samples)
 	s.AtShipped = atShipped
+	s.ROC = ROC(samples)
 }
 
 func count(c *Counts, l Label, missing bool) {

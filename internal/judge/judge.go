@@ -265,3 +265,52 @@ func strPtr(s string, ok bool) *string {
 	s = strings.Clone(s)
 	return &s
 }
+
+// KeepEvidence adds to res, the judgement of f, what only the HTML report
+// shows: each top candidate's excerpt and a copy of the retrieval trace.
+// Both are copies, so res does not keep the decoder's buffer alive.
+func KeepEvidence(res *CaseResult, f *contract.Fixture) {
+	if f == nil || f.LookupResult == nil {
+		return
+	}
+	lr := f.LookupResult
+	order := OrderBlocks(lr.EvidenceBlocks)
+	for i := range res.TopCandidates {
+		if i < len(order) {
+			res.TopCandidates[i].Excerpt = strings.Clone(lr.EvidenceBlocks[order[i]].Excerpt)
+		}
+	}
+	rt := lr.RetrievalTrace
+	t := &contract.RetrievalTrace{
+		SearchMode: strings.Clone(rt.SearchMode), KBScope: strings.Clone(rt.KBScope),
+		L0Hints: contract.L0Hints{
+			Categories:     cloneStrings(rt.L0Hints.Categories),
+			MatchedTerms:   cloneStrings(rt.L0Hints.MatchedTerms),
+			MatchedSources: cloneStrings(rt.L0Hints.MatchedSources),
+		},
+		SelectedAttempt: strings.Clone(rt.SelectedAttempt),
+		Attempts:        make([]contract.Attempt, len(rt.Attempts)),
+	}
+	if rt.FallbackReason != nil {
+		r := strings.Clone(*rt.FallbackReason)
+		t.FallbackReason = &r
+	}
+	for i, a := range rt.Attempts {
+		a.Name = strings.Clone(a.Name)
+		a.Filter.KBScope = strings.Clone(a.Filter.KBScope)
+		a.Filter.Categories = cloneStrings(a.Filter.Categories)
+		t.Attempts[i] = a
+	}
+	res.Trace = t
+}
+
+func cloneStrings(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
+}

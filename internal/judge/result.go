@@ -88,6 +88,12 @@ type CaseResult struct {
 	// summary's mean; nil when the case declares no keywords, when it was
 	// not judged, and in a result read back from JSON.
 	KeywordCoverage *float64 `json:"-"`
+	// Trace is the fixture's retrieval trace (attempts with their
+	// filters, the selected attempt, the fallback reason), kept by
+	// KeepEvidence (Options.Evidence) for the HTML report; nil otherwise,
+	// for a case without lookupResult, and in a result read back from
+	// JSON.
+	Trace *contract.RetrievalTrace `json:"-"`
 }
 
 // Candidate is the part of an evidence block that reports show.
@@ -101,6 +107,10 @@ type Candidate struct {
 	RelevanceLevel string `json:"relevanceLevel"`
 	// QualityScore is nil when the block has none.
 	QualityScore *contract.Float6 `json:"qualityScore"`
+	// Excerpt is the block's text, kept by KeepEvidence
+	// (Options.Evidence) for the HTML report; "" otherwise and in a
+	// result read back from JSON. No JSON report carries it.
+	Excerpt string `json:"-"`
 }
 
 // Check is the outcome of one declared check. Message is nil when it

@@ -40,6 +40,11 @@ type Options struct {
 	FlagK int
 	// Workers is the number of cases judged at once; 0 means GOMAXPROCS.
 	Workers int
+	// Evidence keeps, for the HTML report, each top candidate's excerpt
+	// (Candidate.Excerpt) and each judged case's retrieval trace
+	// (CaseResult.Trace). Off by default: on 10,000 cases the excerpts
+	// are tens of megabytes that no other report shows.
+	Evidence bool
 }
 
 // FixturePath returns where the fixture of caseID lives in dir.
@@ -161,7 +166,7 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 				if mc != nil {
 					meta = &metas[i]
 				}
-				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache, declared)
+				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache, declared, opts.Evidence)
 			}
 		}()
 	}
@@ -215,7 +220,7 @@ func movedAside(dir string, err error) string {
 	return ""
 }
 
-func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache, declared *contract.Pipeline) (CaseResult, []byte) {
+func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache, declared *contract.Pipeline, evidence bool) (CaseResult, []byte) {
 	data, err := readFile(path, buf)
 	if errors.Is(err, fs.ErrNotExist) {
 		return notRun(c, k, "no fixture at "+path), data
@@ -234,7 +239,11 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *ma
 	if f.Pipeline == nil {
 		f.Pipeline = declared
 	}
-	return JudgeFixture(c, k, f, kbScope), data
+	res := JudgeFixture(c, k, f, kbScope)
+	if evidence {
+		KeepEvidence(&res, f)
+	}
+	return res, data
 }
 
 // readFile reads path into buf, growing it as needed, and returns the
