@@ -60,7 +60,7 @@ var funcs = template.FuncMap{
 	"f":      func(f *contract.Float6) string { return texttab.Float(f) },
 	"signed": func(f *contract.Float6) string { return texttab.Signed(f) },
 	"int":    func(p *int) string { return texttab.Int(p) },
-	"or":     func(p *string) string { return texttab.Or(p, texttab.None) },
+	"opt":    func(p *string) string { return texttab.Or(p, texttab.None) },
 	"join":   strings.Join,
 	"lines":  func(ss []string) string { return strings.Join(ss, "\n") },
 }
