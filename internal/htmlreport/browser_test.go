@@ -205,6 +205,20 @@ func (tb *tab) mustEval(expr string, out any) {
 	}
 }
 
+// waitTrue evaluates expr until it is true, for up to 5 seconds (an
+// event handler runs after the action that caused the event returned).
+func (tb *tab) waitTrue(expr string) bool {
+	tb.t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var ok bool
+		tb.mustEval(expr, &ok)
+		if ok || time.Now().After(deadline) {
+			return ok
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func (tb *tab) click(sel string) {
 	tb.t.Helper()
 	if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
@@ -333,9 +347,7 @@ func TestBrowserJudgeReport(t *testing.T) {
 		t.Errorf("diff cases %q, want %q", regressed, want)
 	}
 	tb.click(`#diff a[href="#case-bad-2"]`)
-	var open bool
-	tb.mustEval(`document.getElementById("case-bad-2").open`, &open)
-	if !open {
+	if !tb.waitTrue(`document.getElementById("case-bad-2").open`) {
 		t.Error("following the diff's link did not open the case")
 	}
 }
@@ -384,3 +396,36 @@ func TestBrowserCalibrationReport(t *testing.T) {
 	}
 }
 
+func TestBrowserComparisonReport(t *testing.T) {
+	rep := shippedComparison(t)
+	var b bytes.Buffer
+	if err := Compare(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := rep.Differing()
+	tb := open(t, b.Bytes(), false)
+	var got struct {
+		Rows, Forests, Intervals int
+		First                    string
+	}
+	tb.mustEval(`({
+		rows: document.querySelectorAll("#cases details.case").length,
+		forests: document.querySelectorAll("svg.forest").length,
+		intervals: document.querySelectorAll("svg.forest circle").length,
+		first: document.querySelector("#cases details.case").id,
+	})`, &got)
+	if got.Rows != want || got.Forests != len(rep.Metrics) || got.Intervals != len(rep.Metrics) {
+		t.Fatalf("comparison page: %+v; want %d case rows and %d forest rows", got, want, len(rep.Metrics))
+	}
+	// Opening a case shows both sides' blocks, what differs marked.
+	tb.click("#" + got.First + " > summary")
+	var shown struct{ Positions, Marked, Excerpts int }
+	tb.mustEval(`(() => { const d = document.getElementById(`+jsString(got.First)+`); return {
+		positions: [...d.querySelectorAll("td.pos")].filter(e => e.checkVisibility()).length,
+		marked: d.querySelectorAll("td.pos .diffmark").length,
+		excerpts: [...d.querySelectorAll("td.pos .excerpt")].filter(e => e.checkVisibility() && e.textContent !== "").length,
+	} })()`, &shown)
+	if shown.Positions == 0 || shown.Marked == 0 || shown.Excerpts == 0 {
+		t.Errorf("an opened case shows %+v", shown)
+	}
+}

@@ -144,7 +144,7 @@ type histPlot struct {
 
 type rect struct{ X, Y, W, H, Fill, Title string }
 
-type tick struct{ X, Y, Label string }
+type tick struct{ X, Y, Label, Anchor string }
 
 type vline struct {
 	X, Y1, Y2, LabelY, Label, Color, Dash string
