@@ -54,7 +54,7 @@ type reportFlags struct {
 func (r *reportFlags) add(fs *pflag.FlagSet, jsonDefault, markdownDefault string) {
 	fs.StringVar(&r.JSONReport, "json-report", "", "JSON report path (default "+jsonDefault+")")
 	fs.StringVar(&r.MarkdownReport, "markdown-report", "", "Markdown report path (default "+markdownDefault+")")
-	fs.StringVar(&r.HTMLReport, "html-report", "", "also write a self-contained HTML report to this path")
+	fs.StringVar(&r.HTMLReport, "html-report", "", "also write a self-contained HTML report to this path (one file, readable offline)")
 	fs.BoolVarP(&r.Quiet, "quiet", "q", false, "do not print the summary")
 }
 

@@ -64,6 +64,7 @@ against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 	o.evalFlags.add(fs, "", kUsage)
 	fs.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
 	o.reportFlags.add(fs, "<dir>/reports/baseline.json, or current.json with --compare-to", "<dir>/reports/baseline.md, or current.md with --compare-to")
+	fs.Lookup("html-report").Usage = "also write a self-contained HTML report to this path (with --compare-to, the diff first)"
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this path (regressed cases fail, with --compare-to)")
 	fs.StringVar(&o.Summary, "summary-markdown", "", "also write a PR-comment-sized Markdown summary to this path (verdict, regressions, failed checks; under 60,000 bytes)")
 	fs.StringVar(&o.CompareTo, "compare-to", "", "baseline JSON report to diff against; a regression exits 3")
