@@ -26,7 +26,10 @@ type comparePage struct {
 	Sides       []compareSide
 	Metrics     []metricRow
 	HasAdjusted bool
-	Axis        forestAxis
+	// ManyPairs: more than one pair of sides per metric, each row then
+	// names its pair.
+	ManyPairs bool
+	Axis      forestAxis
 	Differing   string
 	Cases       []compareCase
 	Names       []string

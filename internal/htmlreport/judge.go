@@ -328,12 +328,17 @@ type deltaRow struct{ Metric, Baseline, Current, Delta string }
 
 type diffSection struct {
 	Title, Empty string
-	Cases        []diffCase
+	// Open: the section's cases show their details without a click.
+	Open  bool
+	Cases []diffCase
 }
 
 type diffCase struct {
 	ID, Anchor, Change string
 	Linked             bool
+	Open               bool
+	// Moved names the fields that moved, for the closed line.
+	Moved string
 	Fields             []fieldRow
 	Why                []string
 	Reason             string
@@ -349,7 +354,13 @@ type evidenceRow struct {
 }
 
 func diffOf(d *report.Diff, ids map[string]bool) *diffView {
-	v := &diffView{Baseline: d.Baseline, Verdict: d.Verdict, Inputs: d.InputLines(), Regressions: d.Regressions, Counts: d.Counts}
+	v := &diffView{Baseline: d.Baseline, Verdict: d.Verdict, Inputs: d.InputLines(), Counts: d.Counts}
+	// The cases' regressions are in their section, with why.
+	for _, r := range d.Regressions {
+		if !strings.HasPrefix(r, "case ") {
+			v.Regressions = append(v.Regressions, r)
+		}
+	}
 	for _, m := range []struct{ key, title string }{
 		{"passRate", "pass rate"}, {"recallAtK", "recall@K"}, {"mrr", "MRR"}, {"ndcgAtK", "nDCG@K"}, {"avgFirstExpectedRank", "avg first expected rank"},
 	} {
@@ -365,15 +376,18 @@ func diffOf(d *report.Diff, ids map[string]bool) *diffView {
 		{"Other changes", "No other case changed.", []string{report.ChangeChanged, report.ChangeAdded}},
 	}
 	for _, sec := range sections {
-		ds := diffSection{Title: sec.title, Empty: sec.empty}
+		ds := diffSection{Title: sec.title, Empty: sec.empty, Open: sec.title == "Regressions"}
 		for _, c := range d.Cases {
 			if !slices.Contains(sec.changes, c.Change) {
 				continue
 			}
-			dc := diffCase{ID: c.CaseID, Anchor: Anchor(c.CaseID), Change: c.Change, Linked: ids[c.CaseID]}
+			dc := diffCase{ID: c.CaseID, Anchor: Anchor(c.CaseID), Change: c.Change, Linked: ids[c.CaseID], Open: ds.Open}
+			var moved []string
 			for _, f := range c.Fields {
 				dc.Fields = append(dc.Fields, fieldRow{f.Field, jsonText(f.Baseline), jsonText(f.Current)})
+				moved = append(moved, f.Field)
 			}
+			dc.Moved = strings.Join(moved, ", ")
 			if e := c.Explain; e != nil {
 				dc.Why = e.Why
 				dc.Reason = texttab.Or(e.Reason, "")
