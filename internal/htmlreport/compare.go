@@ -30,9 +30,9 @@ type comparePage struct {
 	// names its pair.
 	ManyPairs bool
 	Axis      forestAxis
-	Differing   string
-	Cases       []compareCase
-	Names       []string
+	Differing string
+	Cases     []compareCase
+	Names     []string
 }
 
 type compareSide struct {

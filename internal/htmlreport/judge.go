@@ -338,12 +338,12 @@ type diffCase struct {
 	Linked             bool
 	Open               bool
 	// Moved names the fields that moved, for the closed line.
-	Moved string
-	Fields             []fieldRow
-	Why                []string
-	Reason             string
-	Failed             []checkView
-	Evidence           []evidenceRow
+	Moved    string
+	Fields   []fieldRow
+	Why      []string
+	Reason   string
+	Failed   []checkView
+	Evidence []evidenceRow
 }
 
 type fieldRow struct{ Field, Baseline, Current string }
