@@ -32,6 +32,7 @@ var (
 	browserOnce   sync.Once
 	browserCtx    context.Context
 	browserErr    error
+	notFound      error // Chromium is not installed (browserErr too)
 	browserCancel context.CancelFunc
 )
 
@@ -52,17 +53,22 @@ func browser(t *testing.T) context.Context {
 	browserOnce.Do(func() {
 		path, err := headless.Find()
 		if err != nil {
+			notFound = err
 			browserErr = err
 			return
 		}
 		browserCtx, browserCancel = headless.Start(context.Background(), path, 1280, 900)
-		browserErr = chromedp.Do(browserCtx) // start it
-	})
-	if browserErr != nil {
-		if os.Getenv("RAG_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("browser test: RAG_REQUIRE_BROWSER=1 and %v", browserErr)
+		if err := chromedp.Do(browserCtx); err != nil { // start it
+			browserErr = fmt.Errorf("start %s: %w", path, err)
 		}
-		t.Skipf("browser test skipped: %v (set RAG_REQUIRE_BROWSER=1 to make this a failure)", browserErr)
+	})
+	switch {
+	case browserErr == nil:
+	case notFound != nil && os.Getenv("RAG_REQUIRE_BROWSER") != "1":
+		t.Skipf("browser test skipped: %v (set RAG_REQUIRE_BROWSER=1 to make this a failure)", notFound)
+	default:
+		// Chromium was found but does not start, or it is required.
+		t.Fatalf("browser test: %v", browserErr)
 	}
 	return browserCtx
 }
