@@ -382,6 +382,7 @@ func TestBrowserJudgeReportWithoutJS(t *testing.T) {
 }
 
 func TestBrowserCalibrationReport(t *testing.T) {
+	browser(t) // skip before the work
 	var b bytes.Buffer
 	if err := Calibration(&b, shippedCalibration(t)); err != nil {
 		t.Fatal(err)
@@ -403,6 +404,7 @@ func TestBrowserCalibrationReport(t *testing.T) {
 }
 
 func TestBrowserComparisonReport(t *testing.T) {
+	browser(t) // skip before the work
 	rep := shippedComparison(t)
 	var b bytes.Buffer
 	if err := Compare(&b, rep); err != nil {
