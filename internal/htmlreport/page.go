@@ -99,6 +99,36 @@ func highlight(text string, keywords []string) []segment {
 	}
 	var norm strings.Builder
 	var starts []int // byte offset in text of each byte of norm
+	if ascii(text) {
+		// Normalize is ASCII lower-casing here, byte for byte.
+		norm.Grow(len(text))
+		starts = make([]int, len(text))
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			norm.WriteByte(c)
+			starts[i] = i
+		}
+	} else {
+		normalizeRunes(text, &norm, &starts)
+	}
+	return mark(text, norm.String(), starts, keywords)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// normalizeRunes writes the normal form of each rune of text to norm (white
+// space as it is), and the offset of the rune for each byte written.
+func normalizeRunes(text string, norm *strings.Builder, starts *[]int) {
 	for i, r := range text {
 		n := string(r)
 		if !unicode.IsSpace(r) {
@@ -107,11 +137,15 @@ func highlight(text string, keywords []string) []segment {
 			}
 		}
 		for range len(n) {
-			starts = append(starts, i)
+			*starts = append(*starts, i)
 		}
 		norm.WriteString(n)
 	}
-	ns := norm.String()
+}
+
+// mark segments text by the occurrences of the keywords in its normal form
+// ns, starts mapping each byte of ns to its rune's offset in text.
+func mark(text, ns string, starts []int, keywords []string) []segment {
 	marked := make([]bool, len(text))
 	for _, kw := range keywords {
 		k := textnorm.Normalize(kw)
