@@ -295,6 +295,12 @@ func TestBrowserJudgeReport(t *testing.T) {
 	if shown != "2 of 4 cases shown" {
 		t.Errorf("count says %q", shown)
 	}
+	setFilter("status", "!pass")
+	tb.mustEval(visibleCases, &ids)
+	if want := []string{"bad-2", hostileID, "nr-4"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Errorf("status not pass shows %q, want %q", ids, want)
+	}
+	setFilter("status", "fail")
 	setFilter("tag", hostileTag)
 	tb.mustEval(visibleCases, &ids)
 	if want := []string{hostileID}; fmt.Sprint(ids) != fmt.Sprint(want) {

@@ -13,8 +13,9 @@
 // inline style and that one script, by its SHA-256 hash, so no request
 // can leave the page and an event handler that got into the markup would
 // not run. Without JavaScript everything reads and every case opens
-// (<details>); the script adds only the case table's filters (status,
-// scenario, tag, search) and sorting, and opens a case a link points to.
+// (<details>); the script adds only the case table's filters (status or
+// "not pass", scenario, tag, search) and sorting, and opens a case a link
+// points to.
 // Same report, same bytes: no timestamp, maps in sorted order.
 //
 // What each page shows:

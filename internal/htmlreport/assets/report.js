@@ -29,7 +29,7 @@
     var n = 0;
     rows.forEach(function (r) {
       var d = r.dataset;
-      var ok = (!st || d.status === st) && (!sc || d.scenario === sc) &&
+      var ok = (!st || d.status === st || (st === "!pass" && d.status !== "pass")) && (!sc || d.scenario === sc) &&
         (!tg || d.tags.split("\n").indexOf(tg) >= 0) &&
         (!q || d.id.toLowerCase().indexOf(q) >= 0 || d.query.toLowerCase().indexOf(q) >= 0);
       r.hidden = !ok;
