@@ -70,6 +70,9 @@ type caseView struct {
 type checkView struct {
 	Name, Message string
 	Passed        bool
+	// Skipped: the check did not run (its pipeline lacks what it needs);
+	// Message says why.
+	Skipped bool
 }
 
 type traceView struct {
