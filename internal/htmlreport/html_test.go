@@ -3,9 +3,15 @@ package htmlreport
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/calibrate"
+	"github.com/ragbaseline/ragbaseline/internal/compare"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
 // renders are every report of the tests, rendered.
@@ -127,5 +133,32 @@ func TestHighlight(t *testing.T) {
 		if b.String() != c.want {
 			t.Errorf("highlight(%q, %q) = %q, want %q", c.text, c.keywords, b.String(), c.want)
 		}
+	}
+}
+
+// An unavailable mode or side is said, with its reason, without plots.
+func TestUnavailable(t *testing.T) {
+	rep := calibrate.Build("cases.json", "", 5, []calibrate.Input{{
+		Fixtures: "sidecar", Manifest: &contract.Manifest{Status: contract.StatusUnavailable, Reason: "sidecar <down>"},
+	}})
+	var b bytes.Buffer
+	if err := Calibration(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "Unavailable: sidecar &lt;down&gt;. No statistics.") || strings.Contains(s, "<svg width=\"520\"") {
+		t.Errorf("unavailable mode:\n%s", s)
+	}
+	g, sum, dir := shippedSet(t)
+	left, err := compare.LoadSide("hybrid", filepath.Join(dir, "fixtures"), g, judge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := compare.Side{Name: "sidecar", Fixtures: "sidecar", Reason: "connection refused"}
+	b.Reset()
+	if err := Compare(&b, compare.Build(compare.Inputs{Cases: "cases.json", CasesSHA256: sum, K: 5}, left, right)); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "Unavailable: connection refused") {
+		t.Error("the unavailable side is not said")
 	}
 }
