@@ -255,7 +255,7 @@ func TestBrowserJudgeReport(t *testing.T) {
 
 	var ids []string
 	tb.mustEval(visibleCases, &ids)
-	if want := []string{"ok-1", "bad-2", hostileID, "nr-4"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+	if want := []string{"ok-1", "bad-2", hostileID, "nr-4", "skip-5"}; fmt.Sprint(ids) != fmt.Sprint(want) {
 		t.Fatalf("case rows %q, want %q", ids, want)
 	}
 
@@ -292,12 +292,12 @@ func TestBrowserJudgeReport(t *testing.T) {
 	}
 	var shown string
 	tb.mustEval(`document.getElementById("shown").textContent`, &shown)
-	if shown != "2 of 4 cases shown" {
+	if shown != "2 of 5 cases shown" {
 		t.Errorf("count says %q", shown)
 	}
 	setFilter("status", "!pass")
 	tb.mustEval(visibleCases, &ids)
-	if want := []string{"bad-2", hostileID, "nr-4"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+	if want := []string{"bad-2", hostileID, "nr-4", "skip-5"}; fmt.Sprint(ids) != fmt.Sprint(want) {
 		t.Errorf("status not pass shows %q, want %q", ids, want)
 	}
 	setFilter("status", "fail")
@@ -310,10 +310,29 @@ func TestBrowserJudgeReport(t *testing.T) {
 	setFilter("tag", "")
 	setFilter("scenario", "aiops")
 	tb.mustEval(visibleCases, &ids)
-	if want := []string{"nr-4"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+	if want := []string{"nr-4", "skip-5"}; fmt.Sprint(ids) != fmt.Sprint(want) {
 		t.Errorf("scenario aiops shows %q, want %q", ids, want)
 	}
 	setFilter("scenario", "")
+	setFilter("status", "skipped")
+	tb.mustEval(visibleCases, &ids)
+	if want := []string{"skip-5"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Errorf("status skipped shows %q, want %q", ids, want)
+	}
+	setFilter("status", "")
+
+	// A skipped check says so, in the row, the case and the section.
+	tb.click("#case-skip-5 > summary")
+	var skipped struct{ Row, Check, Section string }
+	tb.mustEval(`({
+		row: document.querySelector("#case-skip-5 summary .check-fail").textContent,
+		check: [...document.querySelectorAll("#case-skip-5 ul.checks li")].map(l => l.textContent).join("; "),
+		section: [...document.querySelectorAll("h2")].filter(h => h.textContent === "Skipped checks").map(h => h.parentElement.querySelector("tbody").textContent).join(""),
+	})`, &skipped)
+	if skipped.Row != "skipped: selected_attempt" || skipped.Check != "query passed; selected_attempt skipped: pipeline declares no trace" ||
+		skipped.Section != "selected_attemptpipeline declares no trace1" {
+		t.Errorf("skipped check shown as %+v", skipped)
+	}
 
 	// Sorting by first rank, then back.
 	tb.click(`#cases-head button[data-key="rank"]`)
@@ -371,8 +390,8 @@ func TestBrowserJudgeReportWithoutJS(t *testing.T) {
 	var n int
 	// Evaluation from DevTools still runs with page scripts disabled.
 	tb.mustEval(`document.querySelectorAll("#cases details.case").length`, &n)
-	if n != 4 {
-		t.Fatalf("%d case rows, want 4", n)
+	if n != 5 {
+		t.Fatalf("%d case rows, want 5", n)
 	}
 	var filters int
 	tb.mustEval(`+document.getElementById("filters").checkVisibility()`, &filters)

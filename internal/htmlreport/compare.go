@@ -39,6 +39,8 @@ type compareSide struct {
 	Name, Fixtures, Status, Reason string
 	Available                      bool
 	Figures                        []figure
+	// Skipped says which checks were skipped how often, and why.
+	Skipped []string
 }
 
 type metricRow struct {
@@ -78,6 +80,7 @@ type caseSideView struct {
 	Name                                   string
 	Available                              bool
 	Status, Hit, Rank, Attempt, Failed     string
+	Skipped                                string
 	StatusDiff, HitDiff, RankDiff, AttDiff bool
 }
 
@@ -114,12 +117,19 @@ func Compare(w io.Writer, r *compare.Report) error {
 	for _, s := range sides {
 		cs := compareSide{Name: s.Name, Fixtures: s.Fixtures, Status: s.Status, Reason: texttab.Or(s.Reason, ""), Available: s.Summary != nil}
 		if m := s.Summary; m != nil {
+			counts := figure{"pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount)}
+			if m.SkippedCount > 0 || m.SkippedCheckCount() > 0 {
+				counts = figure{"pass / fail / skipped / not run / error", fmt.Sprintf("%d / %d / %d / %d / %d", m.PassCount, m.FailCount, m.SkippedCount, m.NotRunCount, m.ErrorCount)}
+			}
 			cs.Figures = []figure{
 				{"cases", strconv.Itoa(m.CaseCount)},
-				{"pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount)},
+				counts,
 				{"hit levels (strong / medium / weak / miss / n/a)", fmt.Sprintf("%d / %d / %d / %d / %d", m.HitLevels.Strong, m.HitLevels.Medium, m.HitLevels.Weak, m.HitLevels.Miss, m.HitLevels.NA)},
 				{"fallback rate", texttab.Float(m.FallbackRate)},
 				{"search modes", strings.Join(m.SearchModes, ", ")},
+			}
+			for _, sc := range m.SkippedChecks {
+				cs.Skipped = append(cs.Skipped, fmt.Sprintf("%s skipped %d× (%s)", sc.Check, sc.Count, sc.Reason))
 			}
 		}
 		p.Sides = append(p.Sides, cs)
@@ -214,6 +224,7 @@ func compareCaseOf(c *compare.Case, names []string) compareCase {
 			o := sides[1-i]
 			v.Status, v.Hit, v.Rank = string(s.Status), texttab.Or(s.HitLevel, texttab.None), texttab.Int(s.FirstExpectedRank)
 			v.Attempt, v.Failed = texttab.Or(s.SelectedAttempt, texttab.None), strings.Join(s.FailedChecks, ", ")
+			v.Skipped = strings.Join(s.SkippedChecks, ", ")
 			if o != nil {
 				v.StatusDiff = s.Status != o.Status
 				v.HitDiff = texttab.Or(s.HitLevel, "") != texttab.Or(o.HitLevel, "")

@@ -25,10 +25,12 @@
 //     cases open with the rules they broke, their failed checks and their
 //     first blocks before and after, then the improvements and the other
 //     changes, each linking to its case; the summary figures (pass / fail
-//     / not run / error, pass rate, recall@K, MRR, nDCG@K, fallback rate),
-//     statuses and hit levels as stacked bars; per scenario and per tag;
+//     / not run / error, and skipped when a case or check was, pass rate,
+//     recall@K, MRR, nDCG@K, fallback rate), statuses and hit levels as
+//     stacked bars; per scenario and per tag; the skipped checks with
+//     their reasons;
 //     then every case, which opens on its query, its checks with their
-//     messages, its retrieval trace (search mode, evidence status,
+//     messages (a skipped check with why), its retrieval trace (search mode, evidence status,
 //     selected attempt, fallback reason, and each attempt's filter,
 //     candidates and bestQuality) and its top-K blocks (rank, source,
 //     breadcrumb, qualityScore, relevanceLevel, the excerpt with the

@@ -19,17 +19,19 @@ type figure struct{ Label, Value string }
 
 type judgePage struct {
 	page
-	Inputs    []figure
-	Snapshot  string
-	Figures   []figure
-	Statuses  stack
-	Hits      stack
-	Diff      *diffView
-	Groups    []groupView
-	Warnings  []string
-	Filter    filterView
-	Cases     []caseView
-	CaseCount int
+	Inputs   []figure
+	Snapshot string
+	Figures  []figure
+	Statuses stack
+	Hits     stack
+	Diff     *diffView
+	Groups   []groupView
+	Warnings []string
+	// SkippedChecks are the checks skipped, per check and reason.
+	SkippedChecks []judge.SkippedChecks
+	Filter        filterView
+	Cases         []caseView
+	CaseCount     int
 }
 
 type filterView struct {
@@ -38,14 +40,16 @@ type filterView struct {
 
 type groupView struct {
 	Title, What string
-	Rows        []groupRow
+	// Skipped: a column of skipped cases (some case was skipped).
+	Skipped bool
+	Rows    []groupRow
 }
 
 type groupRow struct {
-	Name                                  string
-	Cases, Pass, Fail, NotRun, Error      int
-	PassRate, Recall, MRR, NDCG, Fallback string
-	PassWidth                             string
+	Name                                      string
+	Cases, Pass, Fail, Skipped, NotRun, Error int
+	PassRate, Recall, MRR, NDCG, Fallback     string
+	PassWidth                                 string
 }
 
 type caseView struct {
@@ -105,11 +109,16 @@ func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 		{"cases", in.Cases}, {"cases sha256", texttab.ShortHash(in.CasesSHA256)},
 		{"fixtures", in.Fixtures}, {"K", strconv.Itoa(in.K)},
 	}
-	p.Snapshot = snapshotLine(in.Snapshot)
+	p.Snapshot = report.SnapshotLine(in.Snapshot)
 	s := r.Summary
+	counts := figure{"pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount)}
+	skipped := s.SkippedCount > 0 || s.SkippedCheckCount() > 0
+	if skipped {
+		counts = figure{"pass / fail / skipped / not run / error", fmt.Sprintf("%d / %d / %d / %d / %d", s.PassCount, s.FailCount, s.SkippedCount, s.NotRunCount, s.ErrorCount)}
+	}
 	p.Figures = []figure{
 		{"cases", strconv.Itoa(s.CaseCount)},
-		{"pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount)},
+		counts,
 		{"pass rate", texttab.Float(s.PassRate)},
 		{"recall@K", texttab.Float(s.RecallAtK)},
 		{"MRR", texttab.Float(s.MRR)},
@@ -118,14 +127,18 @@ func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 		{"keyword coverage", texttab.Float(s.KeywordCoverage)},
 		{"fallback rate", texttab.Float(s.FallbackRate)},
 	}
+	if skipped {
+		p.Figures = append(p.Figures, figure{"skipped checks", strconv.Itoa(s.SkippedCheckCount())})
+	}
+	p.SkippedChecks = s.SkippedChecks
 	p.Statuses = newStack("case statuses", 480,
-		count{"pass", s.PassCount, colPass}, count{"fail", s.FailCount, colFail},
+		count{"pass", s.PassCount, colPass}, count{"fail", s.FailCount, colFail}, count{"skipped", s.SkippedCount, colNA},
 		count{"not run", s.NotRunCount, colNotRun}, count{"error", s.ErrorCount, colError})
 	h := s.HitLevels
 	p.Hits = newStack("hit levels", 480,
 		count{"strong", h.Strong, colPass}, count{"medium", h.Medium, colMedium}, count{"weak", h.Weak, colWeak},
 		count{"miss", h.Miss, colFail}, count{"n/a", h.NA, colNA})
-	p.Groups = []groupView{groupOf("By scenario", "scenario", r.ByScenario), groupOf("By tag", "tag", r.ByTag)}
+	p.Groups = []groupView{groupOf("By scenario", "scenario", r.ByScenario, s.SkippedCount > 0), groupOf("By tag", "tag", r.ByTag, s.SkippedCount > 0)}
 	p.Warnings = r.Warnings
 
 	statuses, scenarios, tags := map[string]bool{}, map[string]bool{}, map[string]bool{}
@@ -176,8 +189,8 @@ func statusOrder(m map[string]bool) []string {
 	return append(out, sorted(m)...)
 }
 
-func groupOf(title, what string, groups map[string]judge.Summary) groupView {
-	g := groupView{Title: title, What: what}
+func groupOf(title, what string, groups map[string]judge.Summary, skipped bool) groupView {
+	g := groupView{Title: title, What: what, Skipped: skipped}
 	for _, name := range sorted(keys(groups)) {
 		s := groups[name]
 		w := 0.0
@@ -185,7 +198,7 @@ func groupOf(title, what string, groups map[string]judge.Summary) groupView {
 			w = 60 * float64(*s.PassRate)
 		}
 		g.Rows = append(g.Rows, groupRow{
-			Name: name, Cases: s.CaseCount, Pass: s.PassCount, Fail: s.FailCount, NotRun: s.NotRunCount, Error: s.ErrorCount,
+			Name: name, Cases: s.CaseCount, Pass: s.PassCount, Fail: s.FailCount, Skipped: s.SkippedCount, NotRun: s.NotRunCount, Error: s.ErrorCount,
 			PassRate: texttab.Float(s.PassRate), Recall: texttab.Float(s.RecallAtK), MRR: texttab.Float(s.MRR),
 			NDCG: texttab.Float(s.NDCGAtK), Fallback: texttab.Float(s.FallbackRate), PassWidth: num(w, 1),
 		})
@@ -224,7 +237,7 @@ func caseOf(c *judge.CaseResult) caseView {
 		Tags: c.Tags, Hit: texttab.Or(c.HitLevel, texttab.None), HitOrder: hitOrder(c.HitLevel),
 		Rank: texttab.Int(c.FirstExpectedRank), RankSort: "1000000000",
 		MRR: texttab.None, NDCG: texttab.None, MRRSort: "-1", NDCGSort: "-1",
-		Failed: strings.Join(c.FailedChecks, ", "), K: c.K, Reason: texttab.Or(c.Reason, ""),
+		Failed: checksCell(c), K: c.K, Reason: texttab.Or(c.Reason, ""),
 	}
 	if c.FirstExpectedRank != nil {
 		v.RankSort = strconv.Itoa(*c.FirstExpectedRank)
@@ -234,7 +247,7 @@ func caseOf(c *judge.CaseResult) caseView {
 		v.MRRSort, v.NDCGSort = v.MRR, v.NDCG
 	}
 	for _, ch := range c.Checks {
-		v.Checks = append(v.Checks, checkView{Name: ch.Name, Passed: ch.Passed, Message: texttab.Or(ch.Message, "")})
+		v.Checks = append(v.Checks, checkView{Name: ch.Name, Passed: ch.Passed, Skipped: ch.Skipped, Message: texttab.Or(ch.Message, "")})
 	}
 	var expSources, expDocs map[string]bool
 	if g := c.Case; g != nil {
@@ -280,6 +293,19 @@ func caseOf(c *judge.CaseResult) caseView {
 	return v
 }
 
+// checksCell is the failed checks of c, then its skipped ones: "found;
+// skipped: selected_attempt, rerank_top_source".
+func checksCell(c *judge.CaseResult) string {
+	cell := strings.Join(c.FailedChecks, ", ")
+	if len(c.SkippedChecks) > 0 {
+		if cell != "" {
+			cell += "; "
+		}
+		cell += "skipped: " + strings.Join(c.SkippedChecks, ", ")
+	}
+	return cell
+}
+
 func nonEmpty(s string) *string {
 	if s == "" {
 		return nil
@@ -295,25 +321,6 @@ func trimmed(ss []string) map[string]bool {
 		}
 	}
 	return m
-}
-
-func snapshotLine(s *report.Snapshot) string {
-	if s == nil {
-		return ""
-	}
-	parts := []string{s.SearchMode, "kbScope " + s.KBScope}
-	if p := s.Pipeline; p != nil {
-		parts = append(parts, p.Name+" pipeline", fmt.Sprintf("embedder %s (%d)", p.Embedder, p.Dim))
-		if p.Params != nil && p.Params.Fusion != "" {
-			parts = append(parts, "fusion "+p.Params.Fusion)
-		}
-	}
-	line := strings.Join(parts, ", ")
-	if sd := s.Seed; sd != nil {
-		line += fmt.Sprintf("; seeded with chunk size %d, overlap %d, %d documents (corpus %s)",
-			sd.ChunkSize, sd.ChunkOverlap, sd.Documents, texttab.ShortHash(sd.CorpusSHA256))
-	}
-	return line
 }
 
 // diffView is the baseline diff: the verdict, the inputs that changed,

@@ -26,9 +26,9 @@ func fp(f float64) *contract.Float6 {
 	return &v
 }
 
-// testCases are four judged cases: a pass with two blocks and a trace, a
-// failure, a failure whose id, tag, query and excerpt are markup, and a
-// case not run.
+// testCases are five judged cases: a pass with two blocks and a trace, a
+// failure, a failure whose id, tag, query and excerpt are markup, a case
+// not run and a case skipped (its one check skipped).
 func testCases() []judge.CaseResult {
 	fallback := contract.FallbackLowQuality
 	return []judge.CaseResult{
@@ -74,6 +74,13 @@ func testCases() []judge.CaseResult {
 		{
 			CaseID: "nr-4", Scenario: "aiops", Tags: []string{}, Query: "Restart the queue", Status: judge.StatusNotRun, K: 5,
 			Reason: sp("no fixture at fixtures/nr-4.json"), TopCandidates: []judge.Candidate{}, Checks: []judge.Check{}, FailedChecks: []string{},
+		},
+		{
+			CaseID: "skip-5", Scenario: "aiops", Tags: []string{}, Query: "Which attempt answered?", Status: judge.StatusSkipped, K: 5,
+			TopCandidates: []judge.Candidate{},
+			Checks: []judge.Check{{Name: "query", Passed: true},
+				{Name: "selected_attempt", Skipped: true, Message: sp("pipeline declares no trace")}},
+			FailedChecks: []string{}, SkippedChecks: []string{"selected_attempt"},
 		},
 	}
 }
