@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 SERVICES_ENV := .ragbaseline/services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
 
-.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
@@ -48,6 +48,16 @@ eval:
 	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
 	$(BIN)/rag-eval compare -q --left $(SET)/fixtures --left-name use-multilingual-v3 --right $(SET)/fixtures-local --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md
 	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-local
+
+# Chromium (and a CJK font) from Debian, for the HTML reports' browser
+# tests (internal/htmlreport) and the screenshots; idempotent.
+browser:
+	scripts/browser.sh
+
+# The README's screenshots of the HTML reports (docs/images/html-*.png),
+# from the shipped eval set in headless Chromium.
+screenshots: build
+	BIN=$(BIN) GO=$(GO) scripts/screenshots.sh
 
 # The whole loop on the embedded default, no services, into .ragbaseline/demo:
 # seed, snapshot hybrid and dense, eval against the shipped baseline,
@@ -135,6 +145,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGolden$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGoldenReference$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFixture$$' -fuzztime $(FUZZTIME) ./internal/contract
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) ./internal/lookuphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME) ./internal/corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzTokens$$' -fuzztime $(FUZZTIME) ./internal/textnorm

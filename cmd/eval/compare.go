@@ -2,11 +2,13 @@ package eval
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
+	"github.com/ragbaseline/ragbaseline/internal/htmlreport"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
@@ -88,7 +90,8 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := judge.Options{FlagK: o.K}
+	// The HTML report shows each block's excerpt.
+	opts := judge.Options{FlagK: o.K, Evidence: o.HTMLReport != ""}
 	left, err := compare.LoadSide(o.LeftName, o.Left, g, opts)
 	if err != nil {
 		return err
@@ -103,6 +106,9 @@ func compareRun(o *compareOptions) error {
 	}
 	rep := compare.Build(compare.Inputs{Cases: o.Cases, CasesSHA256: casesSHA256, K: g.ReportK(o.K)}, left, right)
 	outs[0].render, outs[1].render = rep.WriteJSON, rep.WriteMarkdown
+	if len(outs) > 2 {
+		outs[2].render = func(w io.Writer) error { return htmlreport.Compare(w, rep) }
+	}
 	if err := writeOutputs(outs); err != nil {
 		return err
 	}

@@ -51,6 +51,17 @@ func TestNewCmdSnapshot(t *testing.T) {
 	if o, _ := parse(t, newCmdSnapshot, "--pipeline", "http"); o.Pipeline != pipelineHTTP || !o.pipelineSet {
 		t.Errorf("--pipeline http: %q, set %v", o.Pipeline, o.pipelineSet)
 	}
+	// What an http pipeline declares of itself; "none" and "" declare no
+	// capability, which is not the same as not declaring (nil).
+	if o.PipelineCaps.caps != nil || o.PipelineSearchMode != "" {
+		t.Errorf("declared by default: %+v %q", o.PipelineCaps, o.PipelineSearchMode)
+	}
+	for arg, want := range map[string]string{"rerank, trace": "trace,rerank", "none": "none", "": "none"} {
+		o, err := parse(t, newCmdSnapshot, "--pipeline-search-mode", "bm25", "--pipeline-capabilities", arg)
+		if err != nil || o.PipelineSearchMode != "bm25" || o.PipelineCaps.caps == nil || o.PipelineCaps.String() != want {
+			t.Errorf("--pipeline-capabilities %q: %v, %q", arg, err, o.PipelineCaps.String())
+		}
+	}
 	// --pipeline-config alone means --pipeline mapped.
 	if o, _ := parse(t, newCmdSnapshot, "--pipeline-config", "p.yaml"); o.PipelineConfig != "p.yaml" || o.defaults() != nil || o.Pipeline != pipelineMapped {
 		t.Errorf("--pipeline-config: %+v", o)
@@ -100,6 +111,10 @@ func TestParseErrors(t *testing.T) {
 	check(o != nil, err, `--fusion: unknown fusion "max" (want "rrf" or "anchored")`)
 	o, err = snap("--store nosql")
 	check(o != nil, err, `--store must be embedded or server, got "nosql"`)
+	o, err = snap("--pipeline-search-mode vector")
+	check(o != nil, err, `--pipeline-search-mode must be hybrid, dense, bm25 or other, got "vector"`)
+	o, err = snap("--pipeline-capabilities trace,reranking")
+	check(o != nil, err, `invalid argument "trace,reranking" for "--pipeline-capabilities" flag: unknown capability "reranking" (known: evidenceStatus, qualityScore, breadcrumb, contextPack, trace, fallback, rerank, or none)`)
 	s, err := serve("--fusion max")
 	check(s != nil, err, `--fusion: unknown fusion "max" (want "rrf" or "anchored")`)
 	s, err = serve("--embedder bert")

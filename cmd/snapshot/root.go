@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,9 +57,39 @@ type snapshotOptions struct {
 	Retries         int
 	TopK            int
 	Config          config.Config
+	// PipelineSearchMode and PipelineCaps are what an http pipeline
+	// declares of itself (--pipeline-search-mode, --pipeline-capabilities).
+	PipelineSearchMode string
+	PipelineCaps       capabilitiesValue
 
 	pipelineSet bool // --pipeline given
 }
+
+// capabilitiesValue is --pipeline-capabilities: a comma-separated list of
+// contract.Capabilities, checked as it is parsed; caps is nil when the
+// flag is not given (the server's declaration, else every capability).
+type capabilitiesValue struct{ caps []string }
+
+func (v *capabilitiesValue) String() string {
+	if v.caps == nil {
+		return ""
+	}
+	if len(v.caps) == 0 {
+		return "none"
+	}
+	return strings.Join(v.caps, ",")
+}
+
+func (v *capabilitiesValue) Set(s string) error {
+	caps, err := contract.ParseCapabilities(s)
+	if err != nil {
+		return err
+	}
+	v.caps = caps
+	return nil
+}
+
+func (v *capabilitiesValue) Type() string { return "list" }
 
 // newCmdSnapshot builds rag-snapshot's snapshot: it parses the flags into
 // snapshotOptions and calls runF, or snapshotRun when runF is nil.
@@ -133,6 +164,11 @@ does not change it; rag-eval is the gate.`,
 	cmdutil.StringEnumVar(fs, &o.Pipeline, "pipeline", pipelineBuiltin, pipelines, nil, "builtin (the store of --store), http (--lookup-url) or mapped (any HTTP retrieval API, --pipeline-config)")
 	fs.StringVar(&o.LookupURL, "lookup-url", "", "base URL of a pipeline serving POST /v1/lookup, for --pipeline http")
 	fs.StringVar(&o.PipelineConfig, "pipeline-config", "", "config file (YAML or JSON) describing an HTTP retrieval API, for --pipeline mapped (docs/mapped-pipeline.md; deploy/mapped has Weaviate, OpenSearch and Chroma)")
+	cmdutil.StringEnumVar(fs, &o.PipelineSearchMode, "pipeline-search-mode", "", contract.PipelineSearchModes, nil,
+		"the search the http pipeline runs, as you declare it: hybrid, dense, bm25 or other (default: what its /healthz says; reports show it)")
+	fs.Var(&o.PipelineCaps, "pipeline-capabilities",
+		"the parts of a lookup result the http pipeline produces, comma-separated: "+strings.Join(contract.Capabilities, ", ")+
+			", or none (default: what its /healthz says, else all); checks that need a part it lacks are skipped")
 	fs.StringVar(&o.SidecarURL, "sidecar-url", "", "base URL of a sidecar pipeline that also runs every case")
 	fs.StringVar(&o.SidecarFixtures, "sidecar-fixtures", "", "sidecar fixture directory (default <dir>/fixtures-sidecar, or fixtures-sidecar-dense)")
 	fs.BoolVar(&o.SkipEval, "skip-eval", false, "do not judge the fixtures after the snapshot")
@@ -168,6 +204,22 @@ func (o *snapshotOptions) defaults() error {
 		return cmdutil.Usagef("--lookup-url is for --pipeline http")
 	case o.Pipeline != pipelineMapped && o.PipelineConfig != "":
 		return cmdutil.Usagef("--pipeline-config is for --pipeline mapped")
+	}
+	if o.Pipeline == pipelineMapped {
+		switch {
+		case o.PipelineSearchMode != "":
+			return cmdutil.Usagef("--pipeline-search-mode is for --pipeline http (a mapped pipeline declares searchMode in its config)")
+		case o.PipelineCaps.caps != nil:
+			return cmdutil.Usagef("--pipeline-capabilities is for --pipeline http (a mapped pipeline declares capabilities in its config)")
+		}
+	}
+	if o.Pipeline != pipelineHTTP {
+		switch {
+		case o.PipelineSearchMode != "":
+			return cmdutil.Usagef("--pipeline-search-mode is for --pipeline http (the builtin pipeline's search mode is --search-mode)")
+		case o.PipelineCaps.caps != nil:
+			return cmdutil.Usagef("--pipeline-capabilities is for --pipeline http (the builtin pipeline produces every part)")
+		}
 	}
 	if o.SidecarFixtures != "" && o.SidecarURL == "" {
 		return cmdutil.Usagef("--sidecar-fixtures needs --sidecar-url")
@@ -219,7 +271,8 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	var seed *contract.SeedRecord
 	switch o.Pipeline {
 	case pipelineHTTP:
-		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout}
+		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout,
+			SearchMode: o.PipelineSearchMode, Capabilities: o.PipelineCaps.caps}
 	case pipelineMapped:
 		m, err := openMapped(o)
 		if err != nil {

@@ -48,6 +48,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			texttab.Float(m.FallbackRate), texttab.Escape(strings.Join(m.SearchModes, ", ")))
 	}
 	b.WriteString("\n")
+	for _, s := range []SideReport{r.Left, r.Right} {
+		if s.Summary != nil {
+			if line := skippedLine(s.Summary); line != "" {
+				fmt.Fprintf(b, "%s: %s.\n\n", texttab.Escape(s.Name), texttab.Escape(line))
+			}
+		}
+	}
 
 	fmt.Fprintf(b, "## Metrics\n\n")
 	texttab.Row(b, "metric", ln, rn, "Δ", "95% CI", "p", "pairs", "pairs that differ")

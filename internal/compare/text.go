@@ -3,8 +3,10 @@ package compare
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
@@ -18,6 +20,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "%s: %d/%d cases pass (%s)\n", s.Name, s.Summary.PassCount, s.Summary.CaseCount, s.Fixtures)
+		if line := skippedLine(s.Summary); line != "" {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, line)
+		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tpairs\tdiffer\n", r.Left.Name, r.Right.Name)
@@ -33,4 +38,26 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "Δ = %s − %s; * p < %g. %s\n", r.Left.Name, r.Right.Name, Significance, r.differingSentence())
 	return err
+}
+
+// skippedLine says what of a side was skipped: "1 case skipped; 3 checks
+// skipped (selected_attempt 2: pipeline declares no trace; …)"; "" when
+// nothing was.
+func skippedLine(m *judge.Summary) string {
+	n := m.SkippedCheckCount()
+	if n == 0 && m.SkippedCount == 0 {
+		return ""
+	}
+	parts := make([]string, len(m.SkippedChecks))
+	for i, sc := range m.SkippedChecks {
+		parts[i] = fmt.Sprintf("%s %d: %s", sc.Check, sc.Count, sc.Reason)
+	}
+	return fmt.Sprintf("%d case%s skipped; %d check%s skipped (%s)", m.SkippedCount, plural(m.SkippedCount), n, plural(n), strings.Join(parts, "; "))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
