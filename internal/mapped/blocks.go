@@ -99,28 +99,28 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 				s = p.secrets.scrub(strings.ToValidUTF8(s, "\uFFFD"))
 				switch k {
 				case "evidenceKey":
-					b.EvidenceKey = s
+					b.EvidenceKey, b.Has = s, b.Has|contract.BlockHasEvidenceKey
 				case "docId":
-					b.DocID = s
+					b.DocID, b.Has = s, b.Has|contract.BlockHasDocID
 				case "source":
-					b.Source = s
+					b.Source, b.Has = s, b.Has|contract.BlockHasSource
 				case "title":
-					b.Title = s
+					b.Title, b.Has = s, b.Has|contract.BlockHasTitle
 				case "breadcrumb":
-					b.Breadcrumb = s
+					b.Breadcrumb, b.Has = s, b.Has|contract.BlockHasBreadcrumb
 				case "category":
-					b.Category = s
+					b.Category, b.Has = s, b.Has|contract.BlockHasCategory
 				case "excerpt":
-					b.Excerpt = s
+					b.Excerpt, b.Has = s, b.Has|contract.BlockHasExcerpt
 				case "scoreLabel":
-					b.ScoreLabel = s
+					b.ScoreLabel, b.Has = s, b.Has|contract.BlockHasScoreLabel
 				}
 			case "integer":
 				f, ok := toFloat(v)
 				if !ok || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
 					return nil, fmt.Errorf("block %d: %s: want an integer from 0, got %s", i+1, k, describe(v))
 				}
-				b.ChunkIndex = int(f)
+				b.ChunkIndex, b.Has = int(f), b.Has|contract.BlockHasChunkIndex
 			case "number":
 				f, ok := toFloat(v)
 				if !ok {
@@ -134,8 +134,10 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 					score, hasScore = f, true
 				case "denseDistance":
 					b.DenseDistance, hasDense = contract.Float6(f), true
+					b.Has |= contract.BlockHasDenseDistance
 				case "fusedScore":
 					b.FusedScore, hasFused = contract.Float6(f), true
+					b.Has |= contract.BlockHasFusedScore
 				}
 			}
 		}
@@ -152,12 +154,15 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 			// them.
 			if sc.Kind == Distance && !hasDense {
 				b.DenseDistance = contract.Float6(score)
+				b.Has |= contract.BlockHasDenseDistance
 			}
 			if sc.Kind == Similarity && !hasFused {
 				b.FusedScore = contract.Float6(score)
+				b.Has |= contract.BlockHasFusedScore
 			}
-			if b.ScoreLabel == "" {
+			if b.Has&contract.BlockHasScoreLabel == 0 && sc.Label != "" {
 				b.ScoreLabel = sc.Label
+				b.Has |= contract.BlockHasScoreLabel
 			}
 		} else if sc.Quality != QualityNone {
 			return nil, fmt.Errorf("block %d: has no score, which score.quality %s needs", i+1, sc.Quality)

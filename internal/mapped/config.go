@@ -12,9 +12,9 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 )
 
-// Search modes a config declares (Config.SearchMode, written to
-// pipeline.searchMode).
-var SearchModes = []string{"hybrid", "dense", "bm25", "other"}
+// SearchModes are the search modes a config declares (Config.SearchMode,
+// written to pipeline.searchMode).
+var SearchModes = contract.PipelineSearchModes
 
 // Capabilities a mapped pipeline can declare: the parts of a lookup result
 // a response mapping and the score rules can give. The others (contextPack,

@@ -2,10 +2,12 @@ package mapped
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -354,5 +356,52 @@ func TestSetupFailureStopsTheRun(t *testing.T) {
 	sum, err := run()
 	if err != nil || sum.Written != 2 || calls != 4 {
 		t.Errorf("a 503 of the setup is retried: %v, %d calls, %v", sum, calls, err)
+	}
+}
+
+// TestAbsentStaysAbsent: what the mapping does not give is absent from the
+// fixture (no zero scores, no empty breadcrumbs, no context pack or traces
+// of the builtin pipeline), and the judge skips the checks on the parts
+// the config declares it lacks.
+func TestAbsentStaysAbsent(t *testing.T) {
+	api := newFakeAPI(t, func(r recorded) (int, []byte) {
+		return 200, []byte(`{"hits": [{"id": "mysql-connection-pool", "text": "max_connections", "score": 0.8}]}`)
+	})
+	env := map[string]string{"SVC_URL": api.URL, "SVC_TOKEN": token, "SVC_KEY": key}
+	g := filepath.Join(t.TempDir(), "one.json")
+	os.WriteFile(g, []byte(`{"version": 1, "kbScope": "rag-eval", "cases": [{"caseId": "pool", "scenario": "chat", "query": "q",
+  "expectedSources": ["mysql-connection-pool"], "expectedSelectedAttempt": "FILTERED_VECTOR", "expectedContextSources": ["mysql-connection-pool"]}]}`), 0o644)
+	dir := filepath.Join(t.TempDir(), "fixtures")
+	_, res, err := endToEnd{Config: writeConfig(t, secretConfig), Env: env, Golden: g, Dir: dir}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "pool.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		LookupResult map[string]any `json:"lookupResult"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"contextPack", "retrievalTrace", "rerankTrace"} {
+		if _, ok := f.LookupResult[k]; ok {
+			t.Errorf("lookupResult has %s:\n%s", k, data)
+		}
+	}
+	block := f.LookupResult["evidenceBlocks"].([]any)[0].(map[string]any)
+	var keys []string
+	for k := range block {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if got := strings.Join(keys, ","); got != "docId,excerpt,fusedScore,qualityScore,rank,relevanceLevel,scoreLabel,source" {
+		t.Errorf("block fields %s", got)
+	}
+	c := res.Cases[0]
+	if c.Status != judge.StatusPass || strings.Join(c.SkippedChecks, ",") != "selected_attempt,context_sources" {
+		t.Errorf("case %s, skipped %v", c.Status, c.SkippedChecks)
 	}
 }

@@ -296,11 +296,16 @@ func (p *Pipeline) result(blocks []contract.EvidenceBlock, topK int) *contract.L
 	for i := range blocks {
 		blocks[i].Rank = i + 1
 		blocks[i].HasRank = true
+		if blocks[i].HasQuality {
+			blocks[i].Has |= contract.BlockHasRelevanceLevel
+		}
 	}
+	// Partial: what the mapping did not give stays absent in the fixture.
 	lr := &contract.LookupResult{
 		Found:          len(blocks) > 0,
 		EvidenceBlocks: blocks,
 		Has:            contract.HasFound | contract.HasEvidenceBlocks,
+		Partial:        true,
 	}
 	if contains(p.cfg.Capabilities, contract.CapEvidenceStatus) {
 		lr.EvidenceStatus = status
