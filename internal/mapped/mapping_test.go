@@ -225,12 +225,12 @@ func TestChromaMissingCollection(t *testing.T) {
 	api := newFakeAPI(t, func(recorded) (int, []byte) { return 404, readResponse(t, "chroma-404.json") })
 	p := openConfig(t, shipped("chroma.yaml"), map[string]string{"CHROMA_URL": api.URL})
 	err := p.Health(context.Background())
-	want := "../../deploy/mapped/chroma.yaml: setup[0] (collection): GET ${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/rag-chunks: 404 Not Found: Collection [rag-chunks] does not exists"
+	want := "../../deploy/mapped/chroma.yaml: setup[0] (collection): GET ${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/rag-chunks: 404 Not Found: Collection [rag-chunks] does not exist"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	// A lookup runs the setup too, and fails the same way.
-	if _, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"}); err == nil || !strings.Contains(err.Error(), "does not exists") {
+	if _, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"}); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("got %v", err)
 	}
 }
