@@ -11,7 +11,7 @@ SERVICES_ENV := .ragbaseline/services.env
 EXT_ENV      := .ragbaseline/ext-services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f $(EXT_ENV) ]; then . ./$(EXT_ENV); fi;
 
-.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
@@ -126,6 +126,11 @@ services-chroma:
 
 ext-services-stop:
 	scripts/ext-services-stop.sh
+
+# Load the shipped corpus into the running ones, under the names the
+# shipped mapped-pipeline configurations search (RagChunk, rag-chunks).
+ext-services-load: models
+	. ./$(EXT_ENV); $(GO) run ./internal/tools/extload
 
 # Stop them and delete their data (the cached installs stay).
 ext-services-clean: ext-services-stop
