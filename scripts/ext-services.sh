@@ -247,6 +247,11 @@ start_weaviate() {
 			require_free_port "weaviate raft" "$WV_RAFT_PORT" RAG_EXT_WEAVIATE_RAFT_PORT
 			require_free_port "weaviate raft rpc" "$WV_RAFT_RPC_PORT" RAG_EXT_WEAVIATE_RAFT_RPC_PORT
 			log "starting weaviate $WEAVIATE_VERSION on $WV_URL"
+			# USE_INVERTED_SEARCHABLE=false: new classes use the exact WAND
+			# BM25 search, not BlockMax WAND, which in 1.35.2 prunes terms
+			# still in the memtable (fixed upstream by weaviate/weaviate#11780):
+			# measured here, a multi-term BM25 query right after a load
+			# missed every chunk matching its rarer term.
 			printf '=== %s start weaviate %s\n' "$(date -u +%FT%TZ)" "$WEAVIATE_VERSION" >>"$WV_LOG"
 			(
 				cd "$WV_DIR"
@@ -261,6 +266,7 @@ start_weaviate() {
 					RAFT_BOOTSTRAP_EXPECT=1 RAFT_JOIN=ragbaseline-1 \
 					GRPC_PORT="$WV_GRPC_PORT" \
 					GO_PROFILING_DISABLE=true PROMETHEUS_MONITORING_ENABLED=false \
+					USE_INVERTED_SEARCHABLE=false \
 					LOG_LEVEL="${RAG_EXT_WEAVIATE_LOG_LEVEL:-warning}" \
 					setsid nohup "$WV_BIN" --host "$HOST" --port "$WV_PORT" --scheme http \
 					</dev/null >>"$WV_LOG" 2>&1 &

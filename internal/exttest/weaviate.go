@@ -55,7 +55,7 @@ func (w *Weaviate) Load(ctx context.Context, chunks []kb.Chunk) error {
 		"description":       "ragbaseline chunks (internal/exttest)",
 		"vectorizer":        "none",
 		"vectorIndexType":   "hnsw",
-		"vectorIndexConfig": map[string]any{"distance": "cosine"},
+		"vectorIndexConfig": map[string]any{"distance": "cosine", "skipDefaultQuantization": true}, // full vectors, exact distances
 		"invertedIndexConfig": map[string]any{
 			"bm25": map[string]any{"k1": 1.2, "b": 0.75},
 		},
