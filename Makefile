@@ -133,8 +133,8 @@ ext-services-load: models
 	. ./$(EXT_ENV); $(GO) run ./internal/tools/extload
 
 # Stop them and delete their data (the cached installs stay).
-ext-services-clean: ext-services-stop
-	rm -rf .ragbaseline/ext-services
+ext-services-clean:
+	scripts/ext-services-stop.sh --clean
 
 # The tests against the external servers, required to run: start them first
 # (make ext-services, or one of the services-* targets for a subset).

@@ -4,9 +4,10 @@
 # from .ragbaseline/ext-services.env (the file goes when none is left).
 # Data is kept; scripts/ext-services.sh starts them again.
 #
-# Usage: scripts/ext-services-stop.sh [weaviate|opensearch|chroma]...
-# (no argument: all three). Safe to run when nothing is running.
-# To drop the data too: make ext-services-clean (docs/external-servers.md).
+# Usage: scripts/ext-services-stop.sh [--clean] [weaviate|opensearch|chroma]...
+# (no argument: all three). Safe to run when nothing is running. --clean
+# also deletes the data of the servers named (make ext-services-clean: all;
+# the cached installs stay, docs/external-servers.md).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,6 +58,11 @@ stop() {
 	log "$service stopped (pid $pid)"
 }
 
+clean=""
+if [ "${1:-}" = --clean ]; then
+	clean=1
+	shift
+fi
 which=("$@")
 [ "${#which[@]}" -gt 0 ] || which=(weaviate opensearch chroma)
 for s in "${which[@]}"; do
@@ -70,6 +76,20 @@ for s in "${which[@]}"; do
 		;;
 	esac
 done
+
+if [ -n "$clean" ]; then
+	for s in "${which[@]}"; do
+		# OpenSearch may keep its files outside the clone (rundir).
+		if [ -s "$SVC/$s/rundir" ]; then
+			run="$(cat "$SVC/$s/rundir")"
+			case "$run" in
+			*/ragbaseline-opensearch-*) rm -rf "$run" ;;
+			esac
+		fi
+		rm -rf "${SVC:?}/$s"
+		log "$s data deleted"
+	done
+fi
 
 # The env file keeps the servers still running.
 left=()

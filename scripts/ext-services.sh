@@ -330,13 +330,6 @@ install_opensearch() {
 	log "opensearch: installed in $((SECONDS - t0))s: $OS_CACHE"
 }
 
-# run_as USER CMD...: CMD as USER (root only).
-run_as() {
-	local user=$1
-	shift
-	setpriv --reuid="$(id -u "$user")" --regid="$(id -g "$user")" --clear-groups -- "$@"
-}
-
 start_opensearch() {
 	mkdir -p "$OS_DIR"
 	if pid_alive "$OS_PID" org.opensearch.bootstrap.OpenSearch && os_ping; then
@@ -348,32 +341,46 @@ start_opensearch() {
 			require_free_port "opensearch transport" "$OS_TRANSPORT_PORT" RAG_EXT_OPENSEARCH_TRANSPORT_PORT
 			local jh
 			jh="$(java_home)" || die "opensearch: no java found (OpenSearch $OPENSEARCH_VERSION needs Java 11 or later; set JAVA_HOME)"
-			local home="$OS_CACHE" conf="$OS_DIR/config"
-			mkdir -p "$OS_DIR/data" "$OS_DIR/logs" "$OS_DIR/tmp" "$conf/jvm.options.d"
+			# run: the directory of the server's home, config, data, logs and
+			# tmp; the pid and the log stay in OS_DIR.
+			local home="$OS_CACHE" run="$OS_DIR" runner=()
 			if [ "$(id -u)" -eq 0 ]; then
 				command -v setpriv >/dev/null 2>&1 || die "opensearch: setpriv (util-linux) is needed to run OpenSearch as $OS_RUN_USER"
 				id -u "$OS_RUN_USER" >/dev/null 2>&1 || die "opensearch: user $OS_RUN_USER does not exist; set RAG_EXT_OPENSEARCH_USER"
-				# A hard-linked copy the run user can reach (the cache may be
-				# under a home directory only root can enter).
-				home="$OS_DIR/home"
+				runner=(setpriv --reuid="$(id -u "$OS_RUN_USER")" --regid="$(id -g "$OS_RUN_USER")" --clear-groups --)
+				chmod a+rx "$OS_DIR"
+				if ! "${runner[@]}" test -x "$OS_DIR"; then
+					# The clone is closed to the run user (under /root, say):
+					# a directory of this clone's own under /tmp.
+					run="${TMPDIR:-/tmp}/ragbaseline-opensearch-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)"
+					mkdir -p "$run"
+					chmod 755 "$run"
+					log "opensearch: $OS_DIR is closed to $OS_RUN_USER; its files go to $run"
+				fi
+				echo "$run" >"$OS_DIR/rundir"
+				# A hard-linked copy of the install the run user can reach
+				# (the cache may be under a home only root can enter).
+				home="$run/home"
 				if [ ! -f "$home/.complete" ] || ! cmp -s "$home/.complete" "$OS_CACHE/.complete"; then
 					rm -rf "$home"
 					cp -al "$OS_CACHE" "$home" 2>/dev/null || cp -a "$OS_CACHE" "$home"
 				fi
 			fi
+			local conf="$run/config"
+			mkdir -p "$run/data" "$run/logs" "$run/tmp" "$conf/jvm.options.d"
 			cp "$home/config/log4j2.properties" "$conf/log4j2.properties"
 			# The distribution's jvm.options without its heap, GC log and heap
 			# dump lines (relative paths under the home, which the run user
 			# may not write).
 			grep -v '^[[:space:]]*#' "$home/config/jvm.options" | grep . |
 				grep -v -e '-Xm[sx]' -e '^8:' -e '^8-10:' -e 'gc\.log' -e 'HeapDump' -e 'ErrorFile' >"$conf/jvm.options"
-			printf -- '-Xms%s\n-Xmx%s\n-XX:ErrorFile=%s/logs/hs_err_pid%%p.log\n' "$OS_HEAP" "$OS_HEAP" "$OS_DIR" >"$conf/jvm.options.d/ragbaseline.options"
+			printf -- '-Xms%s\n-Xmx%s\n-XX:ErrorFile=%s/logs/hs_err_pid%%p.log\n' "$OS_HEAP" "$OS_HEAP" "$run" >"$conf/jvm.options.d/ragbaseline.options"
 			cat >"$conf/opensearch.yml" <<EOF
 # written by scripts/ext-services.sh
 cluster.name: ragbaseline
 node.name: ragbaseline-1
-path.data: $OS_DIR/data
-path.logs: $OS_DIR/logs
+path.data: $run/data
+path.logs: $run/logs
 network.host: $HOST
 http.port: $OS_PORT
 transport.port: $OS_TRANSPORT_PORT
@@ -381,19 +388,16 @@ discovery.type: single-node
 # A test server: a fuller disk must not turn the indexes read-only.
 cluster.routing.allocation.disk.threshold_enabled: false
 EOF
-			local runner=()
-			if [ "$(id -u)" -eq 0 ]; then
-				chown -R "$OS_RUN_USER" "$OS_DIR/data" "$OS_DIR/logs" "$OS_DIR/tmp" "$conf"
-				chmod a+rx "$OS_DIR"
-				runner=(setpriv --reuid="$(id -u "$OS_RUN_USER")" --regid="$(id -g "$OS_RUN_USER")" --clear-groups --)
-				run_as "$OS_RUN_USER" test -r "$home/lib" -a -w "$OS_DIR/data" ||
-					die "opensearch: user $OS_RUN_USER cannot read $home or write $OS_DIR/data (a parent directory is closed to it); run from a clone other users can enter, or set RAG_EXT_OPENSEARCH_USER"
+			if [ "${#runner[@]}" -gt 0 ]; then
+				chown -R "$OS_RUN_USER" "$run/data" "$run/logs" "$run/tmp" "$conf"
+				"${runner[@]}" test -r "$home/lib" -a -w "$run/data" ||
+					die "opensearch: user $OS_RUN_USER cannot read $home or write $run/data; set RAG_EXT_OPENSEARCH_USER or TMPDIR"
 			fi
 			log "starting opensearch $OPENSEARCH_VERSION (k-NN $KNN_VERSION, heap $OS_HEAP) on $OS_URL"
 			printf '=== %s start opensearch %s\n' "$(date -u +%FT%TZ)" "$OPENSEARCH_VERSION" >>"$OS_LOG"
 			(
 				cd "$OS_DIR"
-				OPENSEARCH_JAVA_HOME="$jh" OPENSEARCH_PATH_CONF="$conf" OPENSEARCH_TMPDIR="$OS_DIR/tmp" \
+				OPENSEARCH_JAVA_HOME="$jh" OPENSEARCH_PATH_CONF="$conf" OPENSEARCH_TMPDIR="$run/tmp" \
 					setsid nohup "${runner[@]}" "$home/bin/opensearch" </dev/null >>"$OS_LOG" 2>&1 &
 				echo $! >"$OS_PID"
 			)
