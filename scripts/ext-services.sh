@@ -34,8 +34,10 @@
 #
 # OpenSearch refuses to run as root: when this script runs as root, the
 # server runs as RAG_EXT_OPENSEARCH_USER (nobody), from a hard-linked copy of
-# the install inside the data dir (the cache may be under /root, which other
-# users cannot enter).
+# the install (the cache may be under /root, which other users cannot
+# enter), with its files in .ragbaseline/ext-services/opensearch/, or in
+# /tmp/ragbaseline-opensearch-<checksum of the clone's path>/ when the clone
+# is closed to that user.
 #
 # Environment overrides:
 #   RAG_EXT_CACHE (~/.cache/ragbaseline/ext)  RAG_EXT_TIMEOUT (seconds per server, 180)
