@@ -215,9 +215,10 @@ install_weaviate() {
 	command -v "$GO" >/dev/null 2>&1 || die "weaviate: $GO not found (a Go toolchain builds Weaviate)"
 	local t0=$SECONDS dir src
 	log "weaviate: fetching the module source github.com/weaviate/weaviate@v$WEAVIATE_VERSION (checked against the Go checksum database)"
-	dir="$(cd "$(mktemp -d)" && GOFLAGS=-mod=mod "$GO" mod download -json "github.com/weaviate/weaviate@v$WEAVIATE_VERSION" |
+	# From /, outside any module: the download concerns no go.mod of ours.
+	dir="$(cd / && GOWORK=off GO111MODULE=on "$GO" mod download -json "github.com/weaviate/weaviate@v$WEAVIATE_VERSION" |
 		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-	[ -n "$dir" ] && [ -f "$dir/go.mod" ] || die "weaviate: go mod download github.com/weaviate/weaviate@v$WEAVIATE_VERSION failed"
+	{ [ -n "$dir" ] && [ -f "$dir/go.mod" ]; } || die "weaviate: go mod download github.com/weaviate/weaviate@v$WEAVIATE_VERSION failed"
 	src="$WV_CACHE/src"
 	rm -rf "$src" "$WV_CACHE/.complete"
 	mkdir -p "$WV_CACHE/bin"
