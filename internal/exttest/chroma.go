@@ -86,7 +86,7 @@ func (c *Chroma) Load(ctx context.Context, chunks []kb.Chunk) error {
 		return fmt.Errorf("chroma: collection %s created without an id", c.name())
 	}
 	c.ID = res.ID
-	return batches(chunks, defaultLoadBatch, func(b []kb.Chunk) error {
+	return batches(chunks, loadBatch, func(b []kb.Chunk) error {
 		ids := make([]string, len(b))
 		embs := make([][]float32, len(b))
 		docs := make([]string, len(b))

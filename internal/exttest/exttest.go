@@ -84,18 +84,19 @@ const (
 // The names the loaders use by default (the shipped mapped-pipeline
 // configurations search these).
 const (
-	DefaultWeaviateClass     = "RagChunk"
-	DefaultOpenSearchIndex   = "rag-chunks"
-	DefaultChromaCollection  = "rag-chunks"
-	DefaultChromaTenant      = "default_tenant"
-	DefaultChromaDatabase    = "default_database"
-	howToStart               = "run `make ext-services && . .ragbaseline/ext-services.env` to start Weaviate, OpenSearch and Chroma on loopback (docs/external-servers.md)"
-	requestTimeout           = 2 * time.Minute
-	maxErrorBody             = 2048
-	defaultLoadBatch         = 64
-	objectIDNamespacePrefix  = "ragbaseline-chunk\x00"
-	testNamePrefixLowercase  = "ragtest-"
-	testNamePrefixCapitalize = "RagTest"
+	DefaultWeaviateClass    = "RagChunk"
+	DefaultOpenSearchIndex  = "rag-chunks"
+	DefaultChromaCollection = "rag-chunks"
+	DefaultChromaTenant     = "default_tenant"
+	DefaultChromaDatabase   = "default_database"
+)
+
+const (
+	howToStart     = "run `make ext-services && . .ragbaseline/ext-services.env` to start Weaviate, OpenSearch and Chroma on loopback (docs/external-servers.md)"
+	requestTimeout = 2 * time.Minute
+	maxErrorBody   = 2048
+	// loadBatch is the number of chunks per write request.
+	loadBatch = 64
 )
 
 // ServerURL returns the value of the environment variable env (EnvWeaviate,
@@ -132,9 +133,9 @@ func TestName(capital bool) string {
 	rand.Read(b[:])
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	if capital {
-		return testNamePrefixCapitalize + ts + "x" + hex.EncodeToString(b[:])
+		return "RagTest" + ts + "x" + hex.EncodeToString(b[:])
 	}
-	return testNamePrefixLowercase + ts + "-" + hex.EncodeToString(b[:])
+	return "ragtest-" + ts + "-" + hex.EncodeToString(b[:])
 }
 
 // Corpus is an eval set's documents as rag-seed indexes them.
@@ -199,7 +200,7 @@ func (c *Corpus) Sources() []string {
 // ObjectID is the id of a chunk's object on every server: a UUID (version
 // 5 layout) made from the SHA-256 of the kb scope and the evidence key.
 func ObjectID(kbScope, evidenceKey string) string {
-	h := sha256.Sum256([]byte(objectIDNamespacePrefix + kbScope + "\x00" + evidenceKey))
+	h := sha256.Sum256([]byte("ragbaseline-chunk\x00" + kbScope + "\x00" + evidenceKey))
 	b := h[:16]
 	b[6] = b[6]&0x0f | 0x50
 	b[8] = b[8]&0x3f | 0x80

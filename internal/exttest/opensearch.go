@@ -62,7 +62,7 @@ func (o *OpenSearch) Load(ctx context.Context, chunks []kb.Chunk) error {
 	if _, err := do(ctx, http.MethodPut, o.base(), "", body, nil); err != nil {
 		return fmt.Errorf("opensearch: create index %s: %w", o.index(), err)
 	}
-	return batches(chunks, defaultLoadBatch, func(b []kb.Chunk) error {
+	return batches(chunks, loadBatch, func(b []kb.Chunk) error {
 		var nd bytes.Buffer
 		enc := json.NewEncoder(&nd)
 		for i := range b {

@@ -64,7 +64,7 @@ func (w *Weaviate) Load(ctx context.Context, chunks []kb.Chunk) error {
 	if _, err := do(ctx, http.MethodPost, w.URL+"/v1/schema", "", schema, nil); err != nil {
 		return fmt.Errorf("weaviate: create class %s: %w", w.class(), err)
 	}
-	return batches(chunks, defaultLoadBatch, func(b []kb.Chunk) error {
+	return batches(chunks, loadBatch, func(b []kb.Chunk) error {
 		objs := make([]map[string]any, len(b))
 		for i := range b {
 			objs[i] = map[string]any{
