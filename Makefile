@@ -7,9 +7,11 @@ FUZZTIME ?= 30s
 
 # Settings of the local services (make services), when they were started.
 SERVICES_ENV := .ragbaseline/services.env
-WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
+# And of the external retrieval servers (make ext-services).
+EXT_ENV      := .ragbaseline/ext-services.env
+WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f $(EXT_ENV) ]; then . ./$(EXT_ENV); fi;
 
-.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
@@ -115,6 +117,39 @@ services:
 
 services-stop:
 	scripts/services-stop.sh
+
+# The external retrieval servers of the mapped-pipeline tests, on loopback:
+# Weaviate 1.35.2, OpenSearch 2.19.1 (+ k-NN), Chroma 1.5.9. Installs are
+# cached in ~/.cache/ragbaseline/ext; idempotent; writes
+# .ragbaseline/ext-services.env (docs/external-servers.md).
+ext-services:
+	scripts/ext-services.sh
+
+services-weaviate:
+	scripts/ext-services.sh weaviate
+
+services-opensearch:
+	scripts/ext-services.sh opensearch
+
+services-chroma:
+	scripts/ext-services.sh chroma
+
+ext-services-stop:
+	scripts/ext-services-stop.sh
+
+# Load the shipped corpus into the running ones, under the names the
+# shipped mapped-pipeline configurations search (RagChunk, rag-chunks).
+ext-services-load: models
+	. ./$(EXT_ENV); $(GO) run ./internal/tools/extload
+
+# Stop them and delete their data (the cached installs stay).
+ext-services-clean:
+	scripts/ext-services-stop.sh --clean
+
+# The tests against the external servers, required to run: start them first
+# (make ext-services, or one of the services-* targets for a subset).
+test-ext: models
+	. ./$(EXT_ENV); RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/exttest/...
 
 # Fault injection on the real binaries (and services, after make services):
 # the README's reliability table.
