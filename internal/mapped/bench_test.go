@@ -18,7 +18,7 @@ func BenchmarkMapping(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			p := openConfig(b, shipped(tc.config), map[string]string{"WEAVIATE_URL": "http://h", "OPENSEARCH_URL": "http://h", "CHROMA_URL": "http://h"})
 			body := readResponse(b, tc.response)
-			env := map[string]any{"collection": "c", "request": map[string]any{"query": "q", "topK": 5, "kbScope": "rag-eval"}}
+			env := map[string]any{"collection": "c", "class": "RagChunk", "request": map[string]any{"query": "q", "topK": 5, "kbScope": "rag-eval"}}
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

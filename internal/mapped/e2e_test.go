@@ -341,7 +341,7 @@ func TestSetupFailureStopsTheRun(t *testing.T) {
 		return sum, err
 	}
 	_, err := run()
-	want := "pipeline health check failed; nothing was written: ../../deploy/mapped/chroma.yaml: setup[0] (collection): GET ${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/rag-chunks: 404 Not Found: Collection [rag-chunks] does not exist"
+	want := "pipeline health check failed; nothing was written: ../../deploy/mapped/chroma.yaml: setup[0] (collection): GET ${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/${CHROMA_COLLECTION:-rag-chunks}: 404 Not Found: Collection [rag-chunks] does not exist"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

@@ -19,13 +19,22 @@ import (
 // each server's API (testdata/responses), served by a fake that also
 // records the request the config built.
 
-func TestWeaviateMapping(t *testing.T) {
-	api := newFakeAPI(t, func(r recorded) (int, []byte) {
-		if r.Method != "POST" || r.Path != "/v1/graphql" {
-			return 404, []byte(`{"error":[{"message":"not found"}]}`)
+// weaviateAPI is a fake Weaviate: the class's schema (the setup step) at
+// GET /v1/schema/RagChunk, graphql's answer at POST /v1/graphql.
+func weaviateAPI(t testing.TB, graphql func() (int, []byte)) *fakeAPI {
+	return newFakeAPI(t, func(r recorded) (int, []byte) {
+		switch {
+		case r.Method == "GET" && r.Path == "/v1/schema/RagChunk":
+			return 200, readResponse(t, "weaviate-schema.json")
+		case r.Method == "POST" && r.Path == "/v1/graphql":
+			return graphql()
 		}
-		return 200, readResponse(t, "weaviate-hybrid.json")
+		return 404, nil
 	})
+}
+
+func TestWeaviateMapping(t *testing.T) {
+	api := weaviateAPI(t, func() (int, []byte) { return 200, readResponse(t, "weaviate-hybrid.json") })
 	p := openConfig(t, shipped("weaviate.yaml"), map[string]string{"WEAVIATE_URL": api.URL})
 	// Quotes, a backslash, a newline and braces: the GraphQL string must
 	// carry them through unharmed.
@@ -33,15 +42,16 @@ func TestWeaviateMapping(t *testing.T) {
 	lr := lookupOK(t, p, query)
 
 	reqs := api.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests", len(reqs))
+	if len(reqs) != 2 || reqs[0].Path != "/v1/schema/RagChunk" {
+		t.Fatalf("want the setup step, then the query: %+v", reqs)
 	}
 	var body struct{ Query string }
-	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
-		t.Fatalf("body %s: %v", reqs[0].Body, err)
+	if err := json.Unmarshal(reqs[1].Body, &body); err != nil {
+		t.Fatalf("body %s: %v", reqs[1].Body, err)
 	}
 	qj, _ := json.Marshal(query)
-	for _, want := range []string{"query: " + string(qj) + ",", "limit: 5,", `valueText: "rag-eval"`, `properties: ["text"]`, "alpha: 0.5", "_additional { score }"} {
+	for _, want := range []string{"{ Get { RagChunk(hybrid: {", "query: " + string(qj) + ",", "limit: 5,", `valueText: "rag-eval"`, `properties: ["text"]`,
+		"alpha: 0.5,", "maxVectorDistance: 0.84,", "_additional { score }"} {
 		if !strings.Contains(body.Query, want) {
 			t.Errorf("GraphQL query lacks %s:\n%.600s", want, body.Query)
 		}
@@ -69,15 +79,15 @@ func TestWeaviateMapping(t *testing.T) {
 		t.Errorf("Has %b claims parts a mapped pipeline does not produce", lr.Has)
 	}
 	d := p.Describe()
-	if d.Name != "mapped" || d.Version != "weaviate-hybrid 1" || d.Store != "${WEAVIATE_URL}/v1/graphql" || d.SearchMode != "hybrid" ||
+	if d.Name != "mapped" || d.Version != "weaviate-hybrid 2" || d.Store != "${WEAVIATE_URL}/v1/graphql" || d.SearchMode != "hybrid" ||
 		d.Embedder != "local-hash-v1" || d.Dim != 512 || strings.Join(d.Capabilities, ",") != "evidenceStatus,qualityScore,breadcrumb" ||
-		d.Params.TopK != 5 || d.Params.LowQuality != 0.5 || d.Params.Levels.High != 0.75 {
+		d.Params.TopK != 5 || d.Params.LowQuality != 0 || d.Params.Levels.High != 0.75 {
 		t.Errorf("describe %+v %+v", d, d.Params)
 	}
 }
 
 func TestWeaviateErrorIn200(t *testing.T) {
-	api := newFakeAPI(t, func(recorded) (int, []byte) { return 200, readResponse(t, "weaviate-error.json") })
+	api := weaviateAPI(t, func() (int, []byte) { return 200, readResponse(t, "weaviate-error.json") })
 	p := openConfig(t, shipped("weaviate.yaml"), map[string]string{"WEAVIATE_URL": api.URL})
 	_, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
 	want := "POST ${WEAVIATE_URL}/v1/graphql: the service answered 200 with an error: explorer: get class: vector search:"
@@ -136,7 +146,7 @@ func TestOpenSearchKNNMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := body.Query.KNN.Embedding
-	if body.Size != 5 || e.K != 5 || len(e.Vector) != 512 || e.Filter["term"]["kbScope"] != "rag-eval" {
+	if body.Size != 5 || e.K != 100 || len(e.Vector) != 512 || e.Filter["term"]["kbScope"] != "rag-eval" {
 		t.Errorf("knn body: size %d k %d vector %d filter %v", body.Size, e.K, len(e.Vector), e.Filter)
 	}
 	// 2s − 1: 0.8 → 0.6 (high for local-hash-v1: ≥ 0.3), 0.55 → 0.1,
@@ -159,13 +169,13 @@ func TestOpenSearchErrors(t *testing.T) {
 	api := newFakeAPI(t, func(recorded) (int, []byte) { return status, readResponse(t, resp) })
 	p := openConfig(t, shipped("opensearch-knn.yaml"), map[string]string{"OPENSEARCH_URL": api.URL})
 	_, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
-	want := "POST ${OPENSEARCH_URL}/rag-chunks/_search: the service answered 200 with an error: 1 shards failed: failed to create query: Field 'embedding' is not knn_vector type."
+	want := "POST ${OPENSEARCH_URL}/${OPENSEARCH_INDEX:-rag-chunks}/_search: the service answered 200 with an error: 1 shards failed: failed to create query: Field 'embedding' is not knn_vector type."
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	status, resp = 404, "opensearch-400.json"
 	_, err = p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
-	want = "POST ${OPENSEARCH_URL}/rag-chunks/_search: 404 Not Found: no such index [rag-chunks]"
+	want = "POST ${OPENSEARCH_URL}/${OPENSEARCH_INDEX:-rag-chunks}/_search: 404 Not Found: no such index [rag-chunks]"
 	var se *lookuphttp.StatusError
 	if err == nil || err.Error() != want || !errors.As(err, &se) || lookup.Transient(err) {
 		t.Errorf("got %v (%T)\nwant %s, not transient", err, err, want)
@@ -225,7 +235,7 @@ func TestChromaMissingCollection(t *testing.T) {
 	api := newFakeAPI(t, func(recorded) (int, []byte) { return 404, readResponse(t, "chroma-404.json") })
 	p := openConfig(t, shipped("chroma.yaml"), map[string]string{"CHROMA_URL": api.URL})
 	err := p.Health(context.Background())
-	want := "../../deploy/mapped/chroma.yaml: setup[0] (collection): GET ${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/rag-chunks: 404 Not Found: Collection [rag-chunks] does not exist"
+	want := "../../deploy/mapped/chroma.yaml: setup[0] (collection): GET ${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/${CHROMA_COLLECTION:-rag-chunks}: 404 Not Found: Collection [rag-chunks] does not exist"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
@@ -376,7 +386,7 @@ response:
 // {"error": [{"message"}]}; the message is quoted, and a 422 is not
 // retried.
 func TestWeaviateStatusError(t *testing.T) {
-	api := newFakeAPI(t, func(recorded) (int, []byte) {
+	api := weaviateAPI(t, func() (int, []byte) {
 		return 422, []byte(`{"error":[{"message":"no graphql provider present, this is most likely because no schema is present. Import a schema first!"}]}`)
 	})
 	p := openConfig(t, shipped("weaviate.yaml"), map[string]string{"WEAVIATE_URL": api.URL})
