@@ -28,6 +28,7 @@ type endToEnd struct {
 	Dir     string            // fixture directory; "" means a new temporary one
 	Embed   kb.Embedder       // the query embedder; nil means local-hash-v1
 	Retries int               // snapshot.Options.Retries (0: its default)
+	TopK    int               // snapshot.Options.TopK (0: the config's)
 	Partial bool
 }
 
@@ -75,7 +76,7 @@ func (e endToEnd) run(t testing.TB) (*snapshot.Summary, *judge.Result, error) {
 	}
 	sum, serr := snapshot.Run(context.Background(), snapshot.Options{
 		Cases: g, CasesPath: golden, FixturesDir: dir, Lookuper: p,
-		Concurrency: 2, Retries: e.Retries, Backoff: time.Millisecond, Timeout: 10 * time.Second, Partial: e.Partial,
+		Concurrency: 2, Retries: e.Retries, TopK: e.TopK, Backoff: time.Millisecond, Timeout: 10 * time.Second, Partial: e.Partial,
 		Now: func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) },
 	})
 	if serr != nil {
