@@ -11,7 +11,7 @@ SERVICES_ENV := .ragbaseline/services.env
 EXT_ENV      := .ragbaseline/ext-services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f $(EXT_ENV) ]; then . ./$(EXT_ENV); fi;
 
-.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load ext-eval test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
@@ -142,6 +142,14 @@ ext-services-stop:
 ext-services-load: models
 	. ./$(EXT_ENV); $(GO) run ./internal/tools/extload
 
+# The shipped eval set through every shipped config (deploy/mapped) against
+# the running servers, judged and compared with the builtin pipeline's
+# committed fixtures, into .ragbaseline/ext-eval (the table of README.md and
+# docs/mapped-pipeline.md: .ragbaseline/ext-eval/table.md). Loads the corpus
+# first, as ext-services-load does.
+ext-eval: build models
+	BIN=$(BIN) GO=$(GO) scripts/ext_eval.sh
+
 # Stop them and delete their data (the cached installs stay).
 ext-services-clean:
 	scripts/ext-services-stop.sh --clean
@@ -149,7 +157,7 @@ ext-services-clean:
 # The tests against the external servers, required to run: start them first
 # (make ext-services, or one of the services-* targets for a subset).
 test-ext: models
-	. ./$(EXT_ENV); RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/exttest/...
+	. ./$(EXT_ENV); RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/exttest/... ./internal/mapped/...
 
 # Fault injection on the real binaries (and services, after make services):
 # the README's reliability table.
