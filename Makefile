@@ -11,7 +11,7 @@ SERVICES_ENV := .ragbaseline/services.env
 EXT_ENV      := .ragbaseline/ext-services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f $(EXT_ENV) ]; then . ./$(EXT_ENV); fi;
 
-.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load ext-eval test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load ext-eval ext-eval-check test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
@@ -149,6 +149,13 @@ ext-services-load: models
 # first, as ext-services-load does.
 ext-eval: build models
 	BIN=$(BIN) GO=$(GO) scripts/ext_eval.sh
+
+# Like ext-eval, and fail if README.md or docs/mapped-pipeline.md lacks a
+# row of the table it made.
+ext-eval-check: ext-eval
+	@for f in README.md docs/mapped-pipeline.md; do \
+		if grep -vxFf $$f .ragbaseline/ext-eval/table.md; then echo "$$f lacks the rows above: copy .ragbaseline/ext-eval/table.md into it" >&2; exit 1; fi; \
+	done
 
 # Stop them and delete their data (the cached installs stay).
 ext-services-clean:
