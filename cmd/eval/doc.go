@@ -129,12 +129,18 @@
 //
 // Flags of rag-eval trec:
 //
+//	-J, --Judged_docs_only            drop retrieved documents without a judgment before computing anything
 //	-M, --Max_retrieved_per_topic N   evaluate only the first N documents of each ranking (default: all)
+//	-N, --Number_docs_in_coll int     number of documents in the collection (utility's fourth coefficient)
+//	-R, --Rel_info_format string      format of QRELS: qrels (prefs, qrels_prefs and qrels_jg are not read yet) (default "qrels")
+//	-T, --Results_format string       format of RUN: trec_results (default "trec_results")
+//	-Z, --Zscore FILE                 print z scores against the "qid measure mean stddev" lines of FILE
 //	-c, --complete_rel_info_wanted    average over every qrels query; queries without results count as zero
 //	    --decimals D                  print D decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)
 //	-h, --help                        help for trec
 //	-l, --level_for_rel N             a document is relevant when its grade is >= N (default 1)
-//	-m, --measure MEASURE             MEASURE to compute, with cutoffs as MEASURE.k,k,… (repeatable, required)
+//	-m, --measure MEASURE             MEASURE or measure set to compute, with parameters as MEASURE.p,p,… (repeatable; default official)
+//	-n, --nosummary                   print no "all" lines
 //	-q, --query_eval_wanted           print each query's values before the "all" values
 //
 // # Creating an eval set

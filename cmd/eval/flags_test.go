@@ -133,12 +133,13 @@ func TestNewCmdExportTrec(t *testing.T) {
 }
 
 func TestNewCmdTrec(t *testing.T) {
-	o, err := parse(t, newCmdTrec, args("-q -c -l2 -M 0 -m map -mP.5,10 --decimals 6 qrels -")...)
+	o, err := parse(t, newCmdTrec, args("-q -c -l2 -M 0 -m map -mP.5,10 --decimals 6 -J -N100 -Z z -n qrels -")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := trecOptions{qrelsPath: "qrels", runPath: "-", measures: []string{"map", "P.5,10"}, perQuery: true, complete: true,
-		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, IO: o.IO}
+		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, judgedOnly: true, numDocs: 100, zscoresPath: "z",
+		relFormat: "qrels", resultsFormat: "trec_results", noSummary: true, IO: o.IO}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("options\n%+v\nwant\n%+v", *o, want)
 	}

@@ -3,13 +3,16 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
 // Options are trec_eval's options that change what is computed.
 type Options struct {
-	// Measures are the -m arguments: "map", "P", "P.5,10", "ndcg_cut.10", ….
+	// Measures are the -m arguments: "map", "P", "P.5,10", "ndcg_cut.10",
+	// measure sets such as "official" or "all_trec", ….
 	Measures []string
 	// Complete is -c: average over every query of the qrels; qrels queries
 	// absent from the run count as zero.
@@ -22,6 +25,15 @@ type Options struct {
 	// each query's ranking. Negative means no limit (trec_eval's default);
 	// 0 keeps no document.
 	MaxRetrieved int
+	// JudgedOnly is -J: drop the retrieved documents without a judgment
+	// (or judged with a negative grade) before computing anything.
+	JudgedOnly bool
+	// NumDocs is -N, the number of documents in the collection (utility's
+	// fourth coefficient); trec_eval's default is 0.
+	NumDocs int64
+	// ZScores is -Z: when set, every per-query value becomes a z score
+	// against the reference means and deviations (see ZScores).
+	ZScores *ZScores
 }
 
 // DefaultOptions returns trec_eval's defaults for the given measures:
@@ -34,13 +46,18 @@ func DefaultOptions(measures ...string) Options {
 type Column struct {
 	Name        string // trec_eval's output name: "map", "P_5", "ndcg_cut_10"
 	Integer     bool   // printed as an integer (num_*)
-	SummaryOnly bool   // printed for "all" only (num_q)
+	SummaryOnly bool   // printed for "all" only (num_q, gm_map, runid)
+	QueryOnly   bool   // printed for the queries only (relstring)
+	Text        bool   // a string value: Result.RunID, or QueryResult.Texts
+	Quoted      bool   // a text value printed between single quotes (relstring)
 }
 
 // QueryResult holds the values of one evaluated query, one per column.
 type QueryResult struct {
 	QID    string
 	Values []float64
+	// Texts holds the values of Text columns (nil when there is none).
+	Texts []string
 }
 
 // Result is the outcome of Eval.
@@ -52,8 +69,13 @@ type Result struct {
 	// in byte order of qid.
 	Queries []QueryResult
 	// All holds the "all" values: sums for num_*, the number of queries for
-	// num_q, means for the rest.
+	// num_q, geometric means for gm_*, means for the rest.
 	All []float64
+	// RunID is the runid value: the tag of the last evaluated query.
+	RunID string
+	// ZScores reports that the values are z scores (-Z): trec_eval then
+	// prefixes names with "Z" and prints every number with 4 decimals.
+	ZScores bool
 }
 
 // ErrNoCommonQuery is returned by Eval when no query of the run is judged.
@@ -73,7 +95,13 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, m := range ms {
+		if f := m.def().format; f != "" {
+			return nil, fmt.Errorf("measure %s needs preference judgments (-R %s), which rag-eval trec does not read yet", m.def().name, f)
+		}
+	}
 	cols, pub := columns(ms)
+	hasText := slices.ContainsFunc(pub, func(c Column) bool { return c.Text })
 
 	// Queries of the run that have judgments, in qid order (both lists are
 	// sorted: a merge, no lookups).
@@ -95,15 +123,25 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 		return nil, ErrNoCommonQuery
 	}
 
-	res := &Result{Columns: pub, Queries: make([]QueryResult, len(pairs))}
+	res := &Result{Columns: pub, Queries: make([]QueryResult, len(pairs)), ZScores: opts.ZScores != nil}
 	values := make([]float64, len(pairs)*len(cols))
-	for i, p := range pairs {
-		res.Queries[i] = QueryResult{QID: p.run.qid, Values: values[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]}
+	var texts []string
+	if hasText {
+		texts = make([]string, len(pairs)*len(cols))
 	}
+	for i, p := range pairs {
+		qr := QueryResult{QID: p.run.qid, Values: values[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]}
+		if hasText {
+			qr.Texts = texts[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
+		}
+		res.Queries[i] = qr
+	}
+	last := pairs[len(pairs)-1].run
+	res.RunID = run.entries[last.start].tag
 
-	// trec_eval only builds rankings for measures other than num_q; with
-	// num_q alone, duplicates go unnoticed there too.
-	needRanking := len(ms) > 1 || ms[0].kind != kNumQ
+	// trec_eval only builds rankings for measures other than num_q and
+	// runid; with those alone, duplicates go unnoticed there too.
+	needRanking := slices.ContainsFunc(ms, func(m measure) bool { return m.kind != kNumQ && m.kind != kRunid })
 
 	// A WaitGroup, not errgroup: the package imports only the standard
 	// library, and the error returned is the first in query order (the same
@@ -127,7 +165,11 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 						return
 					}
 				}
-				fill(res.Queries[i].Values, cols, q)
+				qr := &res.Queries[i]
+				s.fill(qr.Values, qr.Texts, ms, q, &opts)
+				if opts.ZScores != nil {
+					opts.ZScores.convert(qr.QID, pub, qr.Values)
+				}
 			}
 		})
 	}
@@ -154,50 +196,124 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 		numQ = len(qrels.queries)
 	}
 	for c, col := range cols {
-		switch col.kind {
-		case kNumQ:
+		d := col.m.def()
+		switch d.agg {
+		case aggCount:
 			res.All[c] = float64(numQ)
-		case kNumRel:
-			if opts.Complete {
+		case aggSum:
+			if col.m.kind == kNumRel && opts.Complete {
 				// m_num_rel.c: under -c, judgments with grade > 0 in every
 				// qrels query, whatever -l says.
 				res.All[c] = float64(qrels.positive)
 			}
-		case kNumRet, kNumRelRet:
-			// sums
-		default:
+		case aggMean:
 			res.All[c] /= float64(numQ)
+		case aggGeo:
+			// meas_avg.c: a query missing under -c counts as the floor.
+			sum := res.All[c] + float64(numQ-len(pairs))*math.Log(minGeoMean)
+			res.All[c] = math.Exp(sum / float64(numQ))
+		case aggNone:
+			res.All[c] = 0
 		}
 	}
 	return res, nil
 }
 
 // fill computes the values of one query.
-func fill(v []float64, cols []column, q *query) {
-	for c, col := range cols {
-		switch col.kind {
+func (s *scratch) fill(v []float64, texts []string, ms []measure, q *query, opts *Options) {
+	for i := range ms {
+		m := &ms[i]
+		out := v[m.col : m.col+m.ncol]
+		switch m.kind {
+		case kRunid:
 		case kNumQ:
-			v[c] = 1
+			out[0] = 1
 		case kNumRet:
-			v[c] = float64(len(q.rels))
+			out[0] = float64(len(q.rels))
 		case kNumRel:
-			v[c] = float64(q.numRel)
+			out[0] = float64(q.numRel)
 		case kNumRelRet:
-			v[c] = float64(q.numRelRet())
+			out[0] = float64(q.relRet)
 		case kMap:
-			v[c] = q.avgPrec()
+			out[0] = q.avgPrec()
+		case kGMMap:
+			out[0] = q.gmMap()
 		case kRprec:
-			v[c] = q.rPrec()
+			out[0] = q.rPrec()
+		case kBpref:
+			out[0] = q.bpref()
 		case kRecipRank:
-			v[c] = q.recipRank()
+			out[0] = q.recipRank()
+		case kIprecAtRecall:
+			s.cuts = recallCounts(m.reals, q.numRel, s.cuts)
+			clear(out)
+			q.interpolated(s.cuts, func(i int, p float64) { out[i] = p })
 		case kP:
-			v[c] = q.precision(col.cutoff)
+			for c, k := range m.cutoffs {
+				out[c] = q.precision(k)
+			}
+		case kRelstring:
+			texts[m.col] = q.relstring(m.reals[0])
 		case kRecall:
-			v[c] = q.recall(col.cutoff)
+			for c, k := range m.cutoffs {
+				out[c] = q.recall(k)
+			}
+		case kInfAP:
+			out[0] = q.infAP()
+		case kGMBpref:
+			out[0] = gmLog(q.bpref())
+		case kRprecMult:
+			for c, x := range m.reals {
+				out[c] = q.rprecMult(x)
+			}
+		case kUtility:
+			out[0] = q.utility(m.reals, opts.NumDocs)
+		case k11ptAvg:
+			s.cuts = recallCounts(m.reals, q.numRel, s.cuts)
+			sum := 0.0
+			q.interpolated(s.cuts, func(_ int, p float64) { sum += p })
+			out[0] = sum / float64(len(m.reals))
+		case kBinG:
+			out[0] = q.binG()
+		case kG:
+			q.setGains(m.pairs, &s.gains)
+			out[0] = q.gMeasure(&s.gains)
+		case kNDCG:
+			q.setGains(m.pairs, &s.gains)
+			out[0] = q.ndcg(&s.gains)
+		case kNDCGRel:
+			q.setGains(m.pairs, &s.gains)
+			out[0] = q.ndcgRel(&s.gains)
+		case kRndcg:
+			q.setGains(m.pairs, &s.gains)
+			out[0] = q.rndcg(&s.gains)
 		case kNDCGCut:
-			v[c] = q.ndcgCut(col.cutoff)
+			for c, k := range m.cutoffs {
+				out[c] = q.ndcgCut(k)
+			}
+		case kMapCut:
+			clear(out)
+			q.mapCut(m.cutoffs, out)
+		case kRelativeP:
+			for c, k := range m.cutoffs {
+				out[c] = q.relativeP(k)
+			}
 		case kSuccess:
-			v[c] = q.success(col.cutoff)
+			for c, k := range m.cutoffs {
+				out[c] = q.success(k)
+			}
+		case kSetP:
+			out[0] = q.setP()
+		case kSetRelativeP:
+			out[0] = q.setRelativeP()
+		case kSetRecall:
+			out[0] = q.setRecall()
+		case kSetMap:
+			out[0] = q.setMap()
+		case kSetF:
+			out[0] = q.setF(m.reals[0])
+		case kNumNonrelJudgedRet:
+			out[0] = float64(q.numNonrelJudgedRet())
 		}
 	}
 }
@@ -209,6 +325,10 @@ type scratch struct {
 	judged map[string]int // docno → index into the query's judgments
 	seen   map[string]int // docno → rank index, for duplicates
 	q      query
+	grades []int   // judged grades >= 0 of the query
+	cum    []int32 // query.cum
+	cuts   []int64 // recall counts
+	gains  gains
 }
 
 // query builds the ranking of one query as form_res_rels.c does: sort by
@@ -249,6 +369,7 @@ func (s *scratch) query(opts *Options, run *Run, rs span, qrels *Qrels, qs span)
 	q.level = opts.RelLevel
 	q.numRel = 0
 	q.ideal = q.ideal[:0]
+	s.grades = s.grades[:0]
 	clear(s.judged)
 	js := qrels.entries[qs.start:qs.end]
 	for i := range js {
@@ -263,6 +384,9 @@ func (s *scratch) query(opts *Options, run *Run, rs span, qrels *Qrels, qs span)
 		}
 		if e.rel > 0 {
 			q.ideal = append(q.ideal, e.rel)
+		}
+		if e.rel >= 0 {
+			s.grades = append(s.grades, e.rel)
 		}
 	}
 	sortDesc(q.ideal)
@@ -279,5 +403,17 @@ func (s *scratch) query(opts *Options, run *Run, rs span, qrels *Qrels, qs span)
 			q.rels = append(q.rels, js[j].rel)
 		}
 	}
+	if opts.JudgedOnly {
+		// form_res_rels.c: the judged documents keep their order.
+		kept := q.rels[:0]
+		for _, r := range q.rels {
+			if r >= 0 {
+				kept = append(kept, r)
+			}
+		}
+		q.rels = kept
+	}
+	q.finish(s.grades, s.cum)
+	s.cum = q.cum
 	return q, nil
 }

@@ -57,6 +57,7 @@ type Run struct {
 
 type result struct {
 	docno string
+	tag   string
 	sim   float64
 	line  int
 }
@@ -144,7 +145,7 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 // (get_trec_results.c): each line is "qid iter docno rank score tag",
 // fields separated by white space, fields after the sixth ignored; score is
 // read as C's atof reads it (the longest numeric prefix, "1e3x" is 1000,
-// "x" is 0); iter, rank and tag are ignored. Blank lines are skipped, and
+// "x" is 0); iter and rank are ignored, tag is the runid. Blank lines are skipped, and
 // so is a line whose first non-blank byte is '#'. A line with fewer than 6
 // fields, a NUL byte, or a file without results is a *SyntaxError naming the
 // file and line. name is used in errors only.
@@ -461,7 +462,7 @@ func parseRun(text, name string) (*Run, error) {
 			return "", result{}, false, &SyntaxError{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 6 fields (qid iter docno rank score tag), found %d", n)}
 		}
-		return f[0], result{docno: f[2], sim: atof(f[4]), line: lineNo}, true, nil
+		return f[0], result{docno: f[2], tag: f[5], sim: atof(f[4]), line: lineNo}, true, nil
 	})
 	if err != nil {
 		return nil, err

@@ -16,12 +16,18 @@ type TextOptions struct {
 	// trec_eval's 4 ("%6.4f"). Other values are not trec_eval's output and
 	// serve cross-checks at full precision.
 	Decimals int
+	// NoSummary is trec_eval's -n: no "all" lines.
+	NoSummary bool
 }
 
 // WriteText writes r as trec_eval prints it: one line per value,
-// "%-22s\t%s\t%6.4f" (name, qid or "all", value; num_* as integers), the
+// "%-22s\t%s\t%6.4f" (name, qid or "all", value; num_* as integers;
+// runid and relstring as text, relstring between single quotes), the
 // queries of -q first, in qid byte order, each with its values in column
-// order (num_q only for "all"), then the "all" values.
+// order (num_q, gm_* and runid only for "all", relstring only for the
+// queries), then the "all" values. With z scores (-Z) every name but runid
+// and relstring is prefixed with "Z" ("Z%-22s") and every number has 4
+// decimals.
 //
 // Values are rounded as glibc's printf rounds them: to nearest, ties to
 // even, on the exact binary value.
@@ -32,14 +38,29 @@ func WriteText(w io.Writer, r *Result, opts TextOptions) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var line []byte
-	put := func(col Column, qid string, v float64) {
-		line = appendName(line[:0], col.Name)
+	put := func(col Column, qid string, v float64, text string) {
+		switch {
+		case col.Text:
+			line = appendName(line[:0], col.Name)
+		case r.ZScores:
+			line = append(line[:0], 'Z')
+			line = appendName(line, col.Name)
+		default:
+			line = appendName(line[:0], col.Name)
+		}
 		line = append(line, '\t')
 		line = append(line, qid...)
 		line = append(line, '\t')
-		if col.Integer {
+		switch {
+		case col.Quoted:
+			line = append(line, '\'')
+			line = append(line, text...)
+			line = append(line, '\'')
+		case col.Text:
+			line = append(line, text...)
+		case col.Integer && !r.ZScores:
 			line = appendLong(line, v)
-		} else {
+		default:
 			line = appendFixed(line, v, dec)
 		}
 		line = append(line, '\n')
@@ -48,14 +69,23 @@ func WriteText(w io.Writer, r *Result, opts TextOptions) error {
 	if opts.PerQuery {
 		for _, q := range r.Queries {
 			for c, col := range r.Columns {
-				if !col.SummaryOnly {
-					put(col, q.QID, q.Values[c])
+				if col.SummaryOnly {
+					continue
 				}
+				text := ""
+				if q.Texts != nil {
+					text = q.Texts[c]
+				}
+				put(col, q.QID, q.Values[c], text)
 			}
 		}
 	}
-	for c, col := range r.Columns {
-		put(col, "all", r.All[c])
+	if !opts.NoSummary {
+		for c, col := range r.Columns {
+			if !col.QueryOnly {
+				put(col, "all", r.All[c], r.RunID)
+			}
+		}
 	}
 	return bw.Flush()
 }
