@@ -34,7 +34,7 @@ type trecOptions struct {
 
 const trecLongHead = `Evaluate a TREC run against TREC qrels and print exactly what trec_eval 9.0.8
 prints for the same arguments (docs/checks.md); trec_eval's own test suite
-("make quicktest") passes byte for byte, but for the preference formats.
+("make quicktest") passes byte for byte, but for the two preference formats.
 
 QRELS has lines "qid iter docno rel"; RUN has lines "qid iter docno rank score
 tag" ("-" reads RUN from standard input). Documents are ranked by score
@@ -53,6 +53,7 @@ follow a '.': cutoffs "P.5,10" (P_5, P_10), recall fractions
              recip_rank iprec_at_recall P
   all_trec   every measure below that reads qrels
   set        runid num_q num_ret num_rel num_rel_ret utility set_*
+  qrels_jg   runid num_q map_avgjg P_avgjg Rprec_mult_avgjg (with -R qrels_jg)
 
 Measures (default parameters after the name):
 `
@@ -71,9 +72,14 @@ deliberately differs from trec_eval.`
 func trecLong() string {
 	var b strings.Builder
 	b.WriteString(trecLongHead)
+	format := "qrels"
 	for _, m := range metrics.Measures() {
-		if m.Format != "qrels" {
+		if m.Format == "prefs" {
 			continue
+		}
+		if m.Format != format {
+			format = m.Format
+			fmt.Fprintf(&b, "With -R %s (the qrels' second field names a judgment group; averaged over\nthe groups of a query):\n", format)
 		}
 		name := m.Name + m.Params
 		if len(name) > 24 {
@@ -82,7 +88,7 @@ func trecLong() string {
 		}
 		fmt.Fprintf(&b, "  %-24s %s\n", name, m.Doc)
 	}
-	b.WriteString("Preference measures (all_prefs, prefs, qrels_jg: -R prefs, qrels_prefs,\nqrels_jg) are not computed yet.\n")
+	b.WriteString("The preference measures (sets all_prefs and prefs, -R prefs and qrels_prefs)\nare not computed yet.\n")
 	b.WriteString(trecLongTail)
 	return b.String()
 }
@@ -130,7 +136,7 @@ func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Comman
 	fs.BoolVarP(&opts.judgedOnly, "Judged_docs_only", "J", false, "drop retrieved documents without a judgment before computing anything")
 	fs.Int64VarP(&opts.numDocs, "Number_docs_in_coll", "N", 0, "number of documents in the collection (utility's fourth coefficient)")
 	fs.StringVarP(&opts.zscoresPath, "Zscore", "Z", "", "print z scores against the \"qid measure mean stddev\" lines of `FILE`")
-	fs.StringVarP(&opts.relFormat, "Rel_info_format", "R", "qrels", "format of QRELS: qrels (prefs, qrels_prefs and qrels_jg are not read yet)")
+	fs.StringVarP(&opts.relFormat, "Rel_info_format", "R", "qrels", "format of QRELS: qrels, or qrels_jg (second field = judgment group; prefs and qrels_prefs are not read yet)")
 	fs.StringVarP(&opts.resultsFormat, "Results_format", "T", "trec_results", "format of RUN: trec_results")
 	fs.BoolVarP(&opts.noSummary, "nosummary", "n", false, "print no \"all\" lines")
 	fs.IntVar(&opts.decimals, "decimals", 0, "print `D` decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)")
@@ -165,8 +171,11 @@ func trecRun(opts *trecOptions) error {
 	if opts.resultsFormat != "trec_results" {
 		return fmt.Errorf("-T %s: the only results format is trec_results", opts.resultsFormat)
 	}
-	if opts.relFormat != "qrels" {
-		return fmt.Errorf("-R %s: rag-eval trec reads only the qrels format so far", opts.relFormat)
+	switch opts.relFormat {
+	case "qrels", "qrels_jg":
+		mo.RelFormat = opts.relFormat
+	default:
+		return fmt.Errorf("-R %s: rag-eval trec reads the qrels and qrels_jg formats (prefs and qrels_prefs not yet)", opts.relFormat)
 	}
 	if opts.zscoresPath != "" {
 		z, err := readTrec(opts.zscoresPath, nil, metrics.ReadZScores)

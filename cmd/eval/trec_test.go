@@ -104,7 +104,7 @@ func TestTrecErrors(t *testing.T) {
 	}{
 		{"unknown measure", []string{"-m", "dcg", qrels, dupRun}, `rag-eval: illegal measure "dcg"`},
 		{"bad pairs", []string{"-m", "ndcg.1=2,3", qrels, dupRun}, `rag-eval: measure ndcg.1=2,3: malformed pair parameters`},
-		{"prefs format", []string{"-R", "prefs", qrels, dupRun}, `rag-eval: -R prefs: rag-eval trec reads only the qrels format so far`},
+		{"prefs format", []string{"-R", "prefs", qrels, dupRun}, `rag-eval: -R prefs: rag-eval trec reads the qrels and qrels_jg formats`},
 		{"results format", []string{"-T", "trec_top", qrels, dupRun}, `rag-eval: -T trec_top: the only results format is trec_results`},
 		{"missing z file", []string{"-Z", filepath.Join(dir, "nope"), qrels, dupRun}, `rag-eval: read z scores: open `},
 		{"bad cutoff", []string{"-m", "P.0", qrels, dupRun}, "rag-eval: measure P.0: cutoffs must be positive"},
@@ -141,7 +141,6 @@ const quicktestDir = trecDir + "quicktest"
 var quicktestMissing = map[string]bool{
 	"out.test.prefs":       true,
 	"out.test.qrels_prefs": true,
-	"out.test.qrels_jg":    true,
 }
 
 // quicktestCases reads the invocations from the README's table: rows

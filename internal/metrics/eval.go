@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -34,6 +35,11 @@ type Options struct {
 	// ZScores is -Z: when set, every per-query value becomes a z score
 	// against the reference means and deviations (see ZScores).
 	ZScores *ZScores
+	// RelFormat is -R: "qrels" (or "") reads the qrels' second field as
+	// trec_eval does, not at all; "qrels_jg" reads it as a judgment group
+	// (one user's judgments) and computes the *_avgjg measures, averaged
+	// over the groups of a query.
+	RelFormat string
 }
 
 // DefaultOptions returns trec_eval's defaults for the given measures:
@@ -95,11 +101,24 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	format := opts.RelFormat
+	switch format {
+	case "":
+		format = "qrels"
+	case "qrels", "qrels_jg":
+	default:
+		return nil, fmt.Errorf("rel_info format %q: rag-eval trec reads qrels and qrels_jg (the preference formats are not read yet)", format)
+	}
 	for _, m := range ms {
-		if f := m.def().format; f != "" {
-			return nil, fmt.Errorf("measure %s needs preference judgments (-R %s), which rag-eval trec does not read yet", m.def().name, f)
+		f := m.def().format
+		if f == "" {
+			f = "qrels"
+		}
+		if m.kind != kRunid && m.kind != kNumQ && f != format {
+			return nil, fmt.Errorf("measure %s needs -R %s judgments, not %s", m.def().name, f, format)
 		}
 	}
+	jg := format == "qrels_jg"
 	cols, pub := columns(ms)
 	hasText := slices.ContainsFunc(pub, func(c Column) bool { return c.Text })
 
@@ -156,17 +175,24 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 			var s scratch
 			for i := lo; i < hi; i++ {
 				p := pairs[i]
-				var q *query
-				if needRanking {
-					var err error
-					q, err = s.query(&opts, run, p.run, qrels, p.qrels)
-					if err != nil {
-						errs[w], errAt[w] = err, i
-						return
-					}
-				}
 				qr := &res.Queries[i]
-				s.fill(qr.Values, qr.Texts, ms, q, &opts)
+				var err error
+				switch {
+				case jg:
+					err = s.fillGroups(qr.Values, ms, &opts, run, p.run, qrels, p.qrels)
+				case needRanking:
+					var q *query
+					q, err = s.query(&opts, run, p.run, qrels, p.qrels)
+					if err == nil {
+						s.fill(qr.Values, qr.Texts, ms, q, &opts)
+					}
+				default:
+					s.fill(qr.Values, qr.Texts, ms, nil, &opts)
+				}
+				if err != nil {
+					errs[w], errAt[w] = err, i
+					return
+				}
 				if opts.ZScores != nil {
 					opts.ZScores.convert(qr.QID, pub, qr.Values)
 				}
@@ -318,6 +344,63 @@ func (s *scratch) fill(v []float64, texts []string, ms []measure, q *query, opts
 	}
 }
 
+// fillGroups computes the values of one query under -R qrels_jg: each
+// judgment group (the qrels' second field, in byte order) judges the
+// ranking on its own, and the *_avgjg measures average over the groups.
+func (s *scratch) fillGroups(v []float64, ms []measure, opts *Options, run *Run, rs span, qrels *Qrels, qs span) error {
+	ents, idx, err := s.ranking(opts, run, rs)
+	if err != nil {
+		return err
+	}
+	js := append(s.groups[:0], qrels.entries[qs.start:qs.end]...)
+	slices.SortStableFunc(js, func(a, b judgment) int { return strings.Compare(a.group, b.group) })
+	s.groups = js
+	clear(v)
+	ngroups := 0
+	for start := 0; start < len(js); {
+		end := start + 1
+		for end < len(js) && js[end].group == js[start].group {
+			end++
+		}
+		q, err := s.judge(opts, ents, idx, qrels.name, qs.qid, js[start:end])
+		if err != nil {
+			return err
+		}
+		ngroups++
+		for i := range ms {
+			m := &ms[i]
+			out := v[m.col : m.col+m.ncol]
+			switch m.kind {
+			case kMapAvgjg:
+				out[0] += q.avgPrec()
+			case kPAvgjg:
+				for c, k := range m.cutoffs {
+					out[c] += q.precision(k)
+				}
+			case kRprecMultAvgjg:
+				for c, x := range m.reals {
+					out[c] += q.rprecMult(x)
+				}
+			}
+		}
+		start = end
+	}
+	for i := range ms {
+		m := &ms[i]
+		switch m.kind {
+		case kNumQ:
+			v[m.col] = 1
+		case kMapAvgjg, kPAvgjg, kRprecMultAvgjg:
+			if ngroups > 1 {
+				for c := m.col; c < m.col+m.ncol; c++ {
+					v[c] /= float64(ngroups)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // scratch is one worker's reusable memory.
 type scratch struct {
 	idx    []int32        // rank order, as indices into the query's results
@@ -329,12 +412,23 @@ type scratch struct {
 	cum    []int32 // query.cum
 	cuts   []int64 // recall counts
 	gains  gains
+	groups []judgment // a query's judgments by group (qrels_jg)
 }
 
 // query builds the ranking of one query as form_res_rels.c does: sort by
 // score and docno, keep MaxRetrieved documents, reject duplicate docnos,
 // look up grades.
 func (s *scratch) query(opts *Options, run *Run, rs span, qrels *Qrels, qs span) (*query, error) {
+	ents, idx, err := s.ranking(opts, run, rs)
+	if err != nil {
+		return nil, err
+	}
+	return s.judge(opts, ents, idx, qrels.name, qs.qid, qrels.entries[qs.start:qs.end])
+}
+
+// ranking sorts the results of one query into rank order, keeps
+// MaxRetrieved of them and rejects a repeated docno among those kept.
+func (s *scratch) ranking(opts *Options, run *Run, rs span) ([]result, []int32, error) {
 	if s.judged == nil {
 		s.judged = make(map[string]int)
 		s.seen = make(map[string]int)
@@ -359,24 +453,28 @@ func (s *scratch) query(opts *Options, run *Run, rs span, qrels *Qrels, qs span)
 		if j, dup := s.seen[d.docno]; dup {
 			other := ents[idx[j]].line
 			a, b := min(d.line, other), max(d.line, other)
-			return nil, &SyntaxError{File: run.name, Line: b,
+			return nil, nil, &SyntaxError{File: run.name, Line: b,
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", d.docno, rs.qid, a)}
 		}
 		s.seen[d.docno] = i
 	}
+	return ents, idx, nil
+}
 
+// judge looks up the grades of the ranked documents ents[idx] in the
+// judgments js of query qid (from the qrels file qrelsName).
+func (s *scratch) judge(opts *Options, ents []result, idx []int32, qrelsName, qid string, js []judgment) (*query, error) {
 	q := &s.q
 	q.level = opts.RelLevel
 	q.numRel = 0
 	q.ideal = q.ideal[:0]
 	s.grades = s.grades[:0]
 	clear(s.judged)
-	js := qrels.entries[qs.start:qs.end]
 	for i := range js {
 		e := &js[i]
 		if j, dup := s.judged[e.docno]; dup {
-			return nil, &SyntaxError{File: qrels.name, Line: e.line,
-				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", e.docno, qs.qid, js[j].line)}
+			return nil, &SyntaxError{File: qrelsName, Line: e.line,
+				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", e.docno, qid, js[j].line)}
 		}
 		s.judged[e.docno] = i
 		if e.rel >= 0 && e.rel >= q.level {

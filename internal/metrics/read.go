@@ -36,6 +36,7 @@ type Qrels struct {
 
 type judgment struct {
 	docno string
+	group string // the second field: the judgment group under -R qrels_jg
 	rel   int
 	line  int
 }
@@ -428,7 +429,7 @@ func parseQrels(text, name string) (*Qrels, error) {
 			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 4 fields (qid iter docno rel), found %s", countFields(n, 4))}
 		}
-		return f[0], judgment{docno: f[2], rel: int(atol(f[3])), line: lineNo}, true, nil
+		return f[0], judgment{docno: f[2], group: f[1], rel: int(atol(f[3])), line: lineNo}, true, nil
 	})
 	if err != nil {
 		return nil, err
