@@ -638,9 +638,10 @@ func (q *query) setMap() float64 {
 	return float64(rr*rr) / float64(float64(len(q.rels))*float64(q.numRel))
 }
 
-// setF is m_set_F.c: (x+1)·P·R / (x·P + R) on the retrieved set.
+// setF is m_set_F.c: (x+1)·P·R / (x·P + R) on the retrieved set, 0 when
+// no relevant document is retrieved.
 func (q *query) setF(x float64) float64 {
-	if len(q.rels) == 0 || q.numRel == 0 {
+	if q.relRet == 0 {
 		return 0
 	}
 	p := float64(q.relRet) / float64(len(q.rels))
