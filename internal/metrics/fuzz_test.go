@@ -82,9 +82,15 @@ func checkSyntaxError(t *testing.T, err error, in string) {
 
 func evalAll(t *testing.T, q *Qrels, run *Run) {
 	t.Helper()
+	params := []string{"all_trec", "relstring.3", "ndcg.1=2.5,0=-1,-1=0.3", "G.2=0.4,1=0.9", "Rndcg.3=-2", "ndcg_rel.1=0",
+		"iprec_at_recall..33,1", "11pt_avg.1,.5,0", "Rprec_mult.0,3", "utility.1,2,3,4", "set_F.0"}
 	for _, opts := range []Options{
 		DefaultOptions(allMeasures...),
 		{Measures: allMeasures, Complete: true, RelLevel: -1, MaxRetrieved: 2},
+		DefaultOptions(params...),
+		{Measures: params, Complete: true, RelLevel: 2, MaxRetrieved: 3, JudgedOnly: true, NumDocs: 10},
+		{Measures: params, RelLevel: 0, MaxRetrieved: -1},
+		{Measures: []string{"qrels_jg"}, RelLevel: 1, MaxRetrieved: -1, RelFormat: "qrels_jg"},
 	} {
 		res, err := Eval(opts, q, run)
 		if err != nil {
