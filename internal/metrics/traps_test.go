@@ -21,7 +21,6 @@ func runOf(qid string, docnos ...string) string {
 	return b.String()
 }
 
-
 // bpref caps both counts at R: past R judged non-relevant documents, a
 // relevant one scores 0 however many more non-relevant ones are above it.
 func TestTrapBprefCap(t *testing.T) {
