@@ -247,6 +247,7 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 
 // fill computes the values of one query.
 func (s *scratch) fill(v []float64, texts []string, ms []measure, q *query, opts *Options) {
+	s.gainsSet = false
 	for i := range ms {
 		m := &ms[i]
 		out := v[m.col : m.col+m.ncol]
@@ -302,16 +303,16 @@ func (s *scratch) fill(v []float64, texts []string, ms []measure, q *query, opts
 		case kBinG:
 			out[0] = q.binG()
 		case kG:
-			q.setGains(m.pairs, &s.gains)
+			s.setGains(q, m.pairs)
 			out[0] = q.gMeasure(&s.gains)
 		case kNDCG:
-			q.setGains(m.pairs, &s.gains)
+			s.setGains(q, m.pairs)
 			out[0] = q.ndcg(&s.gains)
 		case kNDCGRel:
-			q.setGains(m.pairs, &s.gains)
+			s.setGains(q, m.pairs)
 			out[0] = q.ndcgRel(&s.gains)
 		case kRndcg:
-			q.setGains(m.pairs, &s.gains)
+			s.setGains(q, m.pairs)
 			out[0] = q.rndcg(&s.gains)
 		case kNDCGCut:
 			for c, k := range m.cutoffs {
@@ -401,6 +402,15 @@ func (s *scratch) fillGroups(v []float64, ms []measure, opts *Options, run *Run,
 	return nil
 }
 
+// setGains fills s.gains for q and pairs, unless it already holds them.
+func (s *scratch) setGains(q *query, pairs []gainPair) {
+	if s.gainsSet && slices.Equal(s.gainsFor, pairs) {
+		return
+	}
+	q.setGains(pairs, &s.gains)
+	s.gainsSet, s.gainsFor = true, pairs
+}
+
 // scratch is one worker's reusable memory.
 type scratch struct {
 	idx    []int32        // rank order, as indices into the query's results
@@ -412,6 +422,10 @@ type scratch struct {
 	cum    []int32 // query.cum
 	cuts   []int64 // recall counts
 	gains  gains
+	// gainsSet reports that gains holds the query's gains for gainsFor
+	// (G, ndcg, ndcg_rel and Rndcg usually share them).
+	gainsSet bool
+	gainsFor []gainPair
 	groups []judgment // a query's judgments by group (qrels_jg)
 }
 
