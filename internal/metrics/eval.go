@@ -426,7 +426,7 @@ type scratch struct {
 	// (G, ndcg, ndcg_rel and Rndcg usually share them).
 	gainsSet bool
 	gainsFor []gainPair
-	groups []judgment // a query's judgments by group (qrels_jg)
+	groups   []judgment // a query's judgments by group (qrels_jg)
 }
 
 // query builds the ranking of one query as form_res_rels.c does: sort by
