@@ -132,7 +132,7 @@
 //	-J, --Judged_docs_only            drop retrieved documents without a judgment before computing anything
 //	-M, --Max_retrieved_per_topic N   evaluate only the first N documents of each ranking (default: all)
 //	-N, --Number_docs_in_coll int     number of documents in the collection (utility's fourth coefficient)
-//	-R, --Rel_info_format string      format of QRELS: qrels, or qrels_jg (second field = judgment group; prefs and qrels_prefs are not read yet) (default "qrels")
+//	-R, --Rel_info_format string      format of QRELS: qrels, qrels_jg (second field = judgment group), prefs ("qid jg jsg docno level") or qrels_prefs (qrels read as preferences) (default "qrels")
 //	-T, --Results_format string       format of RUN: trec_results (default "trec_results")
 //	-Z, --Zscore FILE                 print z scores against the "qid measure mean stddev" lines of FILE
 //	-c, --complete_rel_info_wanted    average over every qrels query; queries without results count as zero

@@ -34,7 +34,7 @@ type trecOptions struct {
 
 const trecLongHead = `Evaluate a TREC run against TREC qrels and print exactly what trec_eval 9.0.8
 prints for the same arguments (docs/checks.md); trec_eval's own test suite
-("make quicktest") passes byte for byte, but for the two preference formats.
+("make quicktest") passes byte for byte.
 
 QRELS has lines "qid iter docno rel"; RUN has lines "qid iter docno rank score
 tag" ("-" reads RUN from standard input). Documents are ranked by score
@@ -54,6 +54,8 @@ follow a '.': cutoffs "P.5,10" (P_5, P_10), recall fractions
   all_trec   every measure below that reads qrels
   set        runid num_q num_ret num_rel num_rel_ret utility set_*
   qrels_jg   runid num_q map_avgjg P_avgjg Rprec_mult_avgjg (with -R qrels_jg)
+  all_prefs  runid num_q prefs_* (with -R prefs or qrels_prefs)
+  prefs      runid num_q prefs_num_prefs_* prefs_simp prefs_pair prefs_avgjg
 
 Measures (default parameters after the name):
 `
@@ -74,12 +76,14 @@ func trecLong() string {
 	b.WriteString(trecLongHead)
 	format := "qrels"
 	for _, m := range metrics.Measures() {
-		if m.Format == "prefs" {
-			continue
-		}
 		if m.Format != format {
 			format = m.Format
-			fmt.Fprintf(&b, "With -R %s (the qrels' second field names a judgment group; averaged over\nthe groups of a query):\n", format)
+			switch format {
+			case "prefs":
+				b.WriteString("With -R prefs (\"qid jg jsg docno level\" lines: within a judgment sub-group\njsg of judgment group jg, a higher level is preferred) or -R qrels_prefs (qrels\nread as preferences, the second field the jg):\n")
+			default:
+				fmt.Fprintf(&b, "With -R %s (the qrels' second field names a judgment group; averaged over\nthe groups of a query):\n", format)
+			}
 		}
 		name := m.Name + m.Params
 		if len(name) > 24 {
@@ -88,7 +92,6 @@ func trecLong() string {
 		}
 		fmt.Fprintf(&b, "  %-24s %s\n", name, m.Doc)
 	}
-	b.WriteString("The preference measures (sets all_prefs and prefs, -R prefs and qrels_prefs)\nare not computed yet.\n")
 	b.WriteString(trecLongTail)
 	return b.String()
 }
@@ -136,7 +139,7 @@ func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Comman
 	fs.BoolVarP(&opts.judgedOnly, "Judged_docs_only", "J", false, "drop retrieved documents without a judgment before computing anything")
 	fs.Int64VarP(&opts.numDocs, "Number_docs_in_coll", "N", 0, "number of documents in the collection (utility's fourth coefficient)")
 	fs.StringVarP(&opts.zscoresPath, "Zscore", "Z", "", "print z scores against the \"qid measure mean stddev\" lines of `FILE`")
-	fs.StringVarP(&opts.relFormat, "Rel_info_format", "R", "qrels", "format of QRELS: qrels, or qrels_jg (second field = judgment group; prefs and qrels_prefs are not read yet)")
+	fs.StringVarP(&opts.relFormat, "Rel_info_format", "R", "qrels", "format of QRELS: qrels, qrels_jg (second field = judgment group), prefs (\"qid jg jsg docno level\") or qrels_prefs (qrels read as preferences)")
 	fs.StringVarP(&opts.resultsFormat, "Results_format", "T", "trec_results", "format of RUN: trec_results")
 	fs.BoolVarP(&opts.noSummary, "nosummary", "n", false, "print no \"all\" lines")
 	fs.IntVar(&opts.decimals, "decimals", 0, "print `D` decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)")
@@ -171,12 +174,17 @@ func trecRun(opts *trecOptions) error {
 	if opts.resultsFormat != "trec_results" {
 		return fmt.Errorf("-T %s: the only results format is trec_results", opts.resultsFormat)
 	}
+	readQrels := metrics.ReadQrels
 	switch opts.relFormat {
 	case "qrels", "qrels_jg":
-		mo.RelFormat = opts.relFormat
+	case "prefs":
+		readQrels = metrics.ReadPrefs
+	case "qrels_prefs":
+		readQrels = metrics.ReadQrelsPrefs
 	default:
-		return fmt.Errorf("-R %s: rag-eval trec reads the qrels and qrels_jg formats (prefs and qrels_prefs not yet)", opts.relFormat)
+		return fmt.Errorf("-R %s: the formats are qrels, qrels_jg, prefs and qrels_prefs", opts.relFormat)
 	}
+	mo.RelFormat = opts.relFormat
 	if opts.zscoresPath != "" {
 		z, err := readTrec(opts.zscoresPath, nil, metrics.ReadZScores)
 		if err != nil {
@@ -190,7 +198,7 @@ func trecRun(opts *trecOptions) error {
 	qerr := make(chan error, 1)
 	go func() {
 		var err error
-		qrels, err = readTrec(opts.qrelsPath, nil, metrics.ReadQrels)
+		qrels, err = readTrec(opts.qrelsPath, nil, readQrels)
 		qerr <- err
 	}()
 	run, rerr := readTrec(opts.runPath, opts.IO.In, metrics.ReadRun)

@@ -104,7 +104,9 @@ func TestTrecErrors(t *testing.T) {
 	}{
 		{"unknown measure", []string{"-m", "dcg", qrels, dupRun}, `rag-eval: illegal measure "dcg"`},
 		{"bad pairs", []string{"-m", "ndcg.1=2,3", qrels, dupRun}, `rag-eval: measure ndcg.1=2,3: malformed pair parameters`},
-		{"prefs format", []string{"-R", "prefs", qrels, dupRun}, `rag-eval: -R prefs: rag-eval trec reads the qrels and qrels_jg formats`},
+		{"unknown format", []string{"-R", "trec_prefs", qrels, dupRun}, `rag-eval: -R trec_prefs: the formats are qrels, qrels_jg, prefs and qrels_prefs`},
+		{"measure of another format", []string{"-R", "qrels_prefs", "-m", "map", qrels, dupRun}, `rag-eval: trec: measure map needs -R qrels judgments, not prefs`},
+		{"prefs fields", []string{"-R", "prefs", qrels, dupRun}, `rag-eval: read qrels: ` + qrels + `:1: want 5 fields (qid jg jsg docno rel_level), found 4`},
 		{"results format", []string{"-T", "trec_top", qrels, dupRun}, `rag-eval: -T trec_top: the only results format is trec_results`},
 		{"missing z file", []string{"-Z", filepath.Join(dir, "nope"), qrels, dupRun}, `rag-eval: read z scores: open `},
 		{"bad cutoff", []string{"-m", "P.0", qrels, dupRun}, "rag-eval: measure P.0: cutoffs must be positive"},
@@ -133,15 +135,6 @@ func TestTrecErrors(t *testing.T) {
 // quicktestDir is trec_eval 9.0.8's own test directory; its README (one
 // level up) lists the eleven invocations of trec_eval's "make quicktest".
 const quicktestDir = trecDir + "quicktest"
-
-// quicktestMissing lists the quicktest invocations rag-eval trec does not
-// reproduce yet (the preference formats, -R prefs, qrels_prefs and
-// qrels_jg): the test checks they still fail with a usage error, so that
-// one that starts passing must be moved out of this list.
-var quicktestMissing = map[string]bool{
-	"out.test.prefs":       true,
-	"out.test.qrels_prefs": true,
-}
 
 // quicktestCases reads the invocations from the README's table: rows
 // "| `ARGS` … | `OUTPUT` |".
@@ -182,12 +175,6 @@ func TestTrecQuicktest(t *testing.T) {
 			}
 			var stdout, stderr bytes.Buffer
 			code := run(append([]string{"trec"}, strings.Fields(args)...), &stdout, &stderr)
-			if quicktestMissing[wantFile] {
-				if code == cmdutil.ExitOK || bytes.Equal(stdout.Bytes(), want) {
-					t.Fatalf("rag-eval trec %s now succeeds: drop %s from quicktestMissing", args, wantFile)
-				}
-				return
-			}
 			if code != cmdutil.ExitOK {
 				t.Fatalf("rag-eval trec %s: exit %d, stderr %s", args, code, stderr.String())
 			}
@@ -197,8 +184,8 @@ func TestTrecQuicktest(t *testing.T) {
 			passed++
 		})
 	}
-	if passed+len(quicktestMissing) != len(cases) {
-		t.Errorf("%d of %d quicktest outputs identical, %d known missing", passed, len(cases), len(quicktestMissing))
+	if passed != len(cases) {
+		t.Errorf("%d of %d quicktest outputs identical", passed, len(cases))
 	}
 }
 

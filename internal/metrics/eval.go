@@ -106,8 +106,16 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	case "":
 		format = "qrels"
 	case "qrels", "qrels_jg":
+		if qrels.prefs != nil {
+			return nil, fmt.Errorf("rel_info format %q: the judgments were read as preferences", format)
+		}
+	case "prefs", "qrels_prefs":
+		if qrels.prefs == nil {
+			return nil, fmt.Errorf("rel_info format %q: read the judgments with ReadPrefs or ReadQrelsPrefs", format)
+		}
+		format = "prefs"
 	default:
-		return nil, fmt.Errorf("rel_info format %q: rag-eval trec reads qrels and qrels_jg (the preference formats are not read yet)", format)
+		return nil, fmt.Errorf("rel_info format %q: want qrels, qrels_jg, prefs or qrels_prefs", format)
 	}
 	for _, m := range ms {
 		f := m.def().format
@@ -119,13 +127,17 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 		}
 	}
 	jg := format == "qrels_jg"
+	prefs := format == "prefs"
+	withCounts := slices.ContainsFunc(ms, func(m measure) bool {
+		return m.kind == kPrefsPair || m.kind == kPrefsPairRet || m.kind == kPrefsPairImp
+	})
 	cols, pub := columns(ms)
 	hasText := slices.ContainsFunc(pub, func(c Column) bool { return c.Text })
 
 	// Queries of the run that have judgments, in qid order (both lists are
 	// sorted: a merge, no lookups).
 	type pair struct{ run, qrels span }
-	var pairs []pair
+	var qpairs []pair
 	for i, j := 0, 0; i < len(run.queries) && j < len(qrels.queries); {
 		switch a, b := run.queries[i].qid, qrels.queries[j].qid; {
 		case a < b:
@@ -133,29 +145,29 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 		case a > b:
 			j++
 		default:
-			pairs = append(pairs, pair{run.queries[i], qrels.queries[j]})
+			qpairs = append(qpairs, pair{run.queries[i], qrels.queries[j]})
 			i++
 			j++
 		}
 	}
-	if len(pairs) == 0 {
+	if len(qpairs) == 0 {
 		return nil, ErrNoCommonQuery
 	}
 
-	res := &Result{Columns: pub, Queries: make([]QueryResult, len(pairs)), ZScores: opts.ZScores != nil}
-	values := make([]float64, len(pairs)*len(cols))
+	res := &Result{Columns: pub, Queries: make([]QueryResult, len(qpairs)), ZScores: opts.ZScores != nil}
+	values := make([]float64, len(qpairs)*len(cols))
 	var texts []string
 	if hasText {
-		texts = make([]string, len(pairs)*len(cols))
+		texts = make([]string, len(qpairs)*len(cols))
 	}
-	for i, p := range pairs {
+	for i, p := range qpairs {
 		qr := QueryResult{QID: p.run.qid, Values: values[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]}
 		if hasText {
 			qr.Texts = texts[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
 		}
 		res.Queries[i] = qr
 	}
-	last := pairs[len(pairs)-1].run
+	last := qpairs[len(qpairs)-1].run
 	res.RunID = run.entries[last.start].tag
 
 	// trec_eval only builds rankings for measures other than num_q and
@@ -165,19 +177,25 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	// A WaitGroup, not errgroup: the package imports only the standard
 	// library, and the error returned is the first in query order (the same
 	// whatever the scheduling), not the first to happen.
-	workers := min(runtime.GOMAXPROCS(0), (len(pairs)+255)/256)
+	workers := min(runtime.GOMAXPROCS(0), (len(qpairs)+255)/256)
 	errs := make([]error, workers)
 	errAt := make([]int, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		lo, hi := w*len(pairs)/workers, (w+1)*len(pairs)/workers
+		lo, hi := w*len(qpairs)/workers, (w+1)*len(qpairs)/workers
 		wg.Go(func() {
 			var s scratch
 			for i := lo; i < hi; i++ {
-				p := pairs[i]
+				p := qpairs[i]
 				qr := &res.Queries[i]
 				var err error
 				switch {
+				case prefs:
+					var pq *prefsQuery
+					pq, err = prefsOf(&opts, run, p.run, qrels, p.qrels, withCounts)
+					if err == nil {
+						fillPrefs(qr.Values, ms, pq)
+					}
 				case jg:
 					err = s.fillGroups(qr.Values, ms, &opts, run, p.run, qrels, p.qrels)
 				case needRanking:
@@ -217,7 +235,7 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 			res.All[c] += v
 		}
 	}
-	numQ := len(pairs)
+	numQ := len(qpairs)
 	if opts.Complete {
 		numQ = len(qrels.queries)
 	}
@@ -236,7 +254,7 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 			res.All[c] /= float64(numQ)
 		case aggGeo:
 			// meas_avg.c: a query missing under -c counts as the floor.
-			sum := res.All[c] + float64(numQ-len(pairs))*math.Log(minGeoMean)
+			sum := res.All[c] + float64(numQ-len(qpairs))*math.Log(minGeoMean)
 			res.All[c] = math.Exp(sum / float64(numQ))
 		case aggNone:
 			res.All[c] = 0

@@ -32,6 +32,7 @@ type Qrels struct {
 	queries  []span     // sorted by qid, byte order
 	index    map[string]int
 	positive int // judgments with grade > 0 over every query (num_rel under -c)
+	prefs    []prefLine // instead of entries, when read as preferences
 }
 
 type judgment struct {
