@@ -31,7 +31,7 @@ type Qrels struct {
 	entries  []judgment // grouped by query, file order within a query
 	queries  []span     // sorted by qid, byte order
 	index    map[string]int
-	positive int // judgments with grade > 0 over every query (num_rel under -c)
+	positive int        // judgments with grade > 0 over every query (num_rel under -c)
 	prefs    []prefLine // instead of entries, when read as preferences
 }
 
