@@ -27,7 +27,8 @@
 // "qid iter docno rank score tag"; fields are separated by any C white
 // space (space, tab, \v, \f, \r), so CRLF files read fine. The rank field
 // is ignored, the run's tag is the runid, and the qrels' iter field is
-// ignored but under -R qrels_jg, where it names the judgment group.
+// ignored but under -R qrels_jg and -R qrels_prefs, where it names the
+// judgment group.
 //
 //   - rel is read as C's atol reads it: "2" is 2, "2.7" is 2, "x" is 0.
 //     score is read as C's atof reads it: the longest prefix that is a
@@ -58,11 +59,10 @@
 //
 // # Measures
 //
-// Every measure of trec_eval 9.0.8's qrels and qrels_jg formats is
-// computed; Measures lists them with their default parameters and
-// MeasureSets the sets ("official", "all_trec", "set", "qrels_jg", and the
-// preference sets "all_prefs" and "prefs", which need the preference
-// formats this package does not read yet). R is the number of judged
+// Every measure of trec_eval 9.0.8 is computed; Measures lists them with
+// their default parameters and MeasureSets the sets ("official",
+// "all_trec", "set", "qrels_jg", and the preference sets "all_prefs" and
+// "prefs", see Preferences below). R is the number of judged
 // documents of the query with grade >= RelLevel (retrieved or not); a
 // query with R = 0 scores 0 on every ratio over R.
 //
@@ -130,8 +130,8 @@
 // bit (checked for every rank up to 100,000), so values equal those of
 // trec_eval built on glibc exactly, not merely to printing precision. The
 // test suite runs trec_eval 9.0.8's own "make quicktest" invocations
-// (testdata/trec/quicktest) and compares the output byte for byte: all but
-// the two preference formats (-R prefs, -R qrels_prefs) pass.
+// (testdata/trec/quicktest) and compares the output byte for byte: all
+// eleven pass.
 //
 // # Traps
 //
@@ -173,6 +173,30 @@
 //   - set_F (TestTrapSetMeasures) is 0 when nothing relevant is retrieved;
 //     utility's fourth coefficient multiplies a count that includes the
 //     collection size -N.
+//
+// # Preferences
+//
+// With RelFormat "prefs" (-R prefs, judgments read by ReadPrefs: lines
+// "qid jg jsg docno level", level a real number) or "qrels_prefs" (-R
+// qrels_prefs, ReadQrelsPrefs: a qrels file whose second field is the jg,
+// every line in sub-group "0"), a query's judgments are preferences: within
+// a judgment sub-group (jsg) of a judgment group (jg, one user) every
+// document with a higher level is preferred to every document with a lower
+// one. A jg with one jsg is a set of equivalence classes; a jg with
+// several is a partial order, closed transitively (a preference both ways
+// is an error). A preference A > B is fulfilled when A ranks above B,
+// "implied" when only one of the two is retrieved (fulfilled if that one
+// is A) and "not occurring" when neither is. The prefs_* measures are
+// trec_eval's ratios of fulfilled to possible preferences: over all
+// preferences (simp), averaged over document pairs (pair) or over judgment
+// groups (avgjg), with implied and not-occurring preferences (no suffix),
+// with implied ones only (_imp) or only between retrieved documents
+// (_ret); *_Rnonrel counts only as many non-relevant (level 0 or below)
+// documents as there are relevant ones. Two traps, pinned by the quicktest
+// vectors: ties in score are broken by docno in ascending byte order here
+// (the other measures break them descending, as trec_eval does), and the
+// pair measures keep a judged × judged table per query, so their cost is
+// quadratic in a query's judged documents, as in trec_eval.
 //
 // # Queries and the "all" line
 //

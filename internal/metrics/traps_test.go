@@ -285,3 +285,41 @@ func TestJudgmentGroups(t *testing.T) {
 		t.Errorf("map under qrels_jg: %v", err)
 	}
 }
+
+// Preferences break score ties by docno ascending (the qrels measures
+// descending), and inconsistent preferences are errors, where trec_eval
+// aborts.
+func TestPrefs(t *testing.T) {
+	prefs := func(text string) *Qrels {
+		q, err := ReadPrefs(strings.NewReader(text), "prefs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	run, err := ReadRun(strings.NewReader("q Q0 b 1 1 t\nq Q0 a 2 1 t\n"), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Measures: []string{"prefs_simp", "prefs_num_prefs_ful_ret"}, RelLevel: 1, MaxRetrieved: -1, RelFormat: "prefs"}
+	res, err := Eval(opts, prefs("q u s a 2\nq u s b 1\n"), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := value(t, res, "q", "prefs_simp"); got != 1 {
+		t.Errorf("prefs_simp = %v, want 1 (a ranks first on the tie)", got)
+	}
+	for text, want := range map[string]string{
+		"q u s1 a 2\nq u s1 b 1\nq u s2 b 2\nq u s2 a 1\n": "inconsistent preferences",
+		"q u s1 a 1\nq u s1 b 0\nq u s2 b 1\nq u s2 a 0\n": "both level 0 and a level above 0",
+		"q u s a 1\nq u s a 0\n":                           "has two levels",
+	} {
+		if _, err := Eval(opts, prefs(text), run); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+	opts.RelFormat = "qrels"
+	if _, err := Eval(opts, prefs("q u s a 1\n"), run); err == nil {
+		t.Error("prefs measures on qrels: no error")
+	}
+}
