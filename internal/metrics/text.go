@@ -113,6 +113,11 @@ func appendLong(b []byte, v float64) []byte {
 // appendFixed is "%6.<dec>f" as glibc prints it, including "inf", "-inf",
 // "nan" and "-nan".
 func appendFixed(b []byte, v float64, dec int) []byte {
+	if dec == 4 {
+		if out, ok := appendFixed4(b, v); ok {
+			return out
+		}
+	}
 	var s []byte
 	var tmp [40]byte
 	switch {
@@ -133,4 +138,34 @@ func appendFixed(b []byte, v float64, dec int) []byte {
 		b = append(b, ' ')
 	}
 	return append(b, s...)
+}
+
+// appendFixed4 is "%6.4f" without strconv's exact decimal conversion, for
+// 0 <= v < 2^20 when x = v·10^4 is not within 2^-16 of a rounding tie: x
+// is below 2^34, so the product is off by at most half an ulp, 2^-20, too
+// little to move x across that margin (x − floor(x) is exact), and the
+// nearest integer is the one of the exact value. It reports false for
+// anything else, which appendFixed then prints with strconv.
+func appendFixed4(b []byte, v float64) ([]byte, bool) {
+	if !(v >= 0 && v < 1<<20) {
+		return b, false
+	}
+	x := v * 1e4
+	r := math.Floor(x)
+	f := x - r
+	if math.Abs(f-0.5) < 1.0/(1<<16) {
+		return b, false
+	}
+	n := uint64(r)
+	if f > 0.5 {
+		n++
+	}
+	ip, fp := n/10000, n%10000
+	var tmp [24]byte
+	t := strconv.AppendUint(tmp[:0], ip, 10)
+	t = append(t, '.', byte('0'+fp/1000), byte('0'+fp/100%10), byte('0'+fp/10%10), byte('0'+fp%10))
+	for k := len(t); k < 6; k++ {
+		b = append(b, ' ')
+	}
+	return append(b, t...), true
 }
