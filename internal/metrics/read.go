@@ -76,11 +76,12 @@ func (q *Qrels) QueryIDs() []string {
 	return ids
 }
 
-// Judgments returns the judgments of query qid (nil when it has none). A
-// docno judged twice keeps its last grade.
+// Judgments returns the judgments of query qid (nil when it has none, and
+// for preferences read by ReadPrefs or ReadQrelsPrefs). A docno judged
+// twice keeps its last grade.
 func (q *Qrels) Judgments(qid string) Judgments {
 	i, ok := q.index[qid]
-	if !ok {
+	if !ok || q.prefs != nil {
 		return nil
 	}
 	s := q.queries[i]

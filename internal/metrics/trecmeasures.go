@@ -68,7 +68,7 @@ func (q *query) relIn(k int64) int {
 	return int(q.cum[k])
 }
 
-// levelCount returns the number of judgments with grade g.
+// levelN returns the number of judgments with grade g.
 func (q *query) levelN(g int) int {
 	i, ok := slices.BinarySearchFunc(q.levels, g, func(l levelCount, g int) int { return l.grade - g })
 	if !ok {
