@@ -30,11 +30,13 @@ type query struct {
 	level  int
 
 	// Filled by prepare, for the measures beyond the judge's.
-	levels   []levelCount // judged grades >= 0, ascending, with their counts
-	relRet   int          // retrieved documents with grade >= 0 and >= level
-	nonpool  int          // retrieved documents without a judgment
-	unjudged int          // retrieved documents judged with a negative grade
-	cum      []int32      // cum[i]: documents among the first i with isRel
+	levels      []levelCount // judged grades >= 0, ascending, with their counts (lvls)
+	levelsReady bool
+	grades      []int   // judged grades >= 0, in no order until lvls sorts them
+	relRet      int     // retrieved documents with grade >= 0 and >= level
+	nonpool     int     // retrieved documents without a judgment
+	unjudged    int     // retrieved documents judged with a negative grade
+	cum         []int32 // cum[i]: documents among the first i with isRel
 }
 
 // levelCount is one judged grade and its number of judgments.

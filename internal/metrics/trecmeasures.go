@@ -22,15 +22,7 @@ const infAPEpsilon = 0.00001
 // finish fills the counts the measures share. grades holds the judged
 // grades >= 0 of the query (any order; sorted here).
 func (q *query) finish(grades []int, cum []int32) {
-	slices.Sort(grades)
-	q.levels = q.levels[:0]
-	for i, g := range grades {
-		if i > 0 && g == grades[i-1] {
-			q.levels[len(q.levels)-1].n++
-			continue
-		}
-		q.levels = append(q.levels, levelCount{grade: g, n: 1})
-	}
+	q.grades, q.levelsReady = grades, false
 	q.relRet, q.nonpool, q.unjudged = 0, 0, 0
 	n := len(q.rels)
 	if cap(cum) < n+1 {
@@ -56,6 +48,25 @@ func (q *query) finish(grades []int, cum []int32) {
 	q.cum = cum
 }
 
+// lvls returns the judged grades >= 0 with their counts, ascending
+// (computed on first use: only bpref and the gain measures need them).
+func (q *query) lvls() []levelCount {
+	if q.levelsReady {
+		return q.levels
+	}
+	slices.Sort(q.grades)
+	q.levels = q.levels[:0]
+	for i, g := range q.grades {
+		if i > 0 && g == q.grades[i-1] {
+			q.levels[len(q.levels)-1].n++
+			continue
+		}
+		q.levels = append(q.levels, levelCount{grade: g, n: 1})
+	}
+	q.levelsReady = true
+	return q.levels
+}
+
 // relIn is the number of documents with isRel among the first min(k, n).
 func (q *query) relIn(k int64) int {
 	n := int64(len(q.rels))
@@ -70,11 +81,12 @@ func (q *query) relIn(k int64) int {
 
 // levelN returns the number of judgments with grade g.
 func (q *query) levelN(g int) int {
-	i, ok := slices.BinarySearchFunc(q.levels, g, func(l levelCount, g int) int { return l.grade - g })
+	lv := q.lvls()
+	i, ok := slices.BinarySearchFunc(lv, g, func(l levelCount, g int) int { return l.grade - g })
 	if !ok {
 		return 0
 	}
-	return q.levels[i].n
+	return lv[i].n
 }
 
 // gmLog is the per-query value of gm_map and gm_bpref: the log of the
@@ -97,7 +109,7 @@ func (q *query) gmMap() float64 { return gmLog(q.avgPrec()) }
 // documents, a relevant document scores 0 however far down it is.
 func (q *query) bpref() float64 {
 	numNonrel := 0
-	for _, l := range q.levels {
+	for _, l := range q.lvls() {
 		if l.grade < q.level {
 			numNonrel += l.n
 		}
@@ -285,14 +297,14 @@ func (q *query) gainTable(pairs []gainPair, tab []relGain) []relGain {
 		}
 		tab = append(tab, relGain{level: level, n: n, gain: float64(level)})
 	}
-	if len(q.levels) > 0 {
-		top := q.levels[len(q.levels)-1].grade
+	if lv := q.lvls(); len(lv) > 0 {
+		top := lv[len(lv)-1].grade
 		if top <= maxDenseLevel {
 			for g := 0; g <= top; g++ {
 				add(int64(g), q.levelN(g))
 			}
 		} else {
-			for _, l := range q.levels {
+			for _, l := range lv {
 				add(int64(l.grade), l.n)
 			}
 		}
