@@ -111,11 +111,16 @@
 // # TREC interop
 //
 // rag-eval export-trec writes the judge's document rankings as a TREC run
-// and their grades as TREC qrels; rag-eval trec evaluates them, or any run
-// and qrels, and prints byte for byte what trec_eval 9.0.8 prints for the
-// same arguments (see package internal/metrics for every rule). trec -c on
-// export-trec's files reproduces each case's recip_rank (mrr), ndcg_cut.K,
-// recall.K (docRecallAtK) and P.K of the JSON report.
+// and their grades as TREC qrels (grades are trec_eval levels as they are);
+// rag-eval trec evaluates them, or any run and qrels, and prints byte for
+// byte what trec_eval 9.0.8 prints for the same arguments: every measure,
+// the measure sets (official without -m, all_trec, set, qrels_jg,
+// all_prefs, prefs), trec_eval's parameter syntax, -q -c -n -J -l -M -N -Z
+// -R (qrels, qrels_jg, prefs, qrels_prefs). Its tests run trec_eval's own
+// quicktest suite byte for byte; package internal/metrics documents every
+// rule and the traps of the measures' definitions. trec -c on export-trec's
+// files reproduces each case's recip_rank (mrr), ndcg_cut.K, recall.K
+// (docRecallAtK) and P.K of the JSON report.
 //
 // Flags of rag-eval export-trec:
 //
