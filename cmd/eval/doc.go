@@ -76,6 +76,7 @@
 //
 // Flags of rag-eval compare:
 //
+//	    --baseline NAME            compare every side against the side NAME only (default: every pair)
 //	    --cases string             golden cases file (default <dir>/cases/golden-cases.json)
 //	    --dir string               eval set directory; the default of every other path is inside it (default "eval/rag-retrieval")
 //	-h, --help                     help for compare
@@ -87,6 +88,7 @@
 //	-q, --quiet                    do not print the summary
 //	    --right string             right fixture directory (default <dir>/fixtures-dense)
 //	    --right-name string        name of the right side in the reports (default "dense")
+//	    --side NAME=DIR            a side as NAME=DIR (repeatable, two or more; instead of --left and --right)
 //
 // # Calibrating the thresholds
 //
@@ -173,14 +175,24 @@
 //	$ rag-eval compare
 //	hybrid: 3/3 cases pass (eval/rag-retrieval/fixtures)
 //	dense: 2/3 cases pass (eval/rag-retrieval/fixtures-dense)
-//	metric        hybrid    dense     Δ          95% CI         p  pairs  differ
-//	recallAtK     1         0.5       +0.5       [0, 1]         1  2      1
-//	mrr           1         0.5       +0.5       [0, 1]         1  2      1
-//	ndcgAtK       1         0.5       +0.5       [0, 1]         1  2      1
-//	docRecallAtK  1         0.5       +0.5       [0, 1]         1  2      1
-//	precisionAtK  0.333333  0.166667  +0.166667  [0, 0.333333]  1  2      1
-//	passRate      1         0.666667  +0.333333  [0, 1]         1  3      1
-//	Δ = hybrid − dense; * p < 0.05. 1 of 3 cases differ in content or order.
+//	metric        hybrid    dense
+//	recallAtK     1         0.5
+//	mrr           1         0.5
+//	ndcgAtK       1         0.5
+//	docRecallAtK  1         0.5
+//	precisionAtK  0.333333  0.166667
+//	passRate      1         0.666667
+//	(a = hybrid, b = dense; >x: significantly better than x, p adj. < 0.05)
+//	hybrid vs dense (Δ = hybrid − dense)
+//	metric        hybrid    dense     Δ          95% CI         p  p adj.  W/T/L  pairs
+//	recallAtK     1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
+//	mrr           1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
+//	ndcgAtK       1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
+//	docRecallAtK  1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
+//	precisionAtK  0.333333  0.166667  +0.166667  [0, 0.333333]  1  1       1/1/0  2
+//	passRate      1         0.666667  +0.333333  [0, 1]         1  1       1/2/0  3
+//	* p adj. < 0.05 (Holm over 6 p-values).
+//	hybrid vs dense: 1 of 3 cases differ in content or order.
 //	reports: eval/rag-retrieval/reports/compare.json, eval/rag-retrieval/reports/compare.md
 //
 //	$ rag-eval calibrate
