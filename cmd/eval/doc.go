@@ -175,15 +175,7 @@
 //	$ rag-eval compare
 //	hybrid: 3/3 cases pass (eval/rag-retrieval/fixtures)
 //	dense: 2/3 cases pass (eval/rag-retrieval/fixtures-dense)
-//	metric        hybrid    dense
-//	recallAtK     1         0.5
-//	mrr           1         0.5
-//	ndcgAtK       1         0.5
-//	docRecallAtK  1         0.5
-//	precisionAtK  0.333333  0.166667
-//	passRate      1         0.666667
-//	(a = hybrid, b = dense; >x: significantly better than x, p adj. < 0.05)
-//	hybrid vs dense (Δ = hybrid − dense)
+//	hybrid vs dense (Δ = hybrid − dense):
 //	metric        hybrid    dense     Δ          95% CI         p  p adj.  W/T/L  pairs
 //	recallAtK     1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
 //	mrr           1         0.5       +0.5       [0, 1]         1  1       1/1/0  2

@@ -88,9 +88,19 @@ func (c *Comparison) writePairMarkdown(b *bufio.Writer, k int, title func(string
 	b.WriteString("\n")
 }
 
-// writeText writes the plain-text tables of c: the means per side, then
-// each pair's metrics (* marks p adj. < Significance).
+// writeText writes the plain-text tables of c: with more than two sides
+// the means per side, then each pair's metrics (* marks p adj. <
+// Significance).
 func (c *Comparison) writeText(w io.Writer, sides []string) error {
+	if len(sides) > 2 {
+		if err := c.writeMeansText(w, sides); err != nil {
+			return err
+		}
+	}
+	return c.writePairsText(w)
+}
+
+func (c *Comparison) writeMeansText(w io.Writer, sides []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "metric\t%s\n", strings.Join(sides, "\t"))
 	index := map[string]int{}
@@ -118,9 +128,13 @@ func (c *Comparison) writeText(w io.Writer, sides []string) error {
 	for i, s := range sides {
 		legend = append(legend, Letter(i)+" = "+s)
 	}
-	fmt.Fprintf(w, "(%s; >x: significantly better than x, p adj. < %g)\n", strings.Join(legend, ", "), Significance)
+	_, err := fmt.Fprintf(w, "(%s; >x: significantly better than x, p adj. < %g)\n", strings.Join(legend, ", "), Significance)
+	return err
+}
+
+func (c *Comparison) writePairsText(w io.Writer) error {
 	for _, p := range c.Pairs {
-		fmt.Fprintf(w, "\n%s vs %s (Δ = %s − %s)\n", p.A, p.B, p.A, p.B)
+		fmt.Fprintf(w, "%s vs %s (Δ = %s − %s):\n", p.A, p.B, p.A, p.B)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tp adj.\tW/T/L\tpairs\n", p.A, p.B)
 		for _, m := range p.Metrics {

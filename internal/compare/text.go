@@ -23,7 +23,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := r.writeText(w, names); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n* p adj. < %g (Holm over %d p-values).\n", Significance, r.Method.Family)
+	fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values).\n", Significance, r.Method.Family)
 	for k, p := range r.Pairs {
 		if _, err := fmt.Fprintf(w, "%s vs %s: %s\n", p.A, p.B, r.differingSentence(k)); err != nil {
 			return err
