@@ -6,11 +6,12 @@
 // Usage:
 //
 //	rag-eval [flags]                          judge: reports/baseline.json|md
-//	rag-eval compare [flags]                  two fixture sets case by case, with significance tests
+//	rag-eval compare [flags]                  two or more fixture sets case by case, with significance tests
 //	rag-eval calibrate [flags]                how well qualityScore separates relevant evidence
 //	rag-eval export-trec --qrels F --run F    the judge's rankings and grades as TREC files
 //	rag-eval trec [flags] QRELS RUN           what trec_eval 9.0.8 prints for them
 //	rag-eval init --dir DIR                   a new eval set: starter cases and documents
+//	rag-eval trec-compare [flags] QRELS RUN RUN…  TREC runs pair by pair, with significance tests
 //
 // Every path has its default inside the eval set, --dir (eval/rag-retrieval,
 // docs/README.md): the golden cases <dir>/cases/golden-cases.json, the fixtures
@@ -64,15 +65,19 @@
 //	    --summary-markdown string       also write a PR-comment-sized Markdown summary to this path (verdict, regressions, failed checks; under 60,000 bytes)
 //	-v, --version                       version for rag-eval
 //
-// # Comparing two fixture sets
+// # Comparing fixture sets
 //
-// rag-eval compare judges two fixture directories (by default hybrid
-// <dir>/fixtures against dense <dir>/fixtures-dense) against the same cases
-// and reports, per case, what differs and, per metric, both means, the
-// paired difference Δ = left − right, its 95% bootstrap interval and a
-// paired randomization p-value, from a fixed seed. A side that does not
-// exist or whose manifest says "unavailable" (an unreachable sidecar) is
-// reported as such, the other in full.
+// rag-eval compare judges two or more fixture directories (by default
+// hybrid <dir>/fixtures against dense <dir>/fixtures-dense; --side NAME=DIR
+// repeated for more) against the same cases and reports, for every pair of
+// sides (or every side against --baseline), per case what differs and, per
+// metric, both means, the paired difference Δ = a − b, its 95% bootstrap
+// interval, a paired randomization p-value, the p-value adjusted by Holm
+// over the whole report and win/tie/loss counts, from a fixed seed per
+// pair; a summary table marks each side's means with the letters of the
+// sides it is significantly better than. A side that does not exist or
+// whose manifest says "unavailable" (an unreachable sidecar) is reported as
+// such, the others in full.
 //
 // Flags of rag-eval compare:
 //
@@ -89,6 +94,28 @@
 //	    --right string             right fixture directory (default <dir>/fixtures-dense)
 //	    --right-name string        name of the right side in the reports (default "dense")
 //	    --side NAME=DIR            a side as NAME=DIR (repeatable, two or more; instead of --left and --right)
+//
+// # Comparing TREC runs
+//
+// rag-eval trec-compare evaluates two or more TREC runs against the same
+// qrels exactly as rag-eval trec does (the same -c, -l, -M and -m) and
+// compares them query by query with the statistics of rag-eval compare:
+// every pair of runs, or every run against --baseline. Each run's mean is
+// the "all" value rag-eval trec prints; a judged query a run lacks counts 0
+// with -c and is dropped from that run's pairs without. Runs are named by
+// their tag column, else by their file names.
+//
+// Flags of rag-eval trec-compare:
+//
+//	-M, --Max_retrieved_per_topic N   evaluate only the first N documents of each ranking (default: all)
+//	    --baseline NAME               compare every run against the run NAME only (default: every pair)
+//	-c, --complete_rel_info_wanted    compare over every qrels query; a query a run lacks counts as zero
+//	-h, --help                        help for trec-compare
+//	    --json-report string          also write the JSON report to this path
+//	-l, --level_for_rel N             a document is relevant when its grade is >= N (default 1)
+//	    --markdown-report string      also write the Markdown report to this path
+//	-m, --measure MEASURE             MEASURE to compare, with cutoffs as MEASURE.k,k,… (repeatable, required)
+//	    --quiet                       do not print the summary
 //
 // # Calibrating the thresholds
 //
