@@ -1,9 +1,9 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
@@ -127,27 +127,42 @@ func Analyze(t *Table, pairs [][2]int, baseline, workers int) Comparison {
 	if baseline >= 0 {
 		c.Baseline = &t.Sides[baseline]
 	}
-	c.Pairs = make([]Pair, len(pairs))
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, max(len(pairs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				a, b := pairs[k][0], pairs[k][1]
-				c.Pairs[k] = comparePair(t, a, b)
+	c.Pairs = make([]Pair, len(pairs))
+	diffs := make([][][]float64, len(pairs))
+	groups := map[string][]int{}
+	var order []string
+	for k, p := range pairs {
+		c.Pairs[k], diffs[k] = preparePair(t, p[0], p[1])
+		sig := fmt.Sprint(lens(diffs[k]))
+		if _, ok := groups[sig]; !ok {
+			order = append(order, sig)
+		}
+		groups[sig] = append(groups[sig], k)
+	}
+	// Pairs with the same numbers of pairs per metric draw the same numbers
+	// from their sources: one source per group serves them all.
+	for _, sig := range order {
+		members := groups[sig]
+		rng := NewSource()
+		for m := range t.Metrics {
+			if len(diffs[members[0]][m]) == 0 {
+				continue
 			}
-		}()
+			ds := make([][]float64, len(members))
+			for i, k := range members {
+				ds[i] = diffs[k][m]
+			}
+			for i, st := range groupStats(ds, rng, workers) {
+				mt := &c.Pairs[members[i]].Metrics[m]
+				mt.p = st.P
+				mt.Delta, mt.PValue = fl(st.Delta), fl(st.P)
+				mt.CI95 = &[2]contract.Float6{contract.Float6(zero(st.CI95[0])), contract.Float6(zero(st.CI95[1]))}
+			}
+		}
 	}
-	for k := range pairs {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
 
 	// Holm over the family: every metric of every pair with a p-value.
 	var ps []float64
@@ -201,10 +216,13 @@ func Analyze(t *Table, pairs [][2]int, baseline, workers int) Comparison {
 	return c
 }
 
-// comparePair computes every metric of the pair (a, b) from a fresh source.
-func comparePair(t *Table, a, b int) Pair {
+// preparePair pairs the values of sides a and b metric by metric: it
+// returns the pair with everything but the statistics of the differences,
+// and the differences a − b of each metric (nil where there is nothing to
+// test).
+func preparePair(t *Table, a, b int) (Pair, [][]float64) {
 	p := Pair{A: t.Sides[a], B: t.Sides[b]}
-	rng := NewSource()
+	ds := make([][]float64, len(t.Metrics))
 	for m, name := range t.Metrics {
 		var av, bv []float64
 		if t.Values[a] != nil {
@@ -213,25 +231,35 @@ func comparePair(t *Table, a, b int) Pair {
 		if t.Values[b] != nil {
 			bv = t.Values[b][m]
 		}
-		p.Metrics = append(p.Metrics, pairMetric(name, av, bv, rng))
+		var mt Metric
+		mt, ds[m] = pairMetric(name, av, bv)
+		p.Metrics = append(p.Metrics, mt)
 	}
-	return p
+	return p, ds
 }
 
-// pairMetric pairs the values of both sides (nil: unavailable) and computes
-// the statistics over them. With one side unavailable only the other
-// side's mean is reported.
-func pairMetric(name string, a, b []float64, rng *PCG) Metric {
+func lens(ds [][]float64) []int {
+	out := make([]int, len(ds))
+	for i, d := range ds {
+		out[i] = len(d)
+	}
+	return out
+}
+
+// pairMetric pairs the values of both sides (nil: unavailable) and returns
+// the metric without its statistics, and the differences to test. With one
+// side unavailable only the other side's mean is reported.
+func pairMetric(name string, a, b []float64) (Metric, []float64) {
 	m := Metric{Name: name}
 	switch {
 	case a == nil && b == nil:
-		return m
+		return m, nil
 	case a == nil:
 		m.B = ownMean(b)
-		return m
+		return m, nil
 	case b == nil:
 		m.A = ownMean(a)
-		return m
+		return m, nil
 	}
 	var as, bs, d []float64
 	for i := range a {
@@ -241,15 +269,12 @@ func pairMetric(name string, a, b []float64, rng *PCG) Metric {
 	}
 	m.Pairs = len(d)
 	if len(d) == 0 {
-		return m
+		return m, nil
 	}
 	m.Wins, m.Ties, m.Losses = WinTieLoss(d)
 	m.NonZero = m.Wins + m.Losses
-	p := PairedStats(d, rng)
-	m.p = p.P
-	m.A, m.B, m.Delta, m.PValue = fl(mean(as)), fl(mean(bs)), fl(p.Delta), fl(p.P)
-	m.CI95 = &[2]contract.Float6{contract.Float6(zero(p.CI95[0])), contract.Float6(zero(p.CI95[1]))}
-	return m
+	m.A, m.B = fl(mean(as)), fl(mean(bs))
+	return m, d
 }
 
 // ownMean is the mean of the values that are not NaN, nil when there is none.

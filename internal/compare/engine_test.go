@@ -389,7 +389,43 @@ func TestFamilyAndLetters(t *testing.T) {
 	if got := c.Metrics[0].BetterThan; !slices.Equal(got[0], []string{"base"}) || len(got[1]) != 0 || len(got[2]) != 0 {
 		t.Fatalf("betterThan %v", got)
 	}
-	if m := c.Pairs[0].Metrics[0]; m.Wins != n || *m.PValue != *fl(1.0/10001) || *m.PAdjusted != *fl(2.0/10001) {
+	if m := c.Pairs[0].Metrics[0]; m.Wins != n || *m.PValue != *fl(1.0 / 10001) || *m.PAdjusted != *fl(2.0 / 10001) {
 		t.Fatalf("good vs base: %v", m.view())
+	}
+}
+
+// TestGroupStatsIsPairedStats: pairs computed together, on any number of
+// workers, get PairedStats' numbers for each, and leave the source where
+// PairedStats does; also when the batched draws fall back to drawing one
+// index after the other.
+func TestGroupStatsIsPairedStats(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	t.Cleanup(func() { drawPiece = drawLanes })
+	for _, seq := range []bool{false, true} {
+		if seq {
+			drawPiece = func(*PCG, uint64, []uint32) bool { return false }
+		}
+		for _, c := range []struct{ pairs, n int }{{1, 1}, {1, 57}, {3, 65}, {4, 14}, {6, 200}, {9, 13}} {
+			ds := make([][]float64, c.pairs)
+			for k := range ds {
+				ds[k] = make([]float64, c.n)
+				for i := range ds[k] {
+					ds[k][i] = math.Round(r.NormFloat64()*6) / 12
+				}
+			}
+			for _, workers := range []int{1, 2, 3} {
+				g := NewSource()
+				got := groupStats(ds, g, workers)
+				for k, d := range ds {
+					one := NewSource()
+					if want := PairedStats(d, one); got[k] != want {
+						t.Fatalf("sequential %v, %d pairs of %d, %d workers: pair %d %+v, PairedStats %+v", seq, c.pairs, c.n, workers, k, got[k], want)
+					}
+					if *one != *g {
+						t.Fatalf("%d pairs of %d: the source is not where PairedStats leaves it", c.pairs, c.n)
+					}
+				}
+			}
+		}
 	}
 }
