@@ -35,12 +35,24 @@ func groupStats(ds [][]float64, rng *PCG, workers int) []Paired {
 	for k := range means {
 		means[k] = make([]float64, Resamples)
 	}
+	cs := chunks(len(ds))
+	packed := make([][]float64, len(cs))
+	for c, ch := range cs {
+		if ch.hi-ch.lo > 1 {
+			packed[c] = pack(ds[ch.lo:ch.hi], n, func(v float64) float64 { return v })
+		}
+	}
 	for r0 := 0; r0 < Resamples; r0 += per {
 		r1 := min(r0+per, Resamples)
 		buf := idx[:(r1-r0)*n]
 		drawIndices(rng, uint64(n), buf, workers)
-		parallel(chunks(len(ds)), workers, func(c chunk) {
-			sumResamples(ds[c.lo:c.hi], buf, n, means[c.lo:c.hi], r0)
+		parallel(seq(len(cs)), workers, func(c int) {
+			ch := cs[c]
+			if packed[c] != nil {
+				sumResamples8(packed[c], buf, n, means[ch.lo:ch.hi], r0)
+			} else {
+				sumResamples(ds[ch.lo:ch.hi], buf, n, means[ch.lo:ch.hi], r0)
+			}
 		})
 	}
 	for k := range ds {
@@ -65,14 +77,29 @@ func groupStats(ds [][]float64, rng *PCG, workers int) []Paired {
 		limits[k] = math.Abs(obs) - 1e-12*(1+abs)
 	}
 	hits := make([]int, len(ds))
+	vpacked := make([][]uint64, len(cs))
+	for c, ch := range cs {
+		if ch.hi-ch.lo > 1 {
+			f := pack(ds[ch.lo:ch.hi], n, func(v float64) float64 { return v })
+			vpacked[c] = make([]uint64, len(f))
+			for i, v := range f {
+				vpacked[c][i] = math.Float64bits(v)
+			}
+		}
+	}
 	for p0 := 0; p0 < Permutations; p0 += perB {
 		p1 := min(p0+perB, Permutations)
 		buf := words[:(p1-p0)*w]
 		for i := range buf {
 			buf[i] = rng.Uint64()
 		}
-		parallel(chunks(len(ds)), workers, func(c chunk) {
-			flipSums(vbs[c.lo:c.hi], buf, w, limits[c.lo:c.hi], hits[c.lo:c.hi])
+		parallel(seq(len(cs)), workers, func(c int) {
+			ch := cs[c]
+			if vpacked[c] != nil {
+				flipSums8(vpacked[c], buf, w, n, limits[ch.lo:ch.hi], hits[ch.lo:ch.hi])
+			} else {
+				flipSums(vbs[ch.lo:ch.hi], buf, w, limits[ch.lo:ch.hi], hits[ch.lo:ch.hi])
+			}
 		})
 	}
 	for k := range ds {
@@ -81,20 +108,97 @@ func groupStats(ds [][]float64, rng *PCG, workers int) []Paired {
 	return out
 }
 
-// chunk is a range of pairs one worker sums: four at a time, or fewer.
+// chunk is a range of pairs one worker sums together: up to wide pairs
+// side by side, or a single pair on its own.
 type chunk struct{ lo, hi int }
 
-// chunks splits n pairs into runs of four and the rest one by one.
+// wide is how many pairs a chunk sums side by side: their values are
+// interleaved, so one cache line holds the value of every pair at an index,
+// and eight sums in flight keep both floating-point adders busy.
+const wide = 8
+
+// chunks splits n pairs into runs of up to wide; a single pair is a chunk
+// of one.
 func chunks(n int) []chunk {
 	var out []chunk
-	k := 0
-	for ; k+lanes <= n; k += lanes {
-		out = append(out, chunk{k, k + lanes})
-	}
-	for ; k < n; k++ {
-		out = append(out, chunk{k, k + 1})
+	for k := 0; k < n; k += wide {
+		out = append(out, chunk{k, min(k+wide, n)})
 	}
 	return out
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// pack interleaves up to wide vectors of length n: out[i·wide+k] = ds[k][i],
+// 0 for the lanes beyond len(ds).
+func pack(ds [][]float64, n int, f func(float64) float64) []float64 {
+	out := make([]float64, n*wide)
+	for k, d := range ds {
+		for i, v := range d {
+			out[i*wide+k] = f(v)
+		}
+	}
+	return out
+}
+
+// sumResamples8 is sumResamples for up to wide pairs packed by pack; each
+// pair's sum still adds its terms in draw order.
+func sumResamples8(packed []float64, idx []uint32, n int, means [][]float64, r0 int) {
+	nf := float64(n)
+	for r := range len(idx) / n {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for _, i := range idx[r*n : (r+1)*n] {
+			b := int(i) * wide
+			x := packed[b : b+wide : b+wide]
+			s0 += x[0]
+			s1 += x[1]
+			s2 += x[2]
+			s3 += x[3]
+			s4 += x[4]
+			s5 += x[5]
+			s6 += x[6]
+			s7 += x[7]
+		}
+		for k, s := range [wide]float64{s0, s1, s2, s3, s4, s5, s6, s7} {
+			if k < len(means) {
+				means[k][r0+r] = s / nf
+			}
+		}
+	}
+}
+
+// flipSums8 is flipSums for up to wide pairs packed by pack (sign bits),
+// sharing each word; each pair's sum still adds its terms in order.
+func flipSums8(packed []uint64, words []uint64, w, n int, limits []float64, hits []int) {
+	for p := range len(words) / w {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for b, x := range words[p*w : (p+1)*w] {
+			for i := b * 64; i < min(b*64+64, n); i++ {
+				v := packed[i*wide : i*wide+wide : i*wide+wide]
+				sg := x << 63
+				s0 += math.Float64frombits(v[0] ^ sg)
+				s1 += math.Float64frombits(v[1] ^ sg)
+				s2 += math.Float64frombits(v[2] ^ sg)
+				s3 += math.Float64frombits(v[3] ^ sg)
+				s4 += math.Float64frombits(v[4] ^ sg)
+				s5 += math.Float64frombits(v[5] ^ sg)
+				s6 += math.Float64frombits(v[6] ^ sg)
+				s7 += math.Float64frombits(v[7] ^ sg)
+				x >>= 1
+			}
+		}
+		for k, s := range [wide]float64{s0, s1, s2, s3, s4, s5, s6, s7} {
+			if k < len(limits) && math.Abs(s) >= limits[k] {
+				hits[k]++
+			}
+		}
+	}
 }
 
 // parallel calls f on every item on up to workers goroutines.
@@ -202,25 +306,11 @@ func drawLanes(g *PCG, n uint64, dst []uint32) bool {
 }
 
 // sumResamples adds up the resamples of idx (n indices each) for each d of
-// ds into means[k][r0+r], each sum from the first index to the last. Four
-// pairs are summed side by side; a single pair four resamples at a time.
+// ds into means[k][r0+r], each sum from the first index to the last, four
+// resamples at a time.
 func sumResamples(ds [][]float64, idx []uint32, n int, means [][]float64, r0 int) {
 	nf := float64(n)
 	rs := len(idx) / n
-	if len(ds) == lanes {
-		d0, d1, d2, d3 := ds[0], ds[1], ds[2], ds[3]
-		for r := range rs {
-			var s0, s1, s2, s3 float64
-			for _, i := range idx[r*n : (r+1)*n] {
-				s0 += d0[i]
-				s1 += d1[i]
-				s2 += d2[i]
-				s3 += d3[i]
-			}
-			means[0][r0+r], means[1][r0+r], means[2][r0+r], means[3][r0+r] = s0/nf, s1/nf, s2/nf, s3/nf
-		}
-		return
-	}
 	for k, d := range ds {
 		r := 0
 		for ; r+lanes <= rs; r += lanes {
@@ -245,34 +335,10 @@ func sumResamples(ds [][]float64, idx []uint32, n int, means [][]float64, r0 int
 }
 
 // flipSums counts, for each sign-bit vector vb of vbs, the permutations of
-// words (w words each) whose |sum| reaches limits[k]. Four pairs share each
-// word; a single pair runs four permutations at a time.
+// words (w words each) whose |sum| reaches limits[k], four permutations at
+// a time.
 func flipSums(vbs [][]uint64, words []uint64, w int, limits []float64, hits []int) {
 	perms := len(words) / w
-	if len(vbs) == lanes {
-		v0, v1, v2, v3 := vbs[0], vbs[1], vbs[2], vbs[3]
-		n := len(v0)
-		for p := range perms {
-			var s0, s1, s2, s3 float64
-			for b, x := range words[p*w : (p+1)*w] {
-				lo, hi := b*64, min(b*64+64, n)
-				for i := lo; i < hi; i++ {
-					s := x << 63
-					s0 += math.Float64frombits(v0[i] ^ s)
-					s1 += math.Float64frombits(v1[i] ^ s)
-					s2 += math.Float64frombits(v2[i] ^ s)
-					s3 += math.Float64frombits(v3[i] ^ s)
-					x >>= 1
-				}
-			}
-			for k, s := range [lanes]float64{s0, s1, s2, s3} {
-				if math.Abs(s) >= limits[k] {
-					hits[k]++
-				}
-			}
-		}
-		return
-	}
 	for k, vb := range vbs {
 		n := len(vb)
 		p := 0
