@@ -253,7 +253,10 @@ func firstTag(br *bufio.Reader) string {
 			return "" // the line goes on beyond the peek
 		}
 		head = rest
-		fields := bytes.Fields(line)
+		// Fields split as the metrics reader splits them: C white space.
+		fields := bytes.FieldsFunc(line, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\v' || r == '\f' || r == '\r'
+		})
 		if len(fields) == 0 || fields[0][0] == '#' {
 			continue
 		}
