@@ -11,13 +11,14 @@ and, for every pair and measure of the report:
   * the paired sign-flip randomization p-value with
     scipy.stats.permutation_test(permutation_type="samples", 100,000
     resamples) and ranx.compare(stat_test="fisher", 10,000 permutations),
-    the Holm adjustment of scipy's p-values, and the paired t-test p of
-    scipy.stats.ttest_rel for reference;
+    the Holm adjustment of scipy's p-values, and the paired t-test p
+    (tTestP) against scipy.stats.ttest_rel's;
   * the 95% percentile bootstrap interval with scipy.stats.bootstrap.
 
 The Monte Carlo p-values cannot agree exactly (different random numbers);
 the script prints each difference in standard errors, sqrt(p(1-p)/N)
-combined, and exits 1 if a means, win/tie/loss or count differs, or if a
+combined, and exits 1 if a means, win/tie/loss, count or t-test p differs
+(beyond the report's 6 decimals), or if a
 p-value differs by more than 4 standard errors (plus 0.0005 at the floor).
 Needs: pip install scipy ranx pytrec-eval-terrier
 """
@@ -110,6 +111,9 @@ def main():
                                      permutation_type="samples", n_resamples=100_000, random_state=1).pvalue
             ci = st.bootstrap((d,), np.mean, method="percentile", n_resamples=10_000, random_state=1).confidence_interval
             tp = st.ttest_rel(x, y).pvalue if d.any() else 1.0
+            if m["tTestP"] is None or abs(m["tTestP"] - tp) > 1e-6:
+                print(f"MISMATCH {a} vs {b} {m['name']}: t-test p {m['tTestP']}, scipy {tp}")
+                bad += 1
             rp = None
             if ranx_name(m["name"]):
                 rp = rrep.comparisons[a, b][ranx_name(m["name"])]["p_value"]

@@ -203,13 +203,13 @@
 //	hybrid: 3/3 cases pass (eval/rag-retrieval/fixtures)
 //	dense: 2/3 cases pass (eval/rag-retrieval/fixtures-dense)
 //	hybrid vs dense (Δ = hybrid − dense):
-//	metric        hybrid    dense     Δ          95% CI         p  p adj.  W/T/L  pairs
-//	recallAtK     1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
-//	mrr           1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
-//	ndcgAtK       1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
-//	docRecallAtK  1         0.5       +0.5       [0, 1]         1  1       1/1/0  2
-//	precisionAtK  0.333333  0.166667  +0.166667  [0, 0.333333]  1  1       1/1/0  2
-//	passRate      1         0.666667  +0.333333  [0, 1]         1  1       1/2/0  3
+//	metric        hybrid    dense     Δ          95% CI         p  p adj.  W/T/L  pairs  t-test p
+//	recallAtK     1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	mrr           1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	ndcgAtK       1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	docRecallAtK  1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	precisionAtK  0.333333  0.166667  +0.166667  [0, 0.333333]  1  1       1/1/0  2      0.5
+//	passRate      1         0.666667  +0.333333  [0, 1]         1  1       1/2/0  3      0.42265
 //	* p adj. < 0.05 (Holm over 6 p-values).
 //	hybrid vs dense: 1 of 3 cases differ in content or order.
 //	reports: eval/rag-retrieval/reports/compare.json, eval/rag-retrieval/reports/compare.md

@@ -45,8 +45,10 @@
 // two-sided paired sign-flip randomization test: 10,000 permutations each
 // flipping every d_i's sign with probability ½, p = (#{|permuted mean| ≥
 // |observed mean|} + 1) / 10,001), wins, ties and losses (the d_i above, at
-// and below 0; nonZero = wins + losses) and pAdjusted (below). With no pairs
-// every statistic is null. Every sum (a resample's, a permutation's, a
+// and below 0; nonZero = wins + losses), pAdjusted (below) and tTestP (the
+// paired t-test's two-sided p, TTest, as scipy.stats.ttest_rel computes it:
+// a reference only; nothing is decided on it). With no pairs every
+// statistic is null. Every sum (a resample's, a permutation's, a
 // mean's) adds its terms from the first to the last in float64.
 //
 // # Random numbers
@@ -117,7 +119,7 @@
 // Report.WriteJSON writes schemaVersion (2), sides (name, fixtures, status,
 // reason, summary), baseline, metrics (the summary: per metric each side's
 // mean and betterThan), pairs (a, b and per metric name, a, b, delta, ci95,
-// pValue, pAdjusted, pairs, nonZero, wins, ties, losses) and cases (caseId,
+// pValue, pAdjusted, pairs, nonZero, wins, ties, losses, tTestP) and cases (caseId,
 // sides — one entry per side, null when unavailable —, differences — one
 // list per pair, in pairs order —, scenario, query), followed by tool,
 // inputs (cases, casesSha256, k) and method (how delta, the interval, the

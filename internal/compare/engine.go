@@ -99,6 +99,10 @@ type Metric struct {
 	Wins   int `json:"wins"`
 	Ties   int `json:"ties"`
 	Losses int `json:"losses"`
+	// TTestP is the paired t-test's two-sided p-value (TTest), a secondary
+	// reference: significance is the randomization test's. Null with fewer
+	// than 2 pairs.
+	TTestP *contract.Float6 `json:"tTestP"`
 
 	p, pAdj float64 // unrounded, for Holm and Significant
 }
@@ -274,6 +278,9 @@ func pairMetric(name string, a, b []float64) (Metric, []float64) {
 	m.Wins, m.Ties, m.Losses = WinTieLoss(d)
 	m.NonZero = m.Wins + m.Losses
 	m.A, m.B = fl(mean(as)), fl(mean(bs))
+	if tp, ok := TTest(d); ok {
+		m.TTestP = fl(tp)
+	}
 	return m, d
 }
 

@@ -297,7 +297,7 @@ func (m Metric) view() []any {
 	if m.CI95 != nil {
 		ci = [2]float64{zero(float64(m.CI95[0])), zero(float64(m.CI95[1]))}
 	}
-	return []any{m.Name, deref(m.A), deref(m.B), deref(m.Delta), ci, deref(m.PValue), deref(m.PAdjusted), m.Pairs, m.NonZero, m.Wins, m.Ties, m.Losses}
+	return []any{m.Name, deref(m.A), deref(m.B), deref(m.Delta), ci, deref(m.PValue), deref(m.PAdjusted), m.Pairs, m.NonZero, m.Wins, m.Ties, m.Losses, deref(m.TTestP)}
 }
 
 // TestAPairIsItsTwoSideComparison: a pair of an N-way comparison has the

@@ -29,7 +29,8 @@ func (c *Comparison) methodSentence(m Method) string {
 	return fmt.Sprintf("Compared: %s. Δ = a − b over the items both sides can score; "+
 		"95%% CI: percentile bootstrap of the mean difference, %d resamples; p: two-sided paired sign-flip "+
 		"randomization test, %d permutations; one PCG source seeded (%d, %d) per pair; "+
-		"p adj.: Holm–Bonferroni over all %d p-values of the report; W / T / L: items where a − b is above, at, below 0. "+
+		"p adj.: Holm–Bonferroni over all %d p-values of the report; W / T / L: items where a − b is above, at, below 0; "+
+		"t-test p: paired t-test, for reference only. "+
 		"**Bold** Δ and the letters of the summary: p adj. < %g.",
 		pairs, m.BootstrapResamples, m.Permutations, m.Seed[0], m.Seed[1], m.Family, m.Alpha)
 }
@@ -71,8 +72,8 @@ func (c *Comparison) writeSummaryMarkdown(b *bufio.Writer, sides []string, title
 // writePairMarkdown writes pair k's metric table.
 func (c *Comparison) writePairMarkdown(b *bufio.Writer, k int, title func(string) string) {
 	p := &c.Pairs[k]
-	texttab.Row(b, "metric", texttab.Escape(p.A), texttab.Escape(p.B), "Δ", "95% CI", "p", "p adj.", "W / T / L", "pairs")
-	texttab.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:")
+	texttab.Row(b, "metric", texttab.Escape(p.A), texttab.Escape(p.B), "Δ", "95% CI", "p", "p adj.", "W / T / L", "pairs", "t-test p")
+	texttab.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:")
 	for _, m := range p.Metrics {
 		delta := texttab.Signed(m.Delta)
 		if m.Significant() {
@@ -83,7 +84,7 @@ func (c *Comparison) writePairMarkdown(b *bufio.Writer, k int, title func(string
 			wtl = fmt.Sprintf("%d / %d / %d", m.Wins, m.Ties, m.Losses)
 		}
 		texttab.Row(b, title(m.Name), texttab.Float(m.A), texttab.Float(m.B), delta, ci(m.CI95),
-			texttab.Float(m.PValue), texttab.Float(m.PAdjusted), wtl, strconv.Itoa(m.Pairs))
+			texttab.Float(m.PValue), texttab.Float(m.PAdjusted), wtl, strconv.Itoa(m.Pairs), texttab.Float(m.TTestP))
 	}
 	b.WriteString("\n")
 }
@@ -136,7 +137,7 @@ func (c *Comparison) writePairsText(w io.Writer) error {
 	for _, p := range c.Pairs {
 		fmt.Fprintf(w, "%s vs %s (Δ = %s − %s):\n", p.A, p.B, p.A, p.B)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tp adj.\tW/T/L\tpairs\n", p.A, p.B)
+		fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tp adj.\tW/T/L\tpairs\tt-test p\n", p.A, p.B)
 		for _, m := range p.Metrics {
 			mark := ""
 			if m.Significant() {
@@ -146,8 +147,8 @@ func (c *Comparison) writePairsText(w io.Writer) error {
 			if m.Pairs > 0 {
 				wtl = fmt.Sprintf("%d/%d/%d", m.Wins, m.Ties, m.Losses)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%d\n", m.Name, texttab.Float(m.A), texttab.Float(m.B),
-				texttab.Signed(m.Delta), ci(m.CI95), texttab.Float(m.PValue), texttab.Float(m.PAdjusted), mark, wtl, m.Pairs)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%d\t%s\n", m.Name, texttab.Float(m.A), texttab.Float(m.B),
+				texttab.Signed(m.Delta), ci(m.CI95), texttab.Float(m.PValue), texttab.Float(m.PAdjusted), mark, wtl, m.Pairs, texttab.Float(m.TTestP))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
