@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
+	"github.com/ragbaseline/ragbaseline/internal/htmlreport"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
@@ -172,7 +174,8 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := judge.Options{FlagK: o.K}
+	// The HTML report shows each block's excerpt.
+	opts := judge.Options{FlagK: o.K, Evidence: o.HTMLReport != ""}
 	var sides []compare.Side
 	var unavailable []string
 	for _, s := range specs {
@@ -190,6 +193,9 @@ func compareRun(o *compareOptions) error {
 	}
 	rep := compare.Build(compare.Inputs{Cases: o.Cases, CasesSHA256: casesSHA256, K: g.ReportK(o.K)}, sides, base, 0)
 	outs[0].render, outs[1].render = rep.WriteJSON, rep.WriteMarkdown
+	if len(outs) > 2 {
+		outs[2].render = func(w io.Writer) error { return htmlreport.Compare(w, rep) }
+	}
 	if err := writeOutputs(outs); err != nil {
 		return err
 	}

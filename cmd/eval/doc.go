@@ -31,7 +31,7 @@
 //
 // # Exit status
 //
-// 0 every case passed (and no regression); 1 some case failed, was not run
+// 0 every case passed or was skipped (and no regression); 1 some case failed, was not run
 // or errored; 2 usage or input error (nothing is written); 3 regression
 // against the --compare-to baseline. When several apply: 2, then 3, then 1.
 // compare, calibrate, export-trec and trec exit 0 or 2: what they report
@@ -57,6 +57,7 @@
 //	    --dir string                    eval set directory; the default of every other path is inside it (default "eval/rag-retrieval")
 //	    --fixtures string               fixture directory (default <dir>/fixtures)
 //	-h, --help                          help for rag-eval
+//	    --html-report string            also write a self-contained HTML report to this path (with --compare-to, the diff first)
 //	    --json-report string            JSON report path (default <dir>/reports/baseline.json, or current.json with --compare-to)
 //	    --junit string                  also write a JUnit XML report to this path (regressed cases fail, with --compare-to)
 //	    --k int                         K for cases that do not set their own (default: the cases file's k, else 5)
@@ -77,7 +78,10 @@
 // pair; a summary table marks each side's means with the letters of the
 // sides it is significantly better than. A side that does not exist or
 // whose manifest says "unavailable" (an unreachable sidecar) is reported as
-// such, the others in full.
+// such, the others in full. Each side says what it skipped (the checks its
+// pipeline declares it cannot serve). --html-report adds a page with the
+// means, a forest plot of every pair's intervals and every differing case
+// with each side's blocks in a column.
 //
 // Flags of rag-eval compare:
 //
@@ -85,6 +89,7 @@
 //	    --cases string             golden cases file (default <dir>/cases/golden-cases.json)
 //	    --dir string               eval set directory; the default of every other path is inside it (default "eval/rag-retrieval")
 //	-h, --help                     help for compare
+//	    --html-report string       also write a self-contained HTML report to this path (one file, readable offline)
 //	    --json-report string       JSON report path (default <dir>/reports/compare.json)
 //	    --k int                    K for cases that do not set their own (default: the cases file's k, else 5)
 //	    --left string              left fixture directory (default <dir>/fixtures)
@@ -132,6 +137,7 @@
 //	    --dir string               eval set directory; the default of every other path is inside it (default "eval/rag-retrieval")
 //	    --fixtures stringArray     fixture directory, repeatable (default <dir>/fixtures and <dir>/fixtures-dense)
 //	-h, --help                     help for calibrate
+//	    --html-report string       also write a self-contained HTML report to this path (one file, readable offline)
 //	    --json-report string       JSON report path (default <dir>/reports/calibration.json)
 //	    --k int                    K for cases that do not set their own (default: the cases file's k, else 5)
 //	    --markdown-report string   Markdown report path (default <dir>/reports/calibration.md)

@@ -124,6 +124,9 @@ type CaseSide struct {
 	SelectedAttempt   *string           `json:"selectedAttempt"`
 	TopCandidates     []judge.Candidate `json:"topCandidates"`
 	FailedChecks      []string          `json:"failedChecks"`
+	// SkippedChecks are the checks skipped on this side (its pipeline
+	// declares it lacks what they need); omitted when none was.
+	SkippedChecks []string `json:"skippedChecks,omitempty"`
 }
 
 // Metric names, in report order (which is also the order in which they
@@ -157,12 +160,16 @@ const (
 // and 0 when weak or miss; the rank metrics are the case's rank metrics
 // (docs/checks.md); passRate
 // is 1 when the case passed and 0 otherwise (not_run and error included, as
-// in the summary's passRate).
+// in the summary's passRate), and none when it was skipped (counted apart,
+// as in the summary's passRate).
 func Value(metric string, c *judge.CaseResult) (float64, bool) {
 	switch metric {
 	case MetricPassRate:
-		if c.Status == judge.StatusPass {
+		switch c.Status {
+		case judge.StatusPass:
 			return 1, true
+		case judge.StatusSkipped:
+			return 0, false
 		}
 		return 0, true
 	case MetricRecallAtK:
@@ -273,6 +280,7 @@ func caseSide(c *judge.CaseResult) *CaseSide {
 	return &CaseSide{
 		Status: c.Status, HitLevel: c.HitLevel, FirstExpectedRank: c.FirstExpectedRank,
 		SelectedAttempt: c.SelectedAttempt, TopCandidates: c.TopCandidates, FailedChecks: c.FailedChecks,
+		SkippedChecks: c.SkippedChecks,
 	}
 }
 

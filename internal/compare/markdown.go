@@ -50,6 +50,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			texttab.Float(m.FallbackRate), texttab.Escape(strings.Join(m.SearchModes, ", ")))
 	}
 	b.WriteString("\n")
+	for _, s := range r.Sides {
+		if s.Summary != nil {
+			if line := skippedLine(s.Summary); line != "" {
+				fmt.Fprintf(b, "%s: %s.\n\n", texttab.Escape(s.Name), texttab.Escape(line))
+			}
+		}
+	}
 
 	fmt.Fprintf(b, "## Summary\n\nEach side's mean over the cases it can score; a superscript lists the sides it is significantly better than.\n\n")
 	var raw []string

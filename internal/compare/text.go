@@ -3,7 +3,9 @@ package compare
 import (
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
@@ -19,6 +21,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "%s: %d/%d cases pass (%s)\n", s.Name, s.Summary.PassCount, s.Summary.CaseCount, s.Fixtures)
+		if line := skippedLine(s.Summary); line != "" {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, line)
+		}
 	}
 	if err := r.writeText(w, names); err != nil {
 		return err
@@ -30,4 +35,26 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// skippedLine says what of a side was skipped: "1 case skipped; 3 checks
+// skipped (selected_attempt 2: pipeline declares no trace; …)"; "" when
+// nothing was.
+func skippedLine(m *judge.Summary) string {
+	n := m.SkippedCheckCount()
+	if n == 0 && m.SkippedCount == 0 {
+		return ""
+	}
+	parts := make([]string, len(m.SkippedChecks))
+	for i, sc := range m.SkippedChecks {
+		parts[i] = fmt.Sprintf("%s %d: %s", sc.Check, sc.Count, sc.Reason)
+	}
+	return fmt.Sprintf("%d case%s skipped; %d check%s skipped (%s)", m.SkippedCount, plural(m.SkippedCount), n, plural(n), strings.Join(parts, "; "))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
