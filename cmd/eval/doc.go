@@ -108,7 +108,8 @@
 // every pair of runs, or every run against --baseline. Each run's mean is
 // the "all" value rag-eval trec prints; a judged query a run lacks counts 0
 // with -c and is dropped from that run's pairs without. Runs are named by
-// their tag column, else by their file names.
+// their tag column, else by their file names. --html-report writes the
+// means and pairs as a page, with a forest plot of the intervals.
 //
 // Flags of rag-eval trec-compare:
 //
@@ -116,6 +117,7 @@
 //	    --baseline NAME               compare every run against the run NAME only (default: every pair)
 //	-c, --complete_rel_info_wanted    compare over every qrels query; a query a run lacks counts as zero
 //	-h, --help                        help for trec-compare
+//	    --html-report string          also write a self-contained HTML report to this path (one file, readable offline)
 //	    --json-report string          also write the JSON report to this path
 //	-l, --level_for_rel N             a document is relevant when its grade is >= N (default 1)
 //	    --markdown-report string      also write the Markdown report to this path

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
+	"github.com/ragbaseline/ragbaseline/internal/htmlreport"
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
 )
 
@@ -55,8 +56,10 @@ share a name, every run is named by its file name instead, and by its path when
 file names collide too.
 
 Outputs: the text summary on stdout (unless --quiet), a JSON report with
---json-report and a Markdown report with --markdown-report. The statistics use a
-fixed random seed per pair: the same files give the same bytes.
+--json-report, a Markdown report with --markdown-report and a self-contained
+HTML page (means, pairs, a forest plot of the intervals) with --html-report.
+The statistics use a fixed random seed per pair: the same files give the same
+bytes.
 
 Exit status: 0 the comparison was written, 2 usage or input error (nothing is
 written).`
@@ -96,6 +99,7 @@ func newCmdTrecCompare(f *cmdutil.Streams, runF func(*trecCompareOptions) error)
 	fs.StringVar(&opts.baseline, "baseline", "", "compare every run against the run `NAME` only (default: every pair)")
 	fs.StringVar(&opts.JSONReport, "json-report", "", "also write the JSON report to this path")
 	fs.StringVar(&opts.MarkdownReport, "markdown-report", "", "also write the Markdown report to this path")
+	fs.StringVar(&opts.HTMLReport, "html-report", "", "also write a self-contained HTML report to this path (one file, readable offline)")
 	fs.BoolVar(&opts.Quiet, "quiet", false, "do not print the summary")
 	return cmd
 }
@@ -197,10 +201,13 @@ func trecCompareRun(opts *trecCompareOptions) error {
 		return err
 	}
 	for i := range outs {
-		if outs[i].flag == "--json-report" {
+		switch outs[i].flag {
+		case "--json-report":
 			outs[i].render = rep.WriteJSON
-		} else {
+		case "--markdown-report":
 			outs[i].render = rep.WriteMarkdown
+		default:
+			outs[i].render = func(w io.Writer) error { return htmlreport.TrecCompare(w, rep) }
 		}
 	}
 	if err := writeOutputs(outs); err != nil {

@@ -175,8 +175,8 @@ func (r *TrecReport) names() []string {
 
 func trecTitle(name string) string { return name }
 
-// missingSentence states how queries missing from a run are treated.
-func (r *TrecReport) missingSentence() string {
+// MissingSentence states how queries missing from a run are treated.
+func (r *TrecReport) MissingSentence() string {
 	if r.Inputs.Complete {
 		return fmt.Sprintf("-c: every one of the %d judged queries is compared; a query a run has no result for counts 0 on every measure.", r.Inputs.Queries)
 	}
@@ -198,7 +198,7 @@ func (r *TrecReport) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "Qrels `%s` (sha256 `%s`); measures %s; relevant: grade ≥ %d (-l); documents per query: %s (-M). %s %s\n\n",
 		texttab.Code(r.Inputs.Qrels), texttab.ShortHash(r.Inputs.QrelsSHA256), texttab.Escape(strings.Join(r.Inputs.Measures, " ")),
-		r.Inputs.RelLevel, maxRet, r.missingSentence(), r.methodSentence(r.Method))
+		r.Inputs.RelLevel, maxRet, r.MissingSentence(), r.methodSentence(r.Method))
 	fmt.Fprintf(b, "## Runs\n\n")
 	texttab.Row(b, "run", "file", "queries evaluated", "judged queries without results")
 	texttab.Row(b, "---", "---", "---:", "---:")
@@ -223,6 +223,6 @@ func (r *TrecReport) WriteText(w io.Writer) error {
 	if err := r.writeText(w, r.names()); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values). %s\n", Significance, r.Method.Family, r.missingSentence())
+	_, err := fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values). %s\n", Significance, r.Method.Family, r.MissingSentence())
 	return err
 }

@@ -528,3 +528,26 @@ func TestBrowserComparisonReport(t *testing.T) {
 		t.Error("a link to a case did not open it")
 	}
 }
+
+// The TREC run comparison: the runs, the summary, the pairs' forest rows;
+// no case.
+func TestBrowserTrecComparisonReport(t *testing.T) {
+	browser(t) // skip before the work
+	var b bytes.Buffer
+	if err := TrecCompare(&b, testTrecReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	tb := open(t, b.Bytes(), false)
+	var got struct{ Runs, Summary, Forests, Intervals, PairHeads, Cases int }
+	tb.mustEval(`({
+		runs: document.querySelectorAll("table.runs tbody tr").length,
+		summary: document.querySelectorAll("table.summary tbody tr").length,
+		forests: document.querySelectorAll("svg.forest").length,
+		intervals: document.querySelectorAll("svg.forest circle").length,
+		pairHeads: document.querySelectorAll("tr.pairhead").length,
+		cases: document.querySelectorAll("details").length,
+	})`, &got)
+	if want := (struct{ Runs, Summary, Forests, Intervals, PairHeads, Cases int }{3, 2, 6, 6, 3, 0}); got != want {
+		t.Errorf("trec comparison page: %+v, want %+v", got, want)
+	}
+}

@@ -13,7 +13,10 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
-var compareTemplate = parse("compare.tmpl")
+var (
+	compareTemplate = parse("compare.tmpl")
+	trecTemplate    = parse("treccompare.tmpl")
+)
 
 // The comparison pages are laid out for any number of sides: the summary
 // table has a column per side, the pair table one row per pair and metric,

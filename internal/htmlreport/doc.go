@@ -1,8 +1,9 @@
 // Package htmlreport renders rag-eval's reports as self-contained HTML
 // pages, for a person to open in a browser: Judge (a judge run and, with
-// --compare-to, its baseline diff), Compare and Calibration. Each is
-// rendered from the same report model as the JSON and Markdown outputs
-// (report.Report and report.Diff, compare.Report, calibrate.Report) with
+// --compare-to, its baseline diff), Compare, TrecCompare and Calibration.
+// Each is rendered from the same report model as the JSON and Markdown
+// outputs (report.Report and report.Diff, compare.Report,
+// compare.TrecReport, calibrate.Report) with
 // html/template, so every string from the cases and fixtures is escaped
 // for where it lands (text, attribute, URL fragment).
 //
@@ -48,6 +49,9 @@
 //     its own (a column per side, whatever their number, fitting the
 //     window), a field marked at a position where the sides do not all
 //     agree on it.
+//   - TrecCompare (rag-eval trec-compare): the qrels and options, each run
+//     with its coverage, and the same summary and pair tables over
+//     queries; no per-query evidence, which a run file does not have.
 //   - Calibration: per mode, the threshold table, then for the top-K
 //     blocks and for the cases (by their best block) the overlaid
 //     histograms of relevant and non-relevant qualityScore with a dashed
