@@ -7,9 +7,11 @@ FUZZTIME ?= 30s
 
 # Settings of the local services (make services), when they were started.
 SERVICES_ENV := .ragbaseline/services.env
-WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi;
+# And of the external retrieval servers (make ext-services).
+EXT_ENV      := .ragbaseline/ext-services.env
+WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f $(EXT_ENV) ]; then . ./$(EXT_ENV); fi;
 
-.PHONY: all build models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
@@ -39,7 +41,8 @@ docker:
 # Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
 # case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md),
 # an embedder change: use-multilingual-v3 (the default) vs local-hash-v1, both hybrid
-# (reports/compare-use-local.json|md), and the threshold calibration of all
+# (reports/compare-use-local.json|md), the three of them compared pair by pair
+# (reports/compare-3way.json|md), and the threshold calibration of all
 # three fixture sets (reports/calibration.json|md).
 SET := eval/rag-retrieval
 eval:
@@ -47,7 +50,18 @@ eval:
 	$(BIN)/rag-eval
 	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
 	$(BIN)/rag-eval compare -q --left $(SET)/fixtures --left-name use-multilingual-v3 --right $(SET)/fixtures-local --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md
+	$(BIN)/rag-eval compare -q --side hybrid=$(SET)/fixtures --side dense=$(SET)/fixtures-dense --side local-hash-v1=$(SET)/fixtures-local --json-report $(SET)/reports/compare-3way.json --markdown-report $(SET)/reports/compare-3way.md
 	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-local
+
+# Chromium (and a CJK font) from Debian, for the HTML reports' browser
+# tests (internal/htmlreport) and the screenshots; idempotent.
+browser:
+	scripts/browser.sh
+
+# The README's screenshots of the HTML reports (docs/images/html-*.png),
+# from the shipped eval set in headless Chromium.
+screenshots: build
+	BIN=$(BIN) GO=$(GO) scripts/screenshots.sh
 
 # The whole loop on the embedded default, no services, into .ragbaseline/demo:
 # seed, snapshot hybrid and dense, eval against the shipped baseline,
@@ -106,6 +120,39 @@ services:
 services-stop:
 	scripts/services-stop.sh
 
+# The external retrieval servers of the mapped-pipeline tests, on loopback:
+# Weaviate 1.35.2, OpenSearch 2.19.1 (+ k-NN), Chroma 1.5.9. Installs are
+# cached in ~/.cache/ragbaseline/ext; idempotent; writes
+# .ragbaseline/ext-services.env (docs/external-servers.md).
+ext-services:
+	scripts/ext-services.sh
+
+services-weaviate:
+	scripts/ext-services.sh weaviate
+
+services-opensearch:
+	scripts/ext-services.sh opensearch
+
+services-chroma:
+	scripts/ext-services.sh chroma
+
+ext-services-stop:
+	scripts/ext-services-stop.sh
+
+# Load the shipped corpus into the running ones, under the names the
+# shipped mapped-pipeline configurations search (RagChunk, rag-chunks).
+ext-services-load: models
+	. ./$(EXT_ENV); $(GO) run ./internal/tools/extload
+
+# Stop them and delete their data (the cached installs stay).
+ext-services-clean:
+	scripts/ext-services-stop.sh --clean
+
+# The tests against the external servers, required to run: start them first
+# (make ext-services, or one of the services-* targets for a subset).
+test-ext: models
+	. ./$(EXT_ENV); RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/exttest/...
+
 # Fault injection on the real binaries (and services, after make services):
 # the README's reliability table.
 faults:
@@ -135,6 +182,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGolden$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGoldenReference$$' -fuzztime $(FUZZTIME) ./internal/contract
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFixture$$' -fuzztime $(FUZZTIME) ./internal/contract
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) ./internal/lookuphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME) ./internal/corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzTokens$$' -fuzztime $(FUZZTIME) ./internal/textnorm

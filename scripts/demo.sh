@@ -32,12 +32,14 @@ eval_status=0
 "$BIN/rag-eval" --fixtures "$DEMO/fixtures" \
 	--json-report "$DEMO/reports/current.json" --markdown-report "$DEMO/reports/current.md" \
 	--compare-to "$SET/reports/baseline.json" \
-	--diff-json-report "$DEMO/reports/baseline-diff.json" --diff-markdown-report "$DEMO/reports/baseline-diff.md" ||
+	--diff-json-report "$DEMO/reports/baseline-diff.json" --diff-markdown-report "$DEMO/reports/baseline-diff.md" \
+	--html-report "$DEMO/reports/current.html" ||
 	eval_status=$?
 
 step "rag-eval compare: hybrid vs dense"
 "$BIN/rag-eval" compare --left "$DEMO/fixtures" --right "$DEMO/fixtures-dense" \
-	--json-report "$DEMO/reports/compare-hybrid-dense.json" --markdown-report "$DEMO/reports/compare-hybrid-dense.md"
+	--json-report "$DEMO/reports/compare-hybrid-dense.json" --markdown-report "$DEMO/reports/compare-hybrid-dense.md" \
+	--html-report "$DEMO/reports/compare-hybrid-dense.html"
 
 step "an embedder change: seed and snapshot with local-hash-v1 (lexical, no model) → $DEMO/fixtures-local"
 RAG_DATA_DIR="$DEMO/data-local" "$BIN/rag-seed" --embedder local
@@ -45,15 +47,21 @@ RAG_DATA_DIR="$DEMO/data-local" "$BIN/rag-snapshot" --embedder local --fixtures 
 
 step "rag-eval compare: use-multilingual-v3 vs local-hash-v1 (hybrid)"
 "$BIN/rag-eval" compare --left "$DEMO/fixtures" --left-name use-multilingual-v3 --right "$DEMO/fixtures-local" --right-name local-hash-v1 \
-	--json-report "$DEMO/reports/compare-use-local.json" --markdown-report "$DEMO/reports/compare-use-local.md"
+	--json-report "$DEMO/reports/compare-use-local.json" --markdown-report "$DEMO/reports/compare-use-local.md" \
+	--html-report "$DEMO/reports/compare-use-local.html"
 
 step "rag-eval calibrate: quality scores of expected vs other blocks"
 "$BIN/rag-eval" calibrate --fixtures "$DEMO/fixtures" --fixtures "$DEMO/fixtures-dense" --fixtures "$DEMO/fixtures-local" \
-	--json-report "$DEMO/reports/calibration.json" --markdown-report "$DEMO/reports/calibration.md"
+	--json-report "$DEMO/reports/calibration.json" --markdown-report "$DEMO/reports/calibration.md" \
+	--html-report "$DEMO/reports/calibration.html"
 
 elapsed=$((($(date +%s%N) - start) / 1000000))
 step "done in $((elapsed / 1000)).$(printf '%03d' $((elapsed % 1000))) s; reports in $DEMO/reports:"
 ls -1 "$DEMO/reports" | sed "s|^|  $DEMO/reports/|"
+printf '\nOpen in a browser (self-contained, offline; current.html leads with the baseline diff):\n'
+for f in current compare-hybrid-dense compare-use-local calibration; do
+	printf '  file://%s\n' "$(cd "$DEMO/reports" && pwd)/$f.html"
+done
 if [ "$eval_status" -ne 0 ]; then
 	echo "rag-eval exited $eval_status against the shipped baseline (1: a case fails, 3: regression): read $DEMO/reports/baseline-diff.md" >&2
 	exit "$eval_status"

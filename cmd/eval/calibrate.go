@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/calibrate"
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/htmlreport"
 )
 
 type calibrateOptions struct {
@@ -119,6 +121,9 @@ func calibrateRun(o *calibrateOptions) error {
 	}
 	outs[0].render = rep.WriteJSON
 	outs[1].render = rep.WriteMarkdown
+	if len(outs) > 2 {
+		outs[2].render = func(w io.Writer) error { return htmlreport.Calibration(w, rep) }
+	}
 	// Warnings first, so that a failed write does not lose them.
 	for _, w := range warnings {
 		fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s\n", w)

@@ -45,6 +45,7 @@ func (e *evalFlags) checkK() error {
 type reportFlags struct {
 	JSONReport     string
 	MarkdownReport string
+	HTMLReport     string
 	Quiet          bool
 }
 
@@ -53,10 +54,16 @@ type reportFlags struct {
 func (r *reportFlags) add(fs *pflag.FlagSet, jsonDefault, markdownDefault string) {
 	fs.StringVar(&r.JSONReport, "json-report", "", "JSON report path (default "+jsonDefault+")")
 	fs.StringVar(&r.MarkdownReport, "markdown-report", "", "Markdown report path (default "+markdownDefault+")")
+	fs.StringVar(&r.HTMLReport, "html-report", "", "also write a self-contained HTML report to this path (one file, readable offline)")
 	fs.BoolVarP(&r.Quiet, "quiet", "q", false, "do not print the summary")
 }
 
-// outputs are the two reports, to be rendered by writeOutputs.
+// outputs are the two reports, and the HTML report when asked for, to be
+// rendered by writeOutputs.
 func (r *reportFlags) outputs() []output {
-	return []output{{flag: "--json-report", path: r.JSONReport}, {flag: "--markdown-report", path: r.MarkdownReport}}
+	outs := []output{{flag: "--json-report", path: r.JSONReport}, {flag: "--markdown-report", path: r.MarkdownReport}}
+	if r.HTMLReport != "" {
+		outs = append(outs, output{flag: "--html-report", path: r.HTMLReport})
+	}
+	return outs
 }

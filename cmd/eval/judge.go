@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/htmlreport"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 )
@@ -34,8 +35,8 @@ func newCmdJudge(f *cmdutil.Streams, runF func(*judgeOptions) error) *cobra.Comm
 		Long: `rag-eval judges the fixtures written by rag-snapshot against the golden cases,
 without any service: it reads files and writes reports.
 
-Exit status: 0 every case passed (and no regression), 1 some case failed, was
-not run or errored, 2 usage or input error (no report is written), 3 regression
+Exit status: 0 every case passed or was skipped (and no regression), 1 some
+case failed, was not run or errored, 2 usage or input error (no report is written), 3 regression
 against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 		Example: `  # judge the shipped eval set, write eval/rag-retrieval/reports/baseline.json|md
   rag-eval
@@ -63,6 +64,7 @@ against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 	o.evalFlags.add(fs, "", kUsage)
 	fs.StringVar(&o.Fixtures, "fixtures", "", "fixture directory (default <dir>/fixtures)")
 	o.reportFlags.add(fs, "<dir>/reports/baseline.json, or current.json with --compare-to", "<dir>/reports/baseline.md, or current.md with --compare-to")
+	fs.Lookup("html-report").Usage = "also write a self-contained HTML report to this path (with --compare-to, the diff first)"
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this path (regressed cases fail, with --compare-to)")
 	fs.StringVar(&o.Summary, "summary-markdown", "", "also write a PR-comment-sized Markdown summary to this path (verdict, regressions, failed checks; under 60,000 bytes)")
 	fs.StringVar(&o.CompareTo, "compare-to", "", "baseline JSON report to diff against; a regression exits 3")
@@ -119,7 +121,8 @@ func judgeRun(o *judgeOptions) error {
 			return fmt.Errorf("load baseline %s: %w", o.CompareTo, err)
 		}
 	}
-	res, err := judge.Run(g, o.Fixtures, judge.Options{FlagK: o.K})
+	// The HTML report shows each case's excerpts and retrieval trace.
+	res, err := judge.Run(g, o.Fixtures, judge.Options{FlagK: o.K, Evidence: o.HTMLReport != ""})
 	if err != nil {
 		return err
 	}
@@ -149,6 +152,8 @@ func judgeRun(o *judgeOptions) error {
 			outs[i].render = diff.WriteJSON
 		case "--diff-markdown-report":
 			outs[i].render = diff.WriteMarkdown
+		case "--html-report":
+			outs[i].render = func(w io.Writer) error { return htmlreport.Judge(w, rep, diff) }
 		}
 	}
 	// Warnings first (a fixture directory that mixes snapshots, orphan
@@ -178,7 +183,7 @@ func judgeRun(o *judgeOptions) error {
 	switch {
 	case diff != nil && diff.Regressed():
 		return cmdutil.Silent(cmdutil.ExitRegression)
-	case rep.Summary.PassCount != rep.Summary.CaseCount:
+	case !rep.Summary.Passed():
 		return cmdutil.Silent(cmdutil.ExitFail)
 	}
 	return nil

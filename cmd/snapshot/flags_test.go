@@ -51,6 +51,21 @@ func TestNewCmdSnapshot(t *testing.T) {
 	if o, _ := parse(t, newCmdSnapshot, "--pipeline", "http"); o.Pipeline != pipelineHTTP || !o.pipelineSet {
 		t.Errorf("--pipeline http: %q, set %v", o.Pipeline, o.pipelineSet)
 	}
+	// What an http pipeline declares of itself; "none" and "" declare no
+	// capability, which is not the same as not declaring (nil).
+	if o.PipelineCaps.caps != nil || o.PipelineSearchMode != "" {
+		t.Errorf("declared by default: %+v %q", o.PipelineCaps, o.PipelineSearchMode)
+	}
+	for arg, want := range map[string]string{"rerank, trace": "trace,rerank", "none": "none", "": "none"} {
+		o, err := parse(t, newCmdSnapshot, "--pipeline-search-mode", "bm25", "--pipeline-capabilities", arg)
+		if err != nil || o.PipelineSearchMode != "bm25" || o.PipelineCaps.caps == nil || o.PipelineCaps.String() != want {
+			t.Errorf("--pipeline-capabilities %q: %v, %q", arg, err, o.PipelineCaps.String())
+		}
+	}
+	// --pipeline-config alone means --pipeline mapped.
+	if o, _ := parse(t, newCmdSnapshot, "--pipeline-config", "p.yaml"); o.PipelineConfig != "p.yaml" || o.defaults() != nil || o.Pipeline != pipelineMapped {
+		t.Errorf("--pipeline-config: %+v", o)
+	}
 	// An empty --fusion is RRF, as before the flag was checked at parse time.
 	if o, err := parse(t, newCmdSnapshot, "--fusion="); err != nil || o.Fusion != "" {
 		t.Errorf("--fusion=: %v, %+v", err, o)
@@ -91,11 +106,15 @@ func TestParseErrors(t *testing.T) {
 	o, err := snap("--search-mode sparse")
 	check(o != nil, err, `--search-mode must be hybrid or dense, got "sparse"`)
 	o, err = snap("--pipeline grpc")
-	check(o != nil, err, `--pipeline must be builtin or http, got "grpc"`)
+	check(o != nil, err, `--pipeline must be builtin, http or mapped, got "grpc"`)
 	o, err = snap("--fusion max")
 	check(o != nil, err, `--fusion: unknown fusion "max" (want "rrf" or "anchored")`)
 	o, err = snap("--store nosql")
 	check(o != nil, err, `--store must be embedded or server, got "nosql"`)
+	o, err = snap("--pipeline-search-mode vector")
+	check(o != nil, err, `--pipeline-search-mode must be hybrid, dense, bm25 or other, got "vector"`)
+	o, err = snap("--pipeline-capabilities trace,reranking")
+	check(o != nil, err, `invalid argument "trace,reranking" for "--pipeline-capabilities" flag: unknown capability "reranking" (known: evidenceStatus, qualityScore, breadcrumb, contextPack, trace, fallback, rerank, or none)`)
 	s, err := serve("--fusion max")
 	check(s != nil, err, `--fusion: unknown fusion "max" (want "rrf" or "anchored")`)
 	s, err = serve("--embedder bert")
@@ -106,7 +125,7 @@ func TestParseErrors(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	for args, want := range map[string]string{
 		"__complete --search-mode ":    "hybrid\ndense\n:4\n",
-		"__complete --pipeline ":       "builtin\nhttp\n:4\n",
+		"__complete --pipeline ":       "builtin\nhttp\nmapped\n:4\n",
 		"__complete --fusion ":         "rrf\nanchored\n:4\n",
 		"__complete --store ":          "embedded\nserver\n:4\n",
 		"__complete --embedder ":       "use\nlocal\nopenai\n:4\n",

@@ -8,6 +8,7 @@
 //	rag-snapshot                               # hybrid → eval/rag-retrieval/fixtures
 //	rag-snapshot --search-mode dense           # dense  → eval/rag-retrieval/fixtures-dense
 //	rag-snapshot --pipeline http --lookup-url http://127.0.0.1:9000
+//	rag-snapshot --pipeline mapped --pipeline-config deploy/mapped/chroma.yaml   # any HTTP retrieval API
 //	rag-snapshot --sidecar-url http://127.0.0.1:8081   # also → eval/rag-retrieval/fixtures-sidecar
 //	rag-snapshot serve --addr 127.0.0.1:8080   # the builtin pipeline over HTTP
 //

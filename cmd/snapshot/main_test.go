@@ -2,11 +2,13 @@ package snapshot
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,9 +72,10 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"seed":    cmdSeed,
-			"status":  scripttest.Status,
-			"waitfor": cmdWaitFor,
+			"seed":         cmdSeed,
+			"status":       scripttest.Status,
+			"waitfor":      cmdWaitFor,
+			"lookupserver": cmdLookupServer,
 		},
 	})
 }
@@ -113,6 +116,44 @@ func seedWith(docs, dataDir, embedder string) (int, error) {
 		Chunk: corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap},
 	})
 	return len(ds), err
+}
+
+// cmdLookupServer is "lookupserver FILE": a loopback HTTP server speaking
+// the /v1/lookup protocol with canned answers, as a team's own service
+// would, until the script ends; its base URL is $LOOKUP_URL. FILE is
+// {"healthz": {…}, "answers": {"<query>": {lookupResult}}}; a query without
+// an answer gets a 500.
+func cmdLookupServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lookupserver FILE")
+	}
+	var canned struct {
+		Healthz json.RawMessage            `json:"healthz"`
+		Answers map[string]json.RawMessage `json:"answers"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &canned))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(canned.Healthz)
+	})
+	mux.HandleFunc("POST /v1/lookup", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Query string `json:"query"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req) // a bad request has no answer
+		answer, ok := canned.Answers[req.Query]
+		w.Header().Set("Content-Type", "application/json")
+		if !ok {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, `{"error": "no answer for %q"}`, req.Query)
+			return
+		}
+		fmt.Fprintf(w, `{"lookupResult": %s}`, answer)
+	})
+	srv := httptest.NewServer(mux)
+	ts.Defer(srv.Close)
+	ts.Setenv("LOOKUP_URL", srv.URL)
 }
 
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+	"github.com/ragbaseline/ragbaseline/internal/mapped"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
@@ -25,11 +27,12 @@ import (
 const (
 	pipelineBuiltin = "builtin"
 	pipelineHTTP    = "http"
+	pipelineMapped  = "mapped"
 )
 
 // The values of --pipeline and --search-mode.
 var (
-	pipelines   = []string{pipelineBuiltin, pipelineHTTP}
+	pipelines   = []string{pipelineBuiltin, pipelineHTTP, pipelineMapped}
 	searchModes = []string{string(kb.Hybrid), string(kb.Dense)}
 )
 
@@ -45,6 +48,7 @@ type snapshotOptions struct {
 	Fusion          string
 	Pipeline        string
 	LookupURL       string
+	PipelineConfig  string
 	SidecarURL      string
 	SidecarFixtures string
 	SkipEval        bool
@@ -53,9 +57,39 @@ type snapshotOptions struct {
 	Retries         int
 	TopK            int
 	Config          config.Config
+	// PipelineSearchMode and PipelineCaps are what an http pipeline
+	// declares of itself (--pipeline-search-mode, --pipeline-capabilities).
+	PipelineSearchMode string
+	PipelineCaps       capabilitiesValue
 
 	pipelineSet bool // --pipeline given
 }
+
+// capabilitiesValue is --pipeline-capabilities: a comma-separated list of
+// contract.Capabilities, checked as it is parsed; caps is nil when the
+// flag is not given (the server's declaration, else every capability).
+type capabilitiesValue struct{ caps []string }
+
+func (v *capabilitiesValue) String() string {
+	if v.caps == nil {
+		return ""
+	}
+	if len(v.caps) == 0 {
+		return "none"
+	}
+	return strings.Join(v.caps, ",")
+}
+
+func (v *capabilitiesValue) Set(s string) error {
+	caps, err := contract.ParseCapabilities(s)
+	if err != nil {
+		return err
+	}
+	v.caps = caps
+	return nil
+}
+
+func (v *capabilitiesValue) Type() string { return "list" }
 
 // newCmdSnapshot builds rag-snapshot's snapshot: it parses the flags into
 // snapshotOptions and calls runF, or snapshotRun when runF is nil.
@@ -76,6 +110,17 @@ retrievedAt and latencyMs) keeps its old file, and when nothing changed the
 manifest is kept too: a rerun without retrieval changes leaves no git diff.
 Fixtures of cases no longer in the golden file are removed.
 
+--pipeline mapped --pipeline-config FILE runs the lookups through any HTTP
+retrieval API (Weaviate, OpenSearch, Chroma, your own service) that the
+config file describes: URL, method, headers with ${ENV} references (for
+tokens; their values are never written to fixtures, the manifest or
+messages), a jq program building the request body (with the query
+embedding from --embedder when the config says embedQuery), a jq program
+mapping the response to evidence blocks, and how scores become
+qualityScore. No adapter service is needed. deploy/mapped has configs for
+Weaviate, OpenSearch and Chroma; docs/mapped-pipeline.md explains every
+field.
+
 With --sidecar-url the same cases also go to a second pipeline over HTTP,
 into --sidecar-fixtures; when it is unreachable that directory only gets a
 manifest with "status": "unavailable" and the reason.
@@ -91,6 +136,9 @@ does not change it; rag-eval is the gate.`,
 
   # an external pipeline speaking POST /v1/lookup
   rag-snapshot --pipeline http --lookup-url http://127.0.0.1:9000 --fixtures /tmp/ext
+
+  # Chroma through its own API (CHROMA_URL=http://127.0.0.1:8000), no adapter
+  rag-snapshot --pipeline mapped --pipeline-config deploy/mapped/chroma.yaml --fixtures /tmp/chroma
 
   # current vs sidecar, then compare them offline
   rag-snapshot --sidecar-url http://127.0.0.1:8081
@@ -113,8 +161,14 @@ does not change it; rag-eval is the gate.`,
 	fs.StringVar(&o.KBScope, "kb-scope", "", "kbScope of every lookup (default: the golden file's kbScope, else rag-eval)")
 	cmdutil.StringEnumVar(fs, &o.SearchMode, "search-mode", string(kb.Hybrid), searchModes, nil, "hybrid (dense + BM25, fused as --fusion says) or dense")
 	fusionVar(fs, &o.Fusion)
-	cmdutil.StringEnumVar(fs, &o.Pipeline, "pipeline", pipelineBuiltin, pipelines, nil, "builtin (the store of --store) or http (--lookup-url)")
+	cmdutil.StringEnumVar(fs, &o.Pipeline, "pipeline", pipelineBuiltin, pipelines, nil, "builtin (the store of --store), http (--lookup-url) or mapped (any HTTP retrieval API, --pipeline-config)")
 	fs.StringVar(&o.LookupURL, "lookup-url", "", "base URL of a pipeline serving POST /v1/lookup, for --pipeline http")
+	fs.StringVar(&o.PipelineConfig, "pipeline-config", "", "config file (YAML or JSON) describing an HTTP retrieval API, for --pipeline mapped (docs/mapped-pipeline.md; deploy/mapped has Weaviate, OpenSearch and Chroma)")
+	cmdutil.StringEnumVar(fs, &o.PipelineSearchMode, "pipeline-search-mode", "", contract.PipelineSearchModes, nil,
+		"the search the http pipeline runs, as you declare it: hybrid, dense, bm25 or other (default: what its /healthz says; reports show it)")
+	fs.Var(&o.PipelineCaps, "pipeline-capabilities",
+		"the parts of a lookup result the http pipeline produces, comma-separated: "+strings.Join(contract.Capabilities, ", ")+
+			", or none (default: what its /healthz says, else all); checks that need a part it lacks are skipped")
 	fs.StringVar(&o.SidecarURL, "sidecar-url", "", "base URL of a sidecar pipeline that also runs every case")
 	fs.StringVar(&o.SidecarFixtures, "sidecar-fixtures", "", "sidecar fixture directory (default <dir>/fixtures-sidecar, or fixtures-sidecar-dense)")
 	fs.BoolVar(&o.SkipEval, "skip-eval", false, "do not judge the fixtures after the snapshot")
@@ -136,12 +190,36 @@ func (o *snapshotOptions) defaults() error {
 	o.Default(&o.Cases, cmdutil.CasesFile)
 	o.Default(&o.Fixtures, "fixtures"+suffix)
 	switch {
+	case o.LookupURL != "" && o.PipelineConfig != "":
+		return cmdutil.Usagef("--lookup-url (--pipeline http) and --pipeline-config (--pipeline mapped) exclude each other")
 	case o.LookupURL != "" && !o.pipelineSet:
 		o.Pipeline = pipelineHTTP
+	case o.PipelineConfig != "" && !o.pipelineSet:
+		o.Pipeline = pipelineMapped
 	case o.Pipeline == pipelineHTTP && o.LookupURL == "":
 		return cmdutil.Usagef("--pipeline http needs --lookup-url")
-	case o.Pipeline == pipelineBuiltin && o.LookupURL != "":
+	case o.Pipeline == pipelineMapped && o.PipelineConfig == "":
+		return cmdutil.Usagef("--pipeline mapped needs --pipeline-config FILE (docs/mapped-pipeline.md; deploy/mapped has ready configs)")
+	case o.Pipeline != pipelineHTTP && o.LookupURL != "":
 		return cmdutil.Usagef("--lookup-url is for --pipeline http")
+	case o.Pipeline != pipelineMapped && o.PipelineConfig != "":
+		return cmdutil.Usagef("--pipeline-config is for --pipeline mapped")
+	}
+	if o.Pipeline == pipelineMapped {
+		switch {
+		case o.PipelineSearchMode != "":
+			return cmdutil.Usagef("--pipeline-search-mode is for --pipeline http (a mapped pipeline declares searchMode in its config)")
+		case o.PipelineCaps.caps != nil:
+			return cmdutil.Usagef("--pipeline-capabilities is for --pipeline http (a mapped pipeline declares capabilities in its config)")
+		}
+	}
+	if o.Pipeline != pipelineHTTP {
+		switch {
+		case o.PipelineSearchMode != "":
+			return cmdutil.Usagef("--pipeline-search-mode is for --pipeline http (the builtin pipeline's search mode is --search-mode)")
+		case o.PipelineCaps.caps != nil:
+			return cmdutil.Usagef("--pipeline-capabilities is for --pipeline http (the builtin pipeline produces every part)")
+		}
 	}
 	if o.SidecarFixtures != "" && o.SidecarURL == "" {
 		return cmdutil.Usagef("--sidecar-fixtures needs --sidecar-url")
@@ -193,7 +271,14 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	var seed *contract.SeedRecord
 	switch o.Pipeline {
 	case pipelineHTTP:
-		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout}
+		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout,
+			SearchMode: o.PipelineSearchMode, Capabilities: o.PipelineCaps.caps}
+	case pipelineMapped:
+		m, err := openMapped(o)
+		if err != nil {
+			return err
+		}
+		l = m
 	case pipelineBuiltin:
 		b, err := openBuiltin(ctx, o.Config, kbScope, kb.Fusion(o.Fusion), o.IO.ErrOut)
 		var nr *config.NotReadyError
@@ -354,4 +439,29 @@ func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, fusion 
 		fmt.Fprintf(stderr, "rag-snapshot: warning: %v\n", w)
 	}
 	return b, nil
+}
+
+// openMapped loads --pipeline-config and builds the mapped pipeline; the
+// embedder (--embedder and the RAG_EMBED* settings) is opened only when
+// the config embeds the query. A bad config or an unset variable it needs
+// is a usage error naming the file, line and field.
+func openMapped(o *snapshotOptions) (*mapped.Pipeline, error) {
+	cfg, err := mapped.Load(o.PipelineConfig)
+	if err != nil {
+		return nil, cmdutil.Usage(err)
+	}
+	opt := mapped.Options{Timeout: o.Config.Timeout}
+	if cfg.EmbedQuery {
+		if opt.Embedder, err = config.OpenEmbedder(o.Config); err != nil {
+			return nil, err
+		}
+	}
+	m, err := mapped.New(cfg, opt)
+	if err != nil {
+		return nil, cmdutil.Usage(err)
+	}
+	for _, w := range m.Warnings() {
+		fmt.Fprintf(o.IO.ErrOut, "rag-snapshot: warning: %v\n", w)
+	}
+	return m, nil
 }

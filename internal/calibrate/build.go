@@ -136,6 +136,9 @@ type Separation struct {
 	Histogram   []HistBin   `json:"histogram"`
 	Best        *Threshold  `json:"best"`
 	AtShipped   []Threshold `json:"atShipped"`
+	// ROC is the ROC curve of the scored members (see ROC), for the HTML
+	// report's plot; the JSON report does not carry it.
+	ROC []ROCPoint `json:"-"`
 }
 
 // Blocks are the block-level statistics; AtShipped holds levels.medium,
@@ -327,6 +330,10 @@ func buildMode(in *Input) Mode {
 	}
 	m.Blocks, m.Cases = buildStats(in.Result.Cases, in.AttemptBest, m.Shipped)
 	m.Warnings = smallClasses(&m)
+	if man := in.Manifest; man != nil && man.Pipeline.Lacks(contract.CapQualityScore) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: the pipeline declares no qualityScore: its %d blocks are counted as missingScore and there is nothing to calibrate",
+			m.Name, m.Blocks.Counts.MissingScore))
+	}
 	return m
 }
 
@@ -356,9 +363,13 @@ func smallClasses(m *Mode) []string {
 		m.Name, MinClassSize, strings.Join(small, ", "))}
 }
 
-// modeName is the manifest's searchMode, else the judged cases' searchMode
-// (the first one in golden-file order), else the directory's base name.
+// modeName is the search mode the manifest's pipeline declares, else the
+// manifest's searchMode, else the judged cases' searchMode (the first one
+// in golden-file order), else the directory's base name.
 func modeName(in *Input) string {
+	if in.Manifest != nil && in.Manifest.Pipeline != nil && strings.TrimSpace(in.Manifest.Pipeline.SearchMode) != "" {
+		return strings.TrimSpace(in.Manifest.Pipeline.SearchMode)
+	}
 	if in.Manifest != nil && strings.TrimSpace(in.Manifest.SearchMode) != "" {
 		return strings.TrimSpace(in.Manifest.SearchMode)
 	}
@@ -448,6 +459,7 @@ func (s *Separation) measure(samples []Sample, atShipped ...Threshold) {
 	s.Histogram = histogram(samples)
 	s.Best = best(samples)
 	s.AtShipped = atShipped
+	s.ROC = ROC(samples)
 }
 
 func count(c *Counts, l Label, missing bool) {

@@ -267,3 +267,53 @@ func ratio(num, den int) *float64 {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// ROCPoint is one point of a ROC curve: the rates of the rule "score ≥
+// Threshold".
+type ROCPoint struct {
+	Threshold, FPR, TPR float64
+}
+
+// ROC returns the ROC curve of samples, from (0, 0) to (1, 1): the first
+// point keeps nothing (its Threshold is +Inf), then one point per distinct
+// score from the highest down, each keeping the samples at or above it.
+// Nil when either class is empty.
+func ROC(samples []Sample) []ROCPoint {
+	var pos, neg int
+	for _, s := range samples {
+		if s.Relevant {
+			pos++
+		} else {
+			neg++
+		}
+	}
+	if pos == 0 || neg == 0 {
+		return nil
+	}
+	s := slices.Clone(samples)
+	slices.SortFunc(s, func(a, b Sample) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	out := []ROCPoint{{Threshold: math.Inf(1)}}
+	tp, fp := 0, 0
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j].Score == s[i].Score {
+			if s[j].Relevant {
+				tp++
+			} else {
+				fp++
+			}
+			j++
+		}
+		out = append(out, ROCPoint{Threshold: s[i].Score, FPR: float64(fp) / float64(neg), TPR: float64(tp) / float64(pos)})
+		i = j
+	}
+	return out
+}

@@ -213,3 +213,30 @@ func TestHistogramEdges(t *testing.T) {
 		t.Errorf("empty histogram has %d bins", len(empty))
 	}
 }
+
+func TestROC(t *testing.T) {
+	// Scores 0.9 (rel), 0.7 (rel, non), 0.4 (non), 0.2 (rel).
+	got := ROC(samples([]float64{0.9, 0.7, 0.2}, []float64{0.7, 0.4}))
+	want := []ROCPoint{
+		{math.Inf(1), 0, 0}, {0.9, 0, 1.0 / 3}, {0.7, 0.5, 2.0 / 3}, {0.4, 1, 2.0 / 3}, {0.2, 1, 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("ROC = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].Threshold != want[i].Threshold || !near(got[i].FPR, want[i].FPR) || !near(got[i].TPR, want[i].TPR) {
+			t.Errorf("point %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// Each point is RatesAt its threshold.
+	s := samples([]float64{0.9, 0.7, 0.2}, []float64{0.7, 0.4})
+	for _, p := range got[1:] {
+		r := RatesAt(s, p.Threshold)
+		if !near(*r.TPR, p.TPR) || !near(*r.FPR, p.FPR) {
+			t.Errorf("at %v: ROC (%v, %v), RatesAt (%v, %v)", p.Threshold, p.FPR, p.TPR, *r.FPR, *r.TPR)
+		}
+	}
+	if ROC(samples([]float64{0.5}, nil)) != nil || ROC(samples(nil, []float64{0.5})) != nil {
+		t.Error("a ROC curve without both classes")
+	}
+}

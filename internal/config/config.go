@@ -167,6 +167,20 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, &cmdutil.EnumError{Flag: "store", Value: c.Store, Values: Stores})
 	}
+	errs = append(errs, c.embedderErrors()...)
+	if !slug.MatchString(c.MilvusCollection) {
+		errs = append(errs, fmt.Errorf("--milvus-collection %q must match %s", c.MilvusCollection, slug))
+	}
+	if c.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// embedderErrors checks the embedder settings (--embedder, --embed-*,
+// --openai-base-url).
+func (c *Config) embedderErrors() []error {
+	var errs []error
 	switch c.Embedder {
 	case EmbedderUSE:
 		if c.EmbedDim != 0 && c.EmbedDim != usem3.Dim {
@@ -196,9 +210,19 @@ func (c *Config) Validate() error {
 	if c.EmbedDim < 0 {
 		errs = append(errs, fmt.Errorf("--embed-dim must be positive, got %d", c.EmbedDim))
 	}
-	if !slug.MatchString(c.MilvusCollection) {
-		errs = append(errs, fmt.Errorf("--milvus-collection %q must match %s", c.MilvusCollection, slug))
+	return errs
+}
+
+// ValidateEmbedder checks only what opening the embedder needs: the
+// embedder settings, a malformed environment variable and the timeout. A
+// pipeline that needs no store (the mapped pipeline) validates with it, so
+// store settings it does not use cannot fail it.
+func (c *Config) ValidateEmbedder() error {
+	var errs []error
+	if c.envErr != nil {
+		errs = append(errs, c.envErr)
 	}
+	errs = append(errs, c.embedderErrors()...)
 	if c.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout must be positive"))
 	}

@@ -62,33 +62,9 @@ func open(ctx context.Context, c Config, readOnly bool) (*Stack, error) {
 }
 
 func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
-	var emb kb.Embedder
-	switch c.Embedder {
-	case EmbedderUSE:
-		e, err := usem3.LoadDefault()
-		if err != nil {
-			var missing *usem3.MissingModelError
-			if errors.As(err, &missing) {
-				return cmdutil.Usage(err) // names make models and RAG_MODEL_DIR
-			}
-			return err
-		}
-		emb = e
-	case EmbedderLocal:
-		e, err := local.New(c.EmbedDim)
-		if err != nil {
-			return fmt.Errorf("local embedder: %w", err)
-		}
-		emb = e
-	case EmbedderOpenAI:
-		e, err := openai.New(openai.Options{
-			BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIKey, Model: c.EmbedModel, Dim: c.EmbedDim, Timeout: c.Timeout,
-			InputTypeMode: openai.InputTypeMode(c.EmbedInputType),
-		})
-		if err != nil {
-			return fmt.Errorf("openai embedder at %s: %w", RedactURL(c.OpenAIBaseURL), err)
-		}
-		emb = e
+	emb, err := openEmbedder(c)
+	if err != nil {
+		return err
 	}
 
 	var cache kb.EmbedCache
@@ -288,4 +264,48 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 			m, n)
 	}
 	return nil
+}
+
+// OpenEmbedder validates the embedder settings of c (ValidateEmbedder; a
+// usage error, exit 2) and opens the embedder alone, without a store or an
+// embedding cache: for a pipeline that embeds its queries but searches
+// elsewhere (the mapped pipeline). The neural embedders are loaded or
+// connected here, so a missing model is reported before any lookup.
+func OpenEmbedder(c Config) (kb.Embedder, error) {
+	if err := c.ValidateEmbedder(); err != nil {
+		return nil, cmdutil.Usage(err)
+	}
+	return openEmbedder(c)
+}
+
+// openEmbedder opens the embedder c names.
+func openEmbedder(c Config) (kb.Embedder, error) {
+	switch c.Embedder {
+	case EmbedderUSE:
+		e, err := usem3.LoadDefault()
+		if err != nil {
+			var missing *usem3.MissingModelError
+			if errors.As(err, &missing) {
+				return nil, cmdutil.Usage(err) // names make models and RAG_MODEL_DIR
+			}
+			return nil, err
+		}
+		return e, nil
+	case EmbedderLocal:
+		e, err := local.New(c.EmbedDim)
+		if err != nil {
+			return nil, fmt.Errorf("local embedder: %w", err)
+		}
+		return e, nil
+	case EmbedderOpenAI:
+		e, err := openai.New(openai.Options{
+			BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIKey, Model: c.EmbedModel, Dim: c.EmbedDim, Timeout: c.Timeout,
+			InputTypeMode: openai.InputTypeMode(c.EmbedInputType),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("openai embedder at %s: %w", RedactURL(c.OpenAIBaseURL), err)
+		}
+		return e, nil
+	}
+	return nil, &cmdutil.EnumError{Flag: "embedder", Value: c.Embedder, Values: Embedders}
 }

@@ -12,7 +12,13 @@
 //
 // Fixtures are encoded deterministically (EncodeFixture): stable field order,
 // two-space indent, floats rounded to 6 decimals, so a regenerated fixture
-// only differs from the old one when the retrieval result differs.
+// only differs from the old one when the retrieval result differs. A result
+// marked Partial (an external pipeline's, or a decoded fixture) records
+// which fields it carries (LookupResult.Has, EvidenceBlock.Has, HasRank,
+// HasQuality), and only those are written: what a pipeline did not send
+// stays absent. A Pipeline may declare its own search mode and the parts
+// of a result it produces (Capabilities, the Cap constants); the judge
+// skips the checks that need a part it declares it lacks.
 //
 // Besides the standard library the package imports only jsontext
 // (github.com/go-json-experiment/json), the JSON reader of ParseGolden.

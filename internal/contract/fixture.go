@@ -1,9 +1,13 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // FixtureVersion is the fixture format version this package writes.
@@ -87,6 +91,104 @@ const (
 // Capabilities are every part of a lookup result, in order (Pipeline.Capabilities).
 var Capabilities = []string{CapEvidenceStatus, CapQualityScore, CapBreadcrumb, CapContextPack, CapTrace, CapFallback, CapRerank}
 
+// Declared search modes of a pipeline (Pipeline.SearchMode).
+const (
+	ModeHybrid = "hybrid"
+	ModeDense  = "dense"
+	ModeBM25   = "bm25"
+	ModeOther  = "other"
+)
+
+// PipelineSearchModes are the values Pipeline.SearchMode may take.
+var PipelineSearchModes = []string{ModeHybrid, ModeDense, ModeBM25, ModeOther}
+
+// ValidPipelineSearchMode checks a declared search mode: "" (not declared)
+// or one of PipelineSearchModes.
+func ValidPipelineSearchMode(mode string) error {
+	if mode == "" || slices.Contains(PipelineSearchModes, mode) {
+		return nil
+	}
+	return fmt.Errorf("unknown search mode %q (known: %s)", mode, strings.Join(PipelineSearchModes, ", "))
+}
+
+// ParseCapabilities reads a comma-separated list of capabilities ("trace,
+// rerank"; spaces around names are ignored). "" and "none" are the empty
+// list: the pipeline produces none of the parts. The result is in the
+// order of Capabilities, without duplicates, and never nil. An unknown
+// name is an error that lists the known ones.
+func ParseCapabilities(list string) ([]string, error) {
+	caps := []string{}
+	if t := strings.TrimSpace(list); t == "" || t == "none" {
+		return caps, nil
+	}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, fmt.Errorf("empty capability in %q", list)
+		}
+		if !slices.Contains(Capabilities, name) {
+			return nil, fmt.Errorf("unknown capability %q (known: %s, or none)", name, strings.Join(Capabilities, ", "))
+		}
+		caps = append(caps, name)
+	}
+	return NormalizeCapabilities(caps), nil
+}
+
+// ValidCapabilities checks a declared list: nil (not declared) or known
+// names only.
+func ValidCapabilities(caps []string) error {
+	for _, c := range caps {
+		if !slices.Contains(Capabilities, c) {
+			return fmt.Errorf("unknown capability %q (known: %s)", c, strings.Join(Capabilities, ", "))
+		}
+	}
+	return nil
+}
+
+// NormalizeCapabilities returns the known names of caps in the order of
+// Capabilities, each once; nil stays nil (not declared).
+func NormalizeCapabilities(caps []string) []string {
+	if caps == nil {
+		return nil
+	}
+	out := []string{}
+	for _, c := range Capabilities {
+		if slices.Contains(caps, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Lacks reports whether p declares that it does not produce the part
+// capability: it declares capabilities and capability is not one of them.
+// A nil pipeline, or one without a declaration, lacks nothing.
+func (p *Pipeline) Lacks(capability string) bool {
+	return p != nil && p.Capabilities != nil && !slices.Contains(p.Capabilities, capability)
+}
+
+// MarshalJSON writes p with its fields in order, capabilities omitted when
+// nil (not declared) but written as [] when the pipeline declares that it
+// produces none of the parts.
+func (p Pipeline) MarshalJSON() ([]byte, error) {
+	type plain Pipeline
+	var out struct {
+		plain
+		Capabilities *[]string `json:"capabilities,omitempty"`
+	}
+	out.plain = plain(p)
+	if p.Capabilities != nil {
+		out.Capabilities = &p.Capabilities
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the caller's encoder escapes, if it does
+	if err := enc.Encode(&out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // PipelineParams are the lookup parameters a fixture was produced with.
 type PipelineParams struct {
 	TopK       int    `json:"topK"`
@@ -123,14 +225,22 @@ type LookupResult struct {
 	RetrievalTrace RetrievalTrace  `json:"retrievalTrace"`
 	RerankTrace    RerankTrace     `json:"rerankTrace"`
 
-	// Has records which judged fields were present when the result was
-	// decoded from a fixture (see Field). A result built in memory by the
-	// pipeline has every field; its Has is ignored by the encoder.
+	// Has records which fields were present when the result was decoded
+	// from a fixture or received from an external pipeline. A result built
+	// in memory by the builtin pipeline has every field (HasAll).
 	Has Presence `json:"-"`
+	// Partial reports that Has, and each block's HasRank, HasQuality and
+	// Has, say exactly which fields the result carries: EncodeFixture then
+	// writes only those, and a field the pipeline did not send stays absent
+	// from the fixture (no zero score, no empty breadcrumb). DecodeFixture
+	// and the HTTP pipeline's client set it. When it is false (the builtin
+	// pipeline's results) every field is written, whatever Has says.
+	Partial bool `json:"-"`
 }
 
-// Presence is a set of judged fixture fields found in a decoded fixture.
-type Presence uint16
+// Presence is a set of lookupResult fields: the judged ones a decoded
+// fixture reports, and the others an external pipeline may leave out.
+type Presence uint32
 
 // The judged fields whose absence a check must be able to report
 // ("fixture lacks <path>", docs/checks.md).
@@ -143,9 +253,34 @@ const (
 	HasFallbackReason
 	HasRerankTopSource
 
-	// HasAll is every judged field; results built in memory report it.
-	HasAll = HasFound | HasEvidenceStatus | HasEvidenceBlocks | HasContextSources |
+	// HasJudged is every judged field: what DecodeFixture can report.
+	HasJudged = HasFound | HasEvidenceStatus | HasEvidenceBlocks | HasContextSources |
 		HasSelectedAttempt | HasFallbackReason | HasRerankTopSource
+)
+
+// The fields the judge does not read; they matter only to what EncodeFixture
+// writes of a Partial result (DecodeFixture never sets them).
+const (
+	HasContextBlockCount Presence = HasRerankTopSource << (1 + iota)
+	HasContextUsedChars
+	HasContextBudgetChars
+	HasContextTruncated
+	HasContextPackedText
+	HasTraceSearchMode
+	HasTraceKBScope
+	HasTraceL0Hints
+	HasTraceAttempts
+	HasRerankEnabled
+	HasRerankModel
+	HasRerankInputOrder
+	HasRerankOutputOrder
+	HasRerankFallback
+
+	// HasAll is every field; results built in memory report it.
+	HasAll = HasJudged | HasContextBlockCount | HasContextUsedChars | HasContextBudgetChars |
+		HasContextTruncated | HasContextPackedText | HasTraceSearchMode | HasTraceKBScope |
+		HasTraceL0Hints | HasTraceAttempts | HasRerankEnabled | HasRerankModel |
+		HasRerankInputOrder | HasRerankOutputOrder | HasRerankFallback
 )
 
 // FieldPath returns the fixture path of a single Presence bit, as used in
@@ -167,7 +302,21 @@ func (p Presence) FieldPath() string {
 	case HasRerankTopSource:
 		return "lookupResult.rerankTrace.topSource"
 	}
+	for i, name := range unjudgedPaths {
+		if p == HasContextBlockCount<<i {
+			return "lookupResult." + name
+		}
+	}
 	return "lookupResult"
+}
+
+// unjudgedPaths are the paths of HasContextBlockCount … HasRerankFallback,
+// in bit order.
+var unjudgedPaths = [...]string{
+	"contextPack.blockCount", "contextPack.usedChars", "contextPack.budgetChars", "contextPack.truncated",
+	"contextPack.packedText", "retrievalTrace.searchMode", "retrievalTrace.kbScope", "retrievalTrace.l0Hints",
+	"retrievalTrace.attempts", "rerankTrace.enabled", "rerankTrace.model", "rerankTrace.inputOrder",
+	"rerankTrace.outputOrder", "rerankTrace.fallback",
 }
 
 // EvidenceBlock is one retrieved chunk.
@@ -192,7 +341,40 @@ type EvidenceBlock struct {
 	// set both.
 	HasRank    bool `json:"-"`
 	HasQuality bool `json:"-"`
+	// Has records which of the other fields the block carries; it matters
+	// when the result is Partial (for a complete result every field is
+	// written). DecodeFixture sets the bits of the string fields it reads.
+	Has BlockPresence `json:"-"`
 }
+
+// BlockHas reports whether b, a block of lr, carries the field bit: always
+// for a complete result, else when b.Has says so.
+func (lr *LookupResult) BlockHas(b *EvidenceBlock, bit BlockPresence) bool {
+	return !lr.Partial || b.Has&bit != 0
+}
+
+// BlockPresence is a set of evidence block fields other than rank and
+// qualityScore (EvidenceBlock.HasRank and HasQuality say those).
+type BlockPresence uint16
+
+// The evidence block fields of BlockPresence, in the order they are written.
+const (
+	BlockHasEvidenceKey BlockPresence = 1 << iota
+	BlockHasDocID
+	BlockHasSource
+	BlockHasTitle
+	BlockHasBreadcrumb
+	BlockHasCategory
+	BlockHasChunkIndex
+	BlockHasExcerpt
+	BlockHasRelevanceLevel
+	BlockHasDenseDistance
+	BlockHasFusedScore
+	BlockHasScoreLabel
+
+	// BlockHasAll is every field of BlockPresence.
+	BlockHasAll = BlockHasScoreLabel<<1 - 1
+)
 
 // ContextPack is what the pipeline hands to the agent.
 type ContextPack struct {

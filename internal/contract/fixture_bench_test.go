@@ -146,7 +146,7 @@ func TestBenchFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	lr := f.LookupResult
-	if len(lr.EvidenceBlocks) != 30 || lr.Has != HasAll {
+	if len(lr.EvidenceBlocks) != 30 || lr.Has != HasJudged {
 		t.Fatalf("got %d blocks, presence %b", len(lr.EvidenceBlocks), lr.Has)
 	}
 	if n := utf8.RuneCountInString(lr.EvidenceBlocks[0].Excerpt); n < 600 || n > 620 {

@@ -12,12 +12,14 @@ import (
 // DecodeFixture decodes a fixture file (docs/fixtures.md) for the judge.
 //
 // It reads only what the judge needs: fixtureVersion, caseId, query,
-// retrievedAt, searchMode, kbScope and, in lookupResult, found,
+// retrievedAt, searchMode, kbScope, pipeline.{searchMode, capabilities}
+// and, in lookupResult, found,
 // evidenceStatus, evidenceBlocks[].{rank, evidenceKey, docId, source,
 // breadcrumb, category, excerpt, qualityScore, relevanceLevel, scoreLabel},
 // contextPack.sources, retrievalTrace.{selectedAttempt, fallbackReason} and
-// rerankTrace.topSource. Every other field (pipeline, packedText, attempts,
-// unknown fields, …) is skipped and left zero, but the whole document is
+// rerankTrace.topSource. Every other field (the pipeline's name and
+// parameters, packedText, attempts, unknown fields, …) is skipped and left
+// zero, but the whole document is
 // still validated as JSON exactly as encoding/json does (syntax, escapes,
 // nesting depth of at most 10000) and must be valid UTF-8.
 //
@@ -51,9 +53,15 @@ import (
 // is an integer from 1 to math.MaxInt32 (so 3, 3.0 and 0.3e1 all give 3),
 // and HasQuality when qualityScore is a number that strconv.ParseFloat reads
 // without error (one beyond the float64 range is absent). A string field
-// of the wrong type is "". The top-level searchMode, kbScope and retrievedAt
+// of the wrong type is "", and its bit in the block's Has is clear (it is
+// set for a string). The top-level searchMode, kbScope and retrievedAt
 // are read when they are strings and are "" otherwise; retrievedAt is not
 // checked.
+//
+// Fixture.Pipeline is nil unless pipeline is an object; then it holds only
+// its searchMode (a string, else "") and capabilities (an array of
+// strings, else nil: not declared; [] declares none). The LookupResult is
+// Partial: encoding it again writes only the fields that were read.
 //
 // When a key occurs twice in an object the last one wins, as with
 // encoding/json, including for the validity rules above. Keys match
@@ -112,6 +120,7 @@ func ParseFixture(name string, data []byte) (*Fixture, error) {
 type fixtureAlloc struct {
 	f        Fixture
 	lr       LookupResult
+	pipe     Pipeline
 	fallback string
 }
 
@@ -217,11 +226,20 @@ func (d *fixtureDecoder) fixture(i int, a *fixtureAlloc) int {
 			f.SearchMode, _, i = d.s.String(i, 1)
 		case "kbScope":
 			f.KBScope, _, i = d.s.String(i, 1)
+		case "pipeline":
+			f.Pipeline = nil
+			if data[i] == '{' {
+				a.pipe = Pipeline{}
+				f.Pipeline = &a.pipe
+				i = d.pipeline(i, &a.pipe)
+			} else {
+				i = d.s.SkipValue(i, 1)
+			}
 		case "lookupResult":
 			d.top.lookup = fxSeen{fixturescan.KindOf(data[i]), off}
 			d.top.blocks = nil
 			if data[i] == '{' {
-				a.lr = LookupResult{}
+				a.lr = LookupResult{Partial: true}
 				f.LookupResult = &a.lr
 				i = d.lookupResult(i, a)
 			} else {
@@ -280,6 +298,37 @@ func fxShorten(s string) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// pipeline decodes the object at data[i] == '{': its searchMode and
+// capabilities only.
+func (d *fixtureDecoder) pipeline(i int, p *Pipeline) int {
+	data := d.data
+	i, more := d.s.OpenObject(i, 2)
+	for more {
+		var key []byte
+		if key, i = d.s.Key(i); i < 0 {
+			return -1
+		}
+		switch string(key) {
+		case "searchMode":
+			p.SearchMode, _, i = d.s.String(i, 2)
+		case "capabilities":
+			p.Capabilities = nil
+			if data[i] == '[' {
+				p.Capabilities, _, i = d.stringArray(i, 3)
+			} else {
+				i = d.s.SkipValue(i, 2)
+			}
+		default:
+			i = d.s.SkipValue(i, 2)
+		}
+		if i < 0 {
+			return -1
+		}
+		i, more = d.s.NextMember(i)
+	}
+	return i
 }
 
 // lookupResult decodes the object at data[i] == '{' into a.lr.
@@ -435,21 +484,21 @@ func (d *fixtureDecoder) block(i int, b *EvidenceBlock) int {
 			}
 			i = end
 		case "evidenceKey":
-			b.EvidenceKey, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.EvidenceKey, BlockHasEvidenceKey)
 		case "docId":
-			b.DocID, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.DocID, BlockHasDocID)
 		case "source":
-			b.Source, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.Source, BlockHasSource)
 		case "breadcrumb":
-			b.Breadcrumb, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.Breadcrumb, BlockHasBreadcrumb)
 		case "category":
-			b.Category, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.Category, BlockHasCategory)
 		case "excerpt":
-			b.Excerpt, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.Excerpt, BlockHasExcerpt)
 		case "relevanceLevel":
-			b.RelevanceLevel, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.RelevanceLevel, BlockHasRelevanceLevel)
 		case "scoreLabel":
-			b.ScoreLabel, _, i = d.s.String(i, 4)
+			i = d.blockString(i, b, &b.ScoreLabel, BlockHasScoreLabel)
 		default:
 			i = d.s.SkipValue(i, 4)
 		}
@@ -457,6 +506,19 @@ func (d *fixtureDecoder) block(i int, b *EvidenceBlock) int {
 			return -1
 		}
 		i, more = d.s.NextMember(i)
+	}
+	return i
+}
+
+// blockString decodes the string field of b at data[i] into *dst, and sets
+// or clears its bit.
+func (d *fixtureDecoder) blockString(i int, b *EvidenceBlock, dst *string, bit BlockPresence) int {
+	var k fixturescan.Kind
+	*dst, k, i = d.s.String(i, 4)
+	if k == fixturescan.String {
+		b.Has |= bit
+	} else {
+		b.Has &^= bit
 	}
 	return i
 }

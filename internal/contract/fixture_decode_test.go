@@ -39,12 +39,12 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 		check      func(t *testing.T, f *Fixture)
 		sourcesNil bool
 	}{
-		{file: "chat-mysql-pool.json", has: HasAll,
+		{file: "chat-mysql-pool.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "mysql-connection-pool"}, {2, true, "mysql-slow-query"}, {3, true, "redis-memory"}},
 			check: func(t *testing.T, f *Fixture) {
 				lr := f.LookupResult
 				want := Fixture{FixtureVersion: 1, CaseID: "chat-mysql-pool", Query: "连接池满了 too many connections 怎么办",
-					RetrievedAt: "2026-11-29T12:00:00Z", SearchMode: "hybrid", KBScope: "rag-eval", LookupResult: lr}
+					RetrievedAt: "2026-11-29T12:00:00Z", SearchMode: "hybrid", KBScope: "rag-eval", Pipeline: &Pipeline{}, LookupResult: lr}
 				if !reflect.DeepEqual(*f, want) {
 					t.Errorf("top level: got %+v", *f)
 				}
@@ -65,14 +65,14 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 					t.Errorf("lookupResult: %+v", *lr)
 				}
 			}},
-		{file: "chat-mysql-pool-dense.json", has: HasAll,
+		{file: "chat-mysql-pool-dense.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "mysql-connection-pool"}, {2, true, "mysql-slow-query"}},
 			check: func(t *testing.T, f *Fixture) {
 				if f.SearchMode != "dense" || f.LookupResult.EvidenceBlocks[1].ScoreLabel != "cosine" {
 					t.Errorf("got %+v", f)
 				}
 			}},
-		{file: "fallback-decoy.json", has: HasAll,
+		{file: "fallback-decoy.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "disk-full"}, {2, true, "overfilter-decoy"}},
 			check: func(t *testing.T, f *Fixture) {
 				rt := f.LookupResult.RetrievalTrace
@@ -80,7 +80,7 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 					t.Errorf("retrievalTrace %+v", rt)
 				}
 			}},
-		{file: "negative-not-found.json", has: HasAll, blocks: []blockWant{},
+		{file: "negative-not-found.json", has: HasJudged, blocks: []blockWant{},
 			check: func(t *testing.T, f *Fixture) {
 				lr := f.LookupResult
 				if lr.Found || lr.EvidenceStatus != EvidenceNone || lr.EvidenceBlocks == nil || lr.ContextPack.Sources == nil ||
@@ -88,23 +88,23 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 					t.Errorf("lookupResult %+v", *lr)
 				}
 			}},
-		{file: "aiops-nginx-502-no-rank.json", has: HasAll,
+		{file: "aiops-nginx-502-no-rank.json", has: HasJudged,
 			blocks: []blockWant{{0, false, "nginx-502"}, {0, false, "redis-memory"}},
 			check: func(t *testing.T, f *Fixture) {
 				if b := f.LookupResult.EvidenceBlocks; b[0].DocID != "rag-eval/nginx-502" || b[1].DocID != "" {
 					t.Errorf("docIds %q %q", b[0].DocID, b[1].DocID)
 				}
 			}},
-		{file: "chat-shuffled-ranks.json", has: HasAll,
+		{file: "chat-shuffled-ranks.json", has: HasJudged,
 			blocks: []blockWant{{3, true, "mysql-slow-query"}, {1, true, "mysql-connection-pool"}, {0, false, "redis-memory"}, {2, true, "disk-full"}}},
-		{file: "chat-unknown-fields.json", has: HasAll,
+		{file: "chat-unknown-fields.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "redis-memory"}},
 			check: func(t *testing.T, f *Fixture) {
 				if f.Query != "Redis 内存告警 maxmemory" || f.LookupResult.ContextPack.Sources[0] != "redis-memory" {
 					t.Errorf("got %+v", f)
 				}
 			}},
-		{file: "chat-escapes.json", has: HasAll,
+		{file: "chat-escapes.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "mysql-connection-pool"}},
 			check: func(t *testing.T, f *Fixture) {
 				if f.CaseID != "chat-escapes" {
@@ -153,7 +153,7 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 					t.Errorf("got %+v", f)
 				}
 			}},
-		{file: "chat-encoded.json", has: HasAll},
+		{file: "chat-encoded.json", has: HasJudged},
 	}
 	paths, _ := filepath.Glob(filepath.Join("testdata", "fixtures", "*.json"))
 	if len(paths) != len(tests) {
@@ -561,7 +561,7 @@ func TestEncodeFixtureRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.LookupResult.Has != HasAll {
+	if g.LookupResult.Has != HasJudged {
 		t.Errorf("presence %09b, want all", g.LookupResult.Has)
 	}
 	if b := g.LookupResult.EvidenceBlocks[0]; !b.HasRank || !b.HasQuality || b.QualityScore != 0.123457 {
@@ -569,16 +569,18 @@ func TestEncodeFixtureRoundTrip(t *testing.T) {
 	}
 	// What the judge reads is unchanged, up to qualityScore rounding.
 	want := *f
-	want.Pipeline = nil
+	want.Pipeline = &Pipeline{} // only its searchMode and capabilities are read, and it has neither
 	want.FixtureVersion = FixtureVersion
-	lr := LookupResult{Found: f.LookupResult.Found, EvidenceStatus: f.LookupResult.EvidenceStatus,
+	lr := LookupResult{Has: HasJudged, Partial: true, Found: f.LookupResult.Found, EvidenceStatus: f.LookupResult.EvidenceStatus,
 		ContextPack:    ContextPack{Sources: []string{}},
 		RetrievalTrace: RetrievalTrace{SelectedAttempt: f.LookupResult.RetrievalTrace.SelectedAttempt, FallbackReason: f.LookupResult.RetrievalTrace.FallbackReason},
 		RerankTrace:    RerankTrace{TopSource: f.LookupResult.RerankTrace.TopSource},
 	}
 	b := f.LookupResult.EvidenceBlocks[0]
 	lr.EvidenceBlocks = []EvidenceBlock{{Rank: b.Rank, EvidenceKey: b.EvidenceKey, DocID: b.DocID, Source: b.Source, Breadcrumb: b.Breadcrumb,
-		Category: b.Category, Excerpt: b.Excerpt, QualityScore: b.QualityScore, RelevanceLevel: b.RelevanceLevel, ScoreLabel: b.ScoreLabel}}
+		Category: b.Category, Excerpt: b.Excerpt, QualityScore: b.QualityScore, RelevanceLevel: b.RelevanceLevel, ScoreLabel: b.ScoreLabel,
+		HasRank: true, HasQuality: true, Has: BlockHasEvidenceKey | BlockHasDocID | BlockHasSource | BlockHasBreadcrumb |
+			BlockHasCategory | BlockHasExcerpt | BlockHasRelevanceLevel | BlockHasScoreLabel}}
 	want.LookupResult = &lr
 	if d := diffFixtures(judgedValues(g), judgedValues(&want)); d != "" {
 		t.Error(d)

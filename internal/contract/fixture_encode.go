@@ -16,7 +16,9 @@ const fixtureTimeLayout = "2006-01-02T15:04:05Z"
 // order, two-space indent, floats rounded to 6 decimals in their shortest
 // form (Float6), arrays never null (a nil slice is written as []), '<', '>'
 // and '&' written as they are, and a trailing newline. The same fixture
-// always encodes to the same bytes. The Has bits are not written.
+// always encodes to the same bytes. The Has bits are not written; but when
+// the result is Partial they say which of its fields are written (a field
+// it does not carry is left out, not written as a zero).
 //
 // A zero FixtureVersion is written as FixtureVersion. It is an error when
 // f has no caseId, no lookupResult, a FixtureVersion that is not in
@@ -61,13 +63,124 @@ func EncodeFixture(f *Fixture) ([]byte, error) {
 	lr.RerankTrace.InputOrder = fxNonNil(lr.RerankTrace.InputOrder)
 	lr.RerankTrace.OutputOrder = fxNonNil(lr.RerankTrace.OutputOrder)
 
+	var v any = &g
+	if lr.Partial {
+		type plain Fixture
+		v = &struct {
+			plain
+			LookupResult jsonObject `json:"lookupResult"`
+		}{plain(g), partialResult(&lr)}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(&g); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return fail("%w", err)
 	}
+	return buf.Bytes(), nil
+}
+
+// partialResult is what EncodeFixture writes of a Partial result: the
+// fields of the complete form, in the same order and with the same values,
+// less those it does not carry. An object none of whose fields it carries
+// (contextPack, retrievalTrace, rerankTrace) is left out too; attempts and
+// l0Hints are written whole when carried. lr's slices are already non-nil.
+func partialResult(lr *LookupResult) jsonObject {
+	has := func(bit Presence) bool { return lr.Has&bit != 0 }
+	var o jsonObject
+	o.add(has(HasFound), "found", lr.Found)
+	o.add(has(HasEvidenceStatus), "evidenceStatus", lr.EvidenceStatus)
+	if has(HasEvidenceBlocks) {
+		blocks := make([]jsonObject, len(lr.EvidenceBlocks))
+		for i := range lr.EvidenceBlocks {
+			blocks[i] = partialBlock(&lr.EvidenceBlocks[i])
+		}
+		o.add(true, "evidenceBlocks", blocks)
+	}
+	cp := &lr.ContextPack
+	var p jsonObject
+	p.add(has(HasContextSources), "sources", cp.Sources)
+	p.add(has(HasContextBlockCount), "blockCount", cp.BlockCount)
+	p.add(has(HasContextUsedChars), "usedChars", cp.UsedChars)
+	p.add(has(HasContextBudgetChars), "budgetChars", cp.BudgetChars)
+	p.add(has(HasContextTruncated), "truncated", cp.Truncated)
+	p.add(has(HasContextPackedText), "packedText", cp.PackedText)
+	o.add(len(p) > 0, "contextPack", p)
+	rt := &lr.RetrievalTrace
+	var t jsonObject
+	t.add(has(HasTraceSearchMode), "searchMode", rt.SearchMode)
+	t.add(has(HasTraceKBScope), "kbScope", rt.KBScope)
+	t.add(has(HasTraceL0Hints), "l0Hints", rt.L0Hints)
+	t.add(has(HasTraceAttempts), "attempts", rt.Attempts)
+	t.add(has(HasSelectedAttempt), "selectedAttempt", rt.SelectedAttempt)
+	t.add(has(HasFallbackReason), "fallbackReason", rt.FallbackReason)
+	o.add(len(t) > 0, "retrievalTrace", t)
+	rr := &lr.RerankTrace
+	var r jsonObject
+	r.add(has(HasRerankEnabled), "enabled", rr.Enabled)
+	r.add(has(HasRerankModel), "model", rr.Model)
+	r.add(has(HasRerankInputOrder), "inputOrder", rr.InputOrder)
+	r.add(has(HasRerankOutputOrder), "outputOrder", rr.OutputOrder)
+	r.add(has(HasRerankTopSource), "topSource", rr.TopSource)
+	r.add(has(HasRerankFallback), "fallback", rr.Fallback)
+	o.add(len(r) > 0, "rerankTrace", r)
+	return o
+}
+
+// partialBlock is what EncodeFixture writes of a block of a Partial result.
+func partialBlock(b *EvidenceBlock) jsonObject {
+	has := func(bit BlockPresence) bool { return b.Has&bit != 0 }
+	var o jsonObject
+	o.add(b.HasRank, "rank", b.Rank)
+	o.add(has(BlockHasEvidenceKey), "evidenceKey", b.EvidenceKey)
+	o.add(has(BlockHasDocID), "docId", b.DocID)
+	o.add(has(BlockHasSource), "source", b.Source)
+	o.add(has(BlockHasTitle), "title", b.Title)
+	o.add(has(BlockHasBreadcrumb), "breadcrumb", b.Breadcrumb)
+	o.add(has(BlockHasCategory), "category", b.Category)
+	o.add(has(BlockHasChunkIndex), "chunkIndex", b.ChunkIndex)
+	o.add(has(BlockHasExcerpt), "excerpt", b.Excerpt)
+	o.add(b.HasQuality, "qualityScore", b.QualityScore)
+	o.add(has(BlockHasRelevanceLevel), "relevanceLevel", b.RelevanceLevel)
+	o.add(has(BlockHasDenseDistance), "denseDistance", b.DenseDistance)
+	o.add(has(BlockHasFusedScore), "fusedScore", b.FusedScore)
+	o.add(has(BlockHasScoreLabel), "scoreLabel", b.ScoreLabel)
+	return o
+}
+
+// jsonObject is a JSON object whose members are written in order.
+type jsonObject []jsonMember
+
+type jsonMember struct {
+	key string // written as it is: a plain ASCII name
+	val any
+}
+
+func (o *jsonObject) add(ok bool, key string, val any) {
+	if ok {
+		*o = append(*o, jsonMember{key, val})
+	}
+}
+
+// MarshalJSON implements json.Marshaler. The caller's encoder indents
+// and, if it does, escapes HTML.
+func (o jsonObject) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	buf.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`"` + m.key + `":`)
+		if err := enc.Encode(m.val); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+	}
+	buf.WriteByte('}')
 	return buf.Bytes(), nil
 }
 

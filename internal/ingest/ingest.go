@@ -274,25 +274,41 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	return sum, nil
 }
 
-// indexDocument writes one document: indexing → vectors → ready.
-func indexDocument(ctx context.Context, d *kb.Document, hash string, b Backends, opts Options) (int, error) {
-	chunks := corpus.Chunk(d, opts.Chunk)
+// Chunks cuts d into chunks with corpus.Chunk and embeds their texts as
+// passages with e, batchSize at a time (64 when batchSize <= 0): the chunks
+// and vectors a seed writes, for loaders of other stores (the external
+// retrieval servers of the mapped-pipeline tests) that must hold exactly
+// what rag-seed indexes.
+func Chunks(ctx context.Context, d *kb.Document, e kb.Embedder, c corpus.ChunkOptions, batchSize int) ([]kb.Chunk, error) {
+	if batchSize <= 0 {
+		batchSize = 64
+	}
+	chunks := corpus.Chunk(d, c)
 	texts := make([]string, len(chunks))
 	for i := range chunks {
 		texts[i] = chunks[i].Text
 	}
-	for lo := 0; lo < len(texts); lo += opts.BatchSize {
-		hi := min(lo+opts.BatchSize, len(texts))
-		vecs, err := b.Embedder.Embed(ctx, kb.Passage, texts[lo:hi])
+	for lo := 0; lo < len(texts); lo += batchSize {
+		hi := min(lo+batchSize, len(texts))
+		vecs, err := e.Embed(ctx, kb.Passage, texts[lo:hi])
 		if err != nil {
-			return 0, fmt.Errorf("embed: %w", err)
+			return nil, fmt.Errorf("embed: %w", err)
 		}
 		if len(vecs) != hi-lo {
-			return 0, fmt.Errorf("embed: %s returned %d vectors for %d texts", b.Embedder.Name(), len(vecs), hi-lo)
+			return nil, fmt.Errorf("embed: %s returned %d vectors for %d texts", e.Name(), len(vecs), hi-lo)
 		}
 		for i, v := range vecs {
 			chunks[lo+i].Vector = v
 		}
+	}
+	return chunks, nil
+}
+
+// indexDocument writes one document: indexing → vectors → ready.
+func indexDocument(ctx context.Context, d *kb.Document, hash string, b Backends, opts Options) (int, error) {
+	chunks, err := Chunks(ctx, d, b.Embedder, opts.Chunk, opts.BatchSize)
+	if err != nil {
+		return 0, err
 	}
 	if err := b.Catalog.BeginIndexing(ctx, *d, chunks); err != nil {
 		return 0, fmt.Errorf("catalog: %w", err)

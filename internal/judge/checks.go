@@ -41,6 +41,11 @@ type check struct {
 	// absent). A declared check whose field is absent fails with "fixture
 	// lacks <path>" without running.
 	reads contract.Presence
+	// needs is the capability (contract.Cap*) a pipeline must produce for
+	// the check to be judged ("": none). A declared check whose fixture's
+	// pipeline declares that it lacks it is skipped: neither passed nor
+	// failed.
+	needs string
 	// run reports whether the check passes and, when it does not, says
 	// why in a message a person can act on.
 	run func(*judgement) (passed bool, message string)
@@ -49,31 +54,65 @@ type check struct {
 // checks is the table of docs/checks.md: a case's declared checks run in this
 // order, and its result lists them in this order.
 var checks = []check{
-	{CheckQuery, always, 0, checkQuery},
-	{CheckExpectedDoc, (*contract.Case).UsesExpectedDocs, contract.HasEvidenceBlocks, checkExpectedDocument},
-	{CheckKeywords, func(c *contract.Case) bool { return len(c.ExpectedKeywords) > 0 }, contract.HasEvidenceBlocks, checkKeywords},
-	{CheckBreadcrumbs, func(c *contract.Case) bool { return len(c.ExpectedBreadcrumbs) > 0 }, contract.HasEvidenceBlocks, checkBreadcrumbs},
-	{CheckEvidenceKeys, func(c *contract.Case) bool { return len(c.ExpectedEvidenceKeys) > 0 }, contract.HasEvidenceBlocks, checkEvidenceKeys},
-	{CheckMinExpected, func(c *contract.Case) bool { return c.MinExpectedBlocks != nil }, contract.HasEvidenceBlocks, checkMinExpectedBlocks},
-	{CheckMustNot, func(c *contract.Case) bool { return len(c.MustNotSources) > 0 || len(c.MustNotDocIDs) > 0 }, contract.HasEvidenceBlocks, checkMustNot},
-	{CheckFound, func(c *contract.Case) bool { return c.ExpectedFound != nil }, contract.HasFound, checkFound},
-	{CheckSelectedAttempt, func(c *contract.Case) bool { return c.ExpectedSelectedAttempt != "" }, contract.HasSelectedAttempt, checkSelectedAttempt},
-	{CheckFallbackReason, (*contract.Case).UsesFallbackReason, contract.HasFallbackReason, checkFallbackReason},
-	{CheckEvidenceStatus, (*contract.Case).UsesEvidenceStatus, contract.HasEvidenceStatus, checkEvidenceStatus},
-	{CheckContextSources, func(c *contract.Case) bool { return len(c.ExpectedContextSources) > 0 }, contract.HasContextSources, checkContextSources},
-	{CheckRerankTopSource, func(c *contract.Case) bool { return c.ExpectedRerankTopSource != "" }, contract.HasRerankTopSource, checkRerankTopSource},
-	{CheckFirstRankMax, func(c *contract.Case) bool { return c.ExpectedFirstRankMax != nil }, contract.HasEvidenceBlocks, checkFirstRankMax},
+	{CheckQuery, always, 0, "", checkQuery},
+	{CheckExpectedDoc, (*contract.Case).UsesExpectedDocs, contract.HasEvidenceBlocks, "", checkExpectedDocument},
+	{CheckKeywords, func(c *contract.Case) bool { return len(c.ExpectedKeywords) > 0 }, contract.HasEvidenceBlocks, "", checkKeywords},
+	{CheckBreadcrumbs, func(c *contract.Case) bool { return len(c.ExpectedBreadcrumbs) > 0 }, contract.HasEvidenceBlocks, contract.CapBreadcrumb, checkBreadcrumbs},
+	{CheckEvidenceKeys, func(c *contract.Case) bool { return len(c.ExpectedEvidenceKeys) > 0 }, contract.HasEvidenceBlocks, "", checkEvidenceKeys},
+	{CheckMinExpected, func(c *contract.Case) bool { return c.MinExpectedBlocks != nil }, contract.HasEvidenceBlocks, "", checkMinExpectedBlocks},
+	{CheckMustNot, func(c *contract.Case) bool { return len(c.MustNotSources) > 0 || len(c.MustNotDocIDs) > 0 }, contract.HasEvidenceBlocks, "", checkMustNot},
+	{CheckFound, func(c *contract.Case) bool { return c.ExpectedFound != nil }, contract.HasFound, "", checkFound},
+	{CheckSelectedAttempt, func(c *contract.Case) bool { return c.ExpectedSelectedAttempt != "" }, contract.HasSelectedAttempt, contract.CapTrace, checkSelectedAttempt},
+	{CheckFallbackReason, (*contract.Case).UsesFallbackReason, contract.HasFallbackReason, contract.CapFallback, checkFallbackReason},
+	{CheckEvidenceStatus, (*contract.Case).UsesEvidenceStatus, contract.HasEvidenceStatus, contract.CapEvidenceStatus, checkEvidenceStatus},
+	{CheckContextSources, func(c *contract.Case) bool { return len(c.ExpectedContextSources) > 0 }, contract.HasContextSources, contract.CapContextPack, checkContextSources},
+	{CheckRerankTopSource, func(c *contract.Case) bool { return c.ExpectedRerankTopSource != "" }, contract.HasRerankTopSource, contract.CapRerank, checkRerankTopSource},
+	{CheckFirstRankMax, func(c *contract.Case) bool { return c.ExpectedFirstRankMax != nil }, contract.HasEvidenceBlocks, "", checkFirstRankMax},
+}
+
+// Needs returns the capability (contract.Cap*) the check called name needs
+// a pipeline to produce, "" when it needs none (docs/checks.md).
+func Needs(name string) string {
+	for i := range checks {
+		if checks[i].name == name {
+			return checks[i].needs
+		}
+	}
+	return ""
 }
 
 func always(*contract.Case) bool { return true }
 
-// run runs ch, or fails it when the fixture lacks the field it reads.
-func (j *judgement) run(ch *check) (bool, string) {
-	if ch.reads != 0 && j.lr.Has&ch.reads == 0 {
-		return false, "fixture lacks " + ch.reads.FieldPath()
+// run runs ch: it is skipped when the fixture's pipeline declares that it
+// lacks the capability ch needs, and fails when the fixture lacks the field
+// it reads.
+func (j *judgement) run(ch *check) (outcome, string) {
+	if ch.needs != "" && j.f.Pipeline.Lacks(ch.needs) {
+		return skipped, SkipReason(ch.needs)
 	}
-	return ch.run(j)
+	if ch.reads != 0 && j.lr.Has&ch.reads == 0 {
+		return failed, "fixture lacks " + ch.reads.FieldPath()
+	}
+	if ok, msg := ch.run(j); !ok {
+		return failed, msg
+	}
+	return passed, ""
 }
+
+// SkipReason is the message of a check skipped because the pipeline
+// declares that it does not produce capability.
+func SkipReason(capability string) string {
+	return "pipeline declares no " + capability
+}
+
+// outcome is what became of a declared check.
+type outcome int
+
+const (
+	passed outcome = iota
+	failed
+	skipped
+)
 
 // checkQuery: the fixture's query is the golden query, byte for byte;
 // otherwise the fixture is stale.
@@ -108,11 +147,18 @@ func checkKeywords(j *judgement) (bool, string) {
 		kw.found, kw.distinct, j.k, float6(kw.coverage()), float6(need), quoteList(kw.missing))
 }
 
+// breadcrumbPath is what a fixture whose blocks carry no breadcrumb lacks.
+const breadcrumbPath = "lookupResult.evidenceBlocks[].breadcrumb"
+
 // checkBreadcrumbs: every expected breadcrumb matches the breadcrumb of
-// some top-K block.
+// some top-K block. Blocks none of which has a breadcrumb field cannot be
+// judged: the fixture lacks it.
 func checkBreadcrumbs(j *judgement) (bool, string) {
 	if len(j.missingBreadcrumbs) == 0 {
 		return true, ""
+	}
+	if len(j.blocks) > 0 && !slices.ContainsFunc(j.blocks, func(b block) bool { return j.lr.BlockHas(b.b, contract.BlockHasBreadcrumb) }) {
+		return false, "fixture lacks " + breadcrumbPath
 	}
 	got := make([]string, len(j.top))
 	for i := range j.top {
@@ -302,13 +348,20 @@ func same(want, got string) (bool, string) {
 // passed; medium when the block is there without that; weak when it is
 // not but a keyword was found; else miss. min_expected_blocks, like
 // first_rank_max, does not enter it. checks are the case's checks.
+//
+// A coverage check that was skipped (the pipeline declares no breadcrumb)
+// counts as not declared: a case whose every coverage check was skipped
+// is strong on its expected block alone.
 func hitLevel(j *judgement, checks []Check) string {
 	c := j.c
+	coverage := c.UsesCoverage() && slices.ContainsFunc(checks, func(ch Check) bool {
+		return !ch.Skipped && (ch.Name == CheckKeywords || ch.Name == CheckBreadcrumbs || ch.Name == CheckEvidenceKeys)
+	})
 	switch {
 	case !c.UsesExpectedDocs():
 		return HitNA
-	case j.expectedInTop() && (!c.UsesCoverage() || passed(checks, CheckKeywords) ||
-		passed(checks, CheckBreadcrumbs) || passed(checks, CheckEvidenceKeys)):
+	case j.expectedInTop() && (!coverage || passedCheck(checks, CheckKeywords) ||
+		passedCheck(checks, CheckBreadcrumbs) || passedCheck(checks, CheckEvidenceKeys)):
 		return HitStrong
 	case j.expectedInTop():
 		return HitMedium
@@ -318,8 +371,8 @@ func hitLevel(j *judgement, checks []Check) string {
 	return HitMiss
 }
 
-// passed reports whether the check called name ran and passed.
-func passed(checks []Check, name string) bool {
+// passedCheck reports whether the check called name ran and passed.
+func passedCheck(checks []Check, name string) bool {
 	i := slices.IndexFunc(checks, func(c Check) bool { return c.Name == name })
 	return i >= 0 && checks[i].Passed
 }

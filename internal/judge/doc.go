@@ -11,8 +11,19 @@
 //   - otherwise every declared check runs in the order of docs/checks.md and the
 //     case passes when all of them pass.
 //
+// A check that needs a capability (contract.Cap*) the fixture's pipeline
+// declares it lacks (its pipeline.capabilities; a fixture without a
+// pipeline of its own takes the manifest's) is skipped instead, with the
+// reason "pipeline declares no <capability>": neither passed nor failed,
+// listed in the case's SkippedChecks and counted apart in the summary. A
+// case whose every check but query was skipped has the status skipped (no
+// pass); one that passes its other checks is a pass. A field absent without
+// such a declaration fails the check as "fixture lacks <path>". The case's
+// searchMode is the pipeline's own declared one when it declares one.
+//
 // checks.go is docs/checks.md in code: the table of checks (name, what declares
-// it, the fixture field it reads, the function that judges it), one
+// it, the fixture field it reads, the capability it needs, the function that
+// judges it), one
 // function per check (checkQuery, checkExpectedDocument, checkKeywords,
 // checkBreadcrumbs, checkMustNot, checkFound, …), then the hit level and
 // the rank metrics. JudgeFixture prepares the case's blocks and runs the

@@ -28,10 +28,11 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	j.fixtureFields(&res)
 	for i := range checks {
 		if ch := &checks[i]; ch.declared(c) {
-			passed, message := j.run(ch)
-			res.add(ch.name, passed, message)
+			out, message := j.run(ch)
+			res.add(ch.name, out, message)
 		}
 	}
+	res.settle()
 	level := hitLevel(j, res.Checks)
 	res.HitLevel = &level
 	if len(c.ExpectedKeywords) > 0 {
@@ -73,14 +74,33 @@ func newResult(c *contract.Case, k int, status Status) CaseResult {
 }
 
 // add records a check's outcome; a failed check fails the case.
-func (r *CaseResult) add(name string, passed bool, message string) {
-	ch := Check{Name: name, Passed: passed}
-	if !passed {
+func (r *CaseResult) add(name string, out outcome, message string) {
+	ch := Check{Name: name, Passed: out == passed, Skipped: out == skipped}
+	switch out {
+	case failed:
 		ch.Message = &message
 		r.Status = StatusFail
 		r.FailedChecks = append(r.FailedChecks, name)
+	case skipped:
+		ch.Message = &message
+		r.SkippedChecks = append(r.SkippedChecks, name)
 	}
 	r.Checks = append(r.Checks, ch)
+}
+
+// settle gives a case that did not fail, and whose every check but query
+// was skipped, the status skipped: the fixture's query being the golden
+// one says nothing of the retrieval, so the case is no pass.
+func (r *CaseResult) settle() {
+	if r.Status != StatusPass || len(r.SkippedChecks) == 0 {
+		return
+	}
+	for _, ch := range r.Checks {
+		if ch.Name != CheckQuery && !ch.Skipped {
+			return
+		}
+	}
+	r.Status = StatusSkipped
 }
 
 // judgement is one case being judged against its fixture: what the checks,
@@ -171,7 +191,11 @@ func (j *judgement) expectedInTop() bool { return j.first > 0 && j.first <= j.k 
 // top-K candidates, firstExpectedRank and the traced fields.
 func (j *judgement) fixtureFields(res *CaseResult) {
 	lr := j.lr
-	res.SearchMode = strPtr(j.f.SearchMode, j.f.SearchMode != "")
+	mode := j.f.SearchMode
+	if p := j.f.Pipeline; p != nil && p.SearchMode != "" {
+		mode = p.SearchMode // the pipeline's own, as declared
+	}
+	res.SearchMode = strPtr(mode, mode != "")
 	res.SelectedAttempt = strPtr(lr.RetrievalTrace.SelectedAttempt, lr.Has&contract.HasSelectedAttempt != 0)
 	res.EvidenceStatus = strPtr(lr.EvidenceStatus, lr.Has&contract.HasEvidenceStatus != 0)
 	res.RerankTopSource = strPtr(lr.RerankTrace.TopSource, lr.Has&contract.HasRerankTopSource != 0)
@@ -240,4 +264,53 @@ func strPtr(s string, ok bool) *string {
 	}
 	s = strings.Clone(s)
 	return &s
+}
+
+// KeepEvidence adds to res, the judgement of f, what only the HTML report
+// shows: each top candidate's excerpt and a copy of the retrieval trace.
+// Both are copies, so res does not keep the decoder's buffer alive.
+func KeepEvidence(res *CaseResult, f *contract.Fixture) {
+	if f == nil || f.LookupResult == nil {
+		return
+	}
+	lr := f.LookupResult
+	order := OrderBlocks(lr.EvidenceBlocks)
+	for i := range res.TopCandidates {
+		if i < len(order) {
+			res.TopCandidates[i].Excerpt = strings.Clone(lr.EvidenceBlocks[order[i]].Excerpt)
+		}
+	}
+	rt := lr.RetrievalTrace
+	t := &contract.RetrievalTrace{
+		SearchMode: strings.Clone(rt.SearchMode), KBScope: strings.Clone(rt.KBScope),
+		L0Hints: contract.L0Hints{
+			Categories:     cloneStrings(rt.L0Hints.Categories),
+			MatchedTerms:   cloneStrings(rt.L0Hints.MatchedTerms),
+			MatchedSources: cloneStrings(rt.L0Hints.MatchedSources),
+		},
+		SelectedAttempt: strings.Clone(rt.SelectedAttempt),
+		Attempts:        make([]contract.Attempt, len(rt.Attempts)),
+	}
+	if rt.FallbackReason != nil {
+		r := strings.Clone(*rt.FallbackReason)
+		t.FallbackReason = &r
+	}
+	for i, a := range rt.Attempts {
+		a.Name = strings.Clone(a.Name)
+		a.Filter.KBScope = strings.Clone(a.Filter.KBScope)
+		a.Filter.Categories = cloneStrings(a.Filter.Categories)
+		t.Attempts[i] = a
+	}
+	res.Trace = t
+}
+
+func cloneStrings(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }

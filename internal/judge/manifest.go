@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,7 +36,7 @@ import (
 const maxListedIDs = 5
 
 // pipelineField bits name the fields of a pipeline that differ.
-type pipelineField uint8
+type pipelineField uint16
 
 const (
 	fieldName pipelineField = 1 << iota
@@ -44,10 +45,12 @@ const (
 	fieldEmbedder
 	fieldDim
 	fieldParams
+	fieldSearchMode
+	fieldCapabilities
 	fieldUnreadable // the fixture's pipeline is not a pipeline object
 )
 
-var pipelineFieldNames = []string{"name", "version", "store", "embedder", "dim", "params", "unreadable"}
+var pipelineFieldNames = []string{"name", "version", "store", "embedder", "dim", "params", "searchMode", "capabilities", "unreadable"}
 
 func (f pipelineField) names() []string {
 	var out []string
@@ -144,6 +147,12 @@ func diffPipeline(a, b *contract.Pipeline) pipelineField {
 	}
 	if (a.Params == nil) != (b.Params == nil) || a.Params != nil && *a.Params != *b.Params {
 		d |= fieldParams
+	}
+	if a.SearchMode != b.SearchMode {
+		d |= fieldSearchMode
+	}
+	if (a.Capabilities == nil) != (b.Capabilities == nil) || !slices.Equal(a.Capabilities, b.Capabilities) {
+		d |= fieldCapabilities
 	}
 	return d
 }

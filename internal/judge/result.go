@@ -20,11 +20,15 @@ const (
 	StatusFail   Status = "fail"
 	StatusNotRun Status = "not_run"
 	StatusError  Status = "error"
+	// StatusSkipped: the case did not fail, but every check it declares
+	// besides query was skipped (its pipeline declares it lacks what they
+	// need), so nothing of its retrieval was judged. Not a pass.
+	StatusSkipped Status = "skipped"
 )
 
-// Judged reports whether the case was judged (pass or fail), as opposed to
-// not run or broken.
-func (s Status) Judged() bool { return s == StatusPass || s == StatusFail }
+// Judged reports whether the case's fixture was judged (pass, fail or
+// skipped), as opposed to not run or broken.
+func (s Status) Judged() bool { return s == StatusPass || s == StatusFail || s == StatusSkipped }
 
 // Hit levels (docs/checks.md). A not_run or error case has none (nil).
 const (
@@ -56,9 +60,12 @@ type CaseResult struct {
 	// TopCandidates are the first K blocks in block order.
 	TopCandidates []Candidate `json:"topCandidates"`
 	// Checks are the declared checks in the order of docs/checks.md;
-	// FailedChecks names those that failed, in the same order.
-	Checks       []Check  `json:"checks"`
-	FailedChecks []string `json:"failedChecks"`
+	// FailedChecks names those that failed, in the same order, and
+	// SkippedChecks those that were skipped (omitted from the JSON when
+	// none was).
+	Checks        []Check  `json:"checks"`
+	FailedChecks  []string `json:"failedChecks"`
+	SkippedChecks []string `json:"skippedChecks,omitempty"`
 	// Fixture fields reported as they were; nil when absent (or not run).
 	SelectedAttempt *string `json:"selectedAttempt"`
 	FallbackReason  *string `json:"fallbackReason"` // nil also when the fixture has JSON null
@@ -81,6 +88,12 @@ type CaseResult struct {
 	// summary's mean; nil when the case declares no keywords, when it was
 	// not judged, and in a result read back from JSON.
 	KeywordCoverage *float64 `json:"-"`
+	// Trace is the fixture's retrieval trace (attempts with their
+	// filters, the selected attempt, the fallback reason), kept by
+	// KeepEvidence (Options.Evidence) for the HTML report; nil otherwise,
+	// for a case without lookupResult, and in a result read back from
+	// JSON.
+	Trace *contract.RetrievalTrace `json:"-"`
 }
 
 // Candidate is the part of an evidence block that reports show.
@@ -94,13 +107,20 @@ type Candidate struct {
 	RelevanceLevel string `json:"relevanceLevel"`
 	// QualityScore is nil when the block has none.
 	QualityScore *contract.Float6 `json:"qualityScore"`
+	// Excerpt is the block's text, kept by KeepEvidence
+	// (Options.Evidence) for the HTML report; "" otherwise and in a
+	// result read back from JSON. No JSON report carries it.
+	Excerpt string `json:"-"`
 }
 
 // Check is the outcome of one declared check. Message is nil when it
-// passed.
+// passed. A skipped check (its pipeline declares it lacks the capability
+// the check needs) has Passed false, Skipped true and the reason as its
+// Message; Skipped is omitted from the JSON when false.
 type Check struct {
 	Name    string  `json:"name"`
 	Passed  bool    `json:"passed"`
+	Skipped bool    `json:"skipped,omitempty"`
 	Message *string `json:"message"`
 }
 

@@ -40,6 +40,11 @@ type Options struct {
 	FlagK int
 	// Workers is the number of cases judged at once; 0 means GOMAXPROCS.
 	Workers int
+	// Evidence keeps, for the HTML report, each top candidate's excerpt
+	// (Candidate.Excerpt) and each judged case's retrieval trace
+	// (CaseResult.Trace). Off by default: on 10,000 cases the excerpts
+	// are tens of megabytes that no other report shows.
+	Evidence bool
 }
 
 // FixturePath returns where the fixture of caseID lives in dir.
@@ -128,6 +133,12 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 	if mErr == nil {
 		res.Manifest = m
 	}
+	// A fixture without a pipeline of its own (written by hand) is judged
+	// with the capabilities the manifest's pipeline declares.
+	var declared *contract.Pipeline
+	if mErr == nil && m.Status == contract.StatusAvailable {
+		declared = m.Pipeline
+	}
 	var metas []fixtureMeta
 	if mc != nil {
 		metas = make([]fixtureMeta, len(g.Cases))
@@ -155,7 +166,7 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 				if mc != nil {
 					meta = &metas[i]
 				}
-				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache)
+				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache, declared, opts.Evidence)
 			}
 		}()
 	}
@@ -209,7 +220,7 @@ func movedAside(dir string, err error) string {
 	return ""
 }
 
-func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache) (CaseResult, []byte) {
+func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache, declared *contract.Pipeline, evidence bool) (CaseResult, []byte) {
 	data, err := readFile(path, buf)
 	if errors.Is(err, fs.ErrNotExist) {
 		return notRun(c, k, "no fixture at "+path), data
@@ -225,7 +236,14 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *ma
 	if mc != nil {
 		*meta = mc.meta(f, data, cache)
 	}
-	return JudgeFixture(c, k, f, kbScope), data
+	if f.Pipeline == nil {
+		f.Pipeline = declared
+	}
+	res := JudgeFixture(c, k, f, kbScope)
+	if evidence {
+		KeepEvidence(&res, f)
+	}
+	return res, data
 }
 
 // readFile reads path into buf, growing it as needed, and returns the

@@ -14,7 +14,12 @@ type Summary struct {
 	FailCount   int `json:"failCount"`
 	NotRunCount int `json:"notRunCount"`
 	ErrorCount  int `json:"errorCount"`
+	// SkippedCount counts the cases of status skipped; omitted from the
+	// JSON when 0.
+	SkippedCount int `json:"skippedCount,omitempty"`
 
+	// PassRate is passCount / (caseCount − skippedCount): a skipped case
+	// is counted apart, neither a pass nor a failure.
 	PassRate *contract.Float6 `json:"passRate"`
 	// HitLevels counts judged cases by hit level.
 	HitLevels HitLevels `json:"hitLevels"`
@@ -34,8 +39,33 @@ type Summary struct {
 	EvidenceStatus  map[string]int `json:"evidenceStatus"`
 	SelectedAttempt map[string]int `json:"selectedAttempt"`
 	RelevanceLevels map[string]int `json:"relevanceLevels"`
-	// SearchModes are the distinct searchModes seen, sorted.
+	// SearchModes are the distinct searchModes seen, sorted: a pipeline's
+	// own declared search mode when it declares one, else the fixture's.
 	SearchModes []string `json:"searchModes"`
+	// SkippedChecks counts the skipped checks of the judged cases by check
+	// and reason, in the order of the checks; omitted from the JSON when
+	// no check was skipped.
+	SkippedChecks []SkippedChecks `json:"skippedChecks,omitempty"`
+}
+
+// SkippedChecks is how many times a check was skipped for one reason.
+type SkippedChecks struct {
+	Check  string `json:"check"`
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// Passed reports whether every case passed or was skipped: no case
+// failed, was not run or errored (rag-eval's exit status 0).
+func (s *Summary) Passed() bool { return s.PassCount+s.SkippedCount == s.CaseCount }
+
+// SkippedCheckCount is the number of skipped checks.
+func (s *Summary) SkippedCheckCount() int {
+	n := 0
+	for _, sc := range s.SkippedChecks {
+		n += sc.Count
+	}
+	return n
 }
 
 // HitLevels counts cases per hit level.
@@ -66,6 +96,7 @@ func Summarize(results []*CaseResult) Summary {
 		judged, ranked, retries, firstRankN, keyworded      int
 		firstRankSum, rr, ndcg, recall, precision, coverage float64
 		modes                                               = map[string]bool{}
+		skips                                               = map[skipKey]int{}
 	)
 	for _, r := range results {
 		s.CaseCount++
@@ -78,9 +109,16 @@ func Summarize(results []*CaseResult) Summary {
 			s.NotRunCount++
 		case StatusError:
 			s.ErrorCount++
+		case StatusSkipped:
+			s.SkippedCount++
 		}
 		if !r.Status.Judged() {
 			continue
+		}
+		for _, ch := range r.Checks {
+			if ch.Skipped {
+				skips[skipKey{ch.Name, messageOf(ch)}]++
+			}
 		}
 		judged++
 		level := HitNA
@@ -132,7 +170,7 @@ func Summarize(results []*CaseResult) Summary {
 			modes[*r.SearchMode] = true
 		}
 	}
-	s.PassRate = ratio(float64(s.PassCount), s.CaseCount)
+	s.PassRate = ratio(float64(s.PassCount), s.CaseCount-s.SkippedCount)
 	hits := s.HitLevels.Strong + s.HitLevels.Medium
 	s.RecallAtK = ratio(float64(hits), hits+s.HitLevels.Weak+s.HitLevels.Miss)
 	s.AvgFirstExpectedRank = ratio(firstRankSum, firstRankN)
@@ -146,7 +184,37 @@ func Summarize(results []*CaseResult) Summary {
 		s.SearchModes = append(s.SearchModes, m)
 	}
 	sort.Strings(s.SearchModes)
+	for key, n := range skips {
+		s.SkippedChecks = append(s.SkippedChecks, SkippedChecks{Check: key.check, Reason: key.reason, Count: n})
+	}
+	sort.Slice(s.SkippedChecks, func(a, b int) bool {
+		x, y := &s.SkippedChecks[a], &s.SkippedChecks[b]
+		if ix, iy := checkIndex(x.Check), checkIndex(y.Check); ix != iy {
+			return ix < iy
+		}
+		return x.Reason < y.Reason
+	})
 	return s
+}
+
+type skipKey struct{ check, reason string }
+
+// checkIndex is the position of the check called name in the table.
+func checkIndex(name string) int {
+	for i := range checks {
+		if checks[i].name == name {
+			return i
+		}
+	}
+	return len(checks)
+}
+
+func messageOf(ch Check) string {
+	s := ch.Message
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // Group is a named subset of the results (a scenario or a tag).

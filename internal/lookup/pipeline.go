@@ -247,6 +247,14 @@ func (p *Pipeline) Lookup(ctx context.Context, req Request) (*contract.LookupRes
 
 // check validates a request and resolves its defaults.
 func (p *Pipeline) check(req Request) (kb.SearchMode, int, error) {
+	return ResolveRequest(req, p.cfg.TopK)
+}
+
+// ResolveRequest validates a request by the rules every pipeline of this
+// project applies (see Requests in the package documentation) and resolves
+// its defaults: the search mode ("" is hybrid) and topK (0 is defaultTopK).
+// A refused request wraps ErrInvalidRequest.
+func ResolveRequest(req Request, defaultTopK int) (kb.SearchMode, int, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("lookup: %w: "+format, append([]any{ErrInvalidRequest}, args...)...)
 	}
@@ -274,7 +282,7 @@ func (p *Pipeline) check(req Request) (kb.SearchMode, int, error) {
 	}
 	topK := req.TopK
 	if topK == 0 {
-		topK = p.cfg.TopK
+		topK = defaultTopK
 	}
 	return mode, topK, nil
 }

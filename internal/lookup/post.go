@@ -187,3 +187,26 @@ func evidenceStatus(blocks []contract.EvidenceBlock, lowQuality float64) string 
 	}
 	return contract.EvidenceSufficient
 }
+
+// Grade applies the quality rules of the builtin pipeline to blocks that
+// another pipeline retrieved, for pipelines that declare their own scores
+// (the mapped pipeline): a block whose qualityScore (HasQuality) is below
+// t.MinQuality is dropped, as post-processing drops such candidates; each
+// kept block with a qualityScore gets its relevanceLevel from t.Levels; the
+// evidenceStatus is none without blocks, weak when the best qualityScore
+// is below t.LowQuality, else sufficient. Blocks without a qualityScore are
+// kept, get no level and count as 0 for the status. The order is kept;
+// blocks is not modified.
+func Grade(blocks []contract.EvidenceBlock, t Thresholds) ([]contract.EvidenceBlock, string) {
+	kept := make([]contract.EvidenceBlock, 0, len(blocks))
+	for _, b := range blocks {
+		if b.HasQuality {
+			if float64(b.QualityScore) < t.MinQuality {
+				continue
+			}
+			b.RelevanceLevel = level(float64(b.QualityScore), t.Levels)
+		}
+		kept = append(kept, b)
+	}
+	return kept, evidenceStatus(kept, t.LowQuality)
+}

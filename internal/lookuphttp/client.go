@@ -56,6 +56,13 @@ type Client struct {
 	// MaxResponseBytes bounds a response body; 0 means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// SearchMode and Capabilities, when set (Capabilities non-nil, even
+	// empty), are what the pipeline declares of itself
+	// (contract.Pipeline.SearchMode and Capabilities), in place of what
+	// the server reports at GET /healthz (rag-snapshot's
+	// --pipeline-search-mode and --pipeline-capabilities).
+	SearchMode   string
+	Capabilities []string
 
 	mu     sync.Mutex
 	remote *contract.Pipeline // from the last successful Health
@@ -188,7 +195,9 @@ func (c *Client) endpoint(path string) (*url.URL, error) {
 
 // Describe says the results come from an HTTP pipeline: name "http", store
 // the URL without credentials. After a successful Health, the version,
-// embedder, dimension and parameters are those the server reported.
+// embedder, dimension, parameters, search mode and capabilities are those
+// the server reported; the client's SearchMode and Capabilities override
+// the last two.
 func (c *Client) Describe() contract.Pipeline {
 	p := contract.Pipeline{Name: PipelineName, Store: c.RedactedURL()}
 	c.mu.Lock()
@@ -196,12 +205,22 @@ func (c *Client) Describe() contract.Pipeline {
 	if r := c.remote; r != nil {
 		p.Version = strings.TrimSpace(r.Name + " " + r.Version)
 		p.Embedder, p.Dim, p.Params = r.Embedder, r.Dim, r.Params
+		p.SearchMode, p.Capabilities = r.SearchMode, contract.NormalizeCapabilities(r.Capabilities)
+	}
+	if c.SearchMode != "" {
+		p.SearchMode = c.SearchMode
+	}
+	if c.Capabilities != nil {
+		p.Capabilities = contract.NormalizeCapabilities(c.Capabilities)
 	}
 	return p
 }
 
 // Health calls GET /healthz. A server answering 2xx is healthy; the
-// pipeline it describes, if any, is used by Describe.
+// pipeline it describes, if any, is used by Describe. A searchMode or a
+// capability it declares that is not one of contract.PipelineSearchModes
+// or contract.Capabilities is a *ProtocolError, unless the client's own
+// SearchMode or Capabilities replace it.
 func (c *Client) Health(ctx context.Context) error {
 	u, err := c.endpoint(HealthPath)
 	if err != nil {
@@ -213,6 +232,13 @@ func (c *Client) Health(ctx context.Context) error {
 	}
 	var h healthResponse
 	if json.Unmarshal(body, &h) == nil && h.Pipeline != nil {
+		where := "GET " + redact(u)
+		if err := contract.ValidPipelineSearchMode(h.Pipeline.SearchMode); err != nil && c.SearchMode == "" {
+			return &ProtocolError{where, "pipeline.searchMode: " + err.Error() + "; --pipeline-search-mode overrides it"}
+		}
+		if err := contract.ValidCapabilities(h.Pipeline.Capabilities); err != nil && c.Capabilities == nil {
+			return &ProtocolError{where, "pipeline.capabilities: " + err.Error() + "; --pipeline-capabilities overrides them"}
+		}
 		c.mu.Lock()
 		c.remote = h.Pipeline
 		c.mu.Unlock()
@@ -220,9 +246,9 @@ func (c *Client) Health(ctx context.Context) error {
 	return nil
 }
 
-// Lookup posts req to /v1/lookup and decodes the lookupResult. The result
-// must have found, evidenceStatus and evidenceBlocks; other absent fields
-// are left zero, and unknown fields are dropped.
+// Lookup posts req to /v1/lookup and decodes the lookupResult
+// (DecodeResult): it must have found and evidenceBlocks, and what the
+// server did not send stays absent in the fixture.
 func (c *Client) Lookup(ctx context.Context, req lookup.Request) (*contract.LookupResult, error) {
 	u, err := c.endpoint(LookupPath)
 	if err != nil {
@@ -246,20 +272,191 @@ func (c *Client) Lookup(ctx context.Context, req lookup.Request) (*contract.Look
 	if len(resp.LookupResult) == 0 || string(resp.LookupResult) == "null" {
 		return nil, &ProtocolError{where, "response has no lookupResult: " + excerpt(body)}
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(resp.LookupResult, &fields); err != nil {
-		return nil, &ProtocolError{where, "lookupResult is not an object: " + excerpt(resp.LookupResult)}
+	lr, err := DecodeResult(resp.LookupResult)
+	if err != nil {
+		return nil, &ProtocolError{where, err.Error()}
 	}
-	for _, k := range []string{"found", "evidenceStatus", "evidenceBlocks"} {
-		if _, ok := fields[k]; !ok {
-			return nil, &ProtocolError{where, "lookupResult has no " + k}
+	return lr, nil
+}
+
+// DecodeResult decodes the lookupResult of a /v1/lookup answer
+// (docs/fixtures.md) keeping track of what it carries: the result is
+// Partial, and a field that is missing or null (except fallbackReason,
+// whose null means no retry) stays absent in the fixture instead of being
+// written as a zero. It must have found and evidenceBlocks; a known field
+// of the wrong type is an error naming it, and unknown fields are dropped.
+func DecodeResult(raw []byte) (*contract.LookupResult, error) {
+	top, err := members(raw, "lookupResult")
+	if err != nil {
+		return nil, err
+	}
+	lr := &contract.LookupResult{Partial: true}
+	set := func(bit contract.Presence, ok bool) {
+		if ok {
+			lr.Has |= bit
 		}
 	}
-	var lr contract.LookupResult
-	if err := json.Unmarshal(resp.LookupResult, &lr); err != nil {
-		return nil, &ProtocolError{where, "invalid lookupResult: " + strings.TrimPrefix(err.Error(), "json: ")}
+	set(contract.HasFound, top.get("found", &lr.Found))
+	set(contract.HasEvidenceStatus, top.get("evidenceStatus", &lr.EvidenceStatus))
+	var blocks []json.RawMessage
+	set(contract.HasEvidenceBlocks, top.get("evidenceBlocks", &blocks))
+	if top.err != nil {
+		return nil, top.err
 	}
-	return &lr, nil
+	for _, need := range []contract.Presence{contract.HasFound, contract.HasEvidenceBlocks} {
+		if lr.Has&need == 0 {
+			return nil, fmt.Errorf("lookupResult has no %s", strings.TrimPrefix(need.FieldPath(), "lookupResult."))
+		}
+	}
+	if blocks != nil {
+		lr.EvidenceBlocks = make([]contract.EvidenceBlock, len(blocks))
+	}
+	for i, rb := range blocks {
+		if err := decodeBlock(rb, fmt.Sprintf("lookupResult.evidenceBlocks[%d]", i), &lr.EvidenceBlocks[i]); err != nil {
+			return nil, err
+		}
+	}
+	if cp, err := top.object("contextPack"); err != nil {
+		return nil, err
+	} else if cp != nil {
+		p := &lr.ContextPack
+		set(contract.HasContextSources, cp.get("sources", &p.Sources))
+		set(contract.HasContextBlockCount, cp.get("blockCount", &p.BlockCount))
+		set(contract.HasContextUsedChars, cp.get("usedChars", &p.UsedChars))
+		set(contract.HasContextBudgetChars, cp.get("budgetChars", &p.BudgetChars))
+		set(contract.HasContextTruncated, cp.get("truncated", &p.Truncated))
+		set(contract.HasContextPackedText, cp.get("packedText", &p.PackedText))
+		if cp.err != nil {
+			return nil, cp.err
+		}
+	}
+	if rt, err := top.object("retrievalTrace"); err != nil {
+		return nil, err
+	} else if rt != nil {
+		t := &lr.RetrievalTrace
+		set(contract.HasTraceSearchMode, rt.get("searchMode", &t.SearchMode))
+		set(contract.HasTraceKBScope, rt.get("kbScope", &t.KBScope))
+		set(contract.HasTraceL0Hints, rt.get("l0Hints", &t.L0Hints))
+		set(contract.HasTraceAttempts, rt.get("attempts", &t.Attempts))
+		set(contract.HasSelectedAttempt, rt.get("selectedAttempt", &t.SelectedAttempt))
+		// A null fallbackReason is a value: no retry was attempted.
+		set(contract.HasFallbackReason, rt.has("fallbackReason"))
+		rt.get("fallbackReason", &t.FallbackReason)
+		if rt.err != nil {
+			return nil, rt.err
+		}
+	}
+	if rr, err := top.object("rerankTrace"); err != nil {
+		return nil, err
+	} else if rr != nil {
+		r := &lr.RerankTrace
+		set(contract.HasRerankEnabled, rr.get("enabled", &r.Enabled))
+		set(contract.HasRerankModel, rr.get("model", &r.Model))
+		set(contract.HasRerankInputOrder, rr.get("inputOrder", &r.InputOrder))
+		set(contract.HasRerankOutputOrder, rr.get("outputOrder", &r.OutputOrder))
+		set(contract.HasRerankTopSource, rr.get("topSource", &r.TopSource))
+		set(contract.HasRerankFallback, rr.get("fallback", &r.Fallback))
+		if rr.err != nil {
+			return nil, rr.err
+		}
+	}
+	return lr, nil
+}
+
+// decodeBlock decodes the evidence block raw, at path, into b.
+func decodeBlock(raw json.RawMessage, path string, b *contract.EvidenceBlock) error {
+	m, err := members(raw, path)
+	if err != nil {
+		return err
+	}
+	set := func(bit contract.BlockPresence, ok bool) {
+		if ok {
+			b.Has |= bit
+		}
+	}
+	b.HasRank = m.get("rank", &b.Rank)
+	set(contract.BlockHasEvidenceKey, m.get("evidenceKey", &b.EvidenceKey))
+	set(contract.BlockHasDocID, m.get("docId", &b.DocID))
+	set(contract.BlockHasSource, m.get("source", &b.Source))
+	set(contract.BlockHasTitle, m.get("title", &b.Title))
+	set(contract.BlockHasBreadcrumb, m.get("breadcrumb", &b.Breadcrumb))
+	set(contract.BlockHasCategory, m.get("category", &b.Category))
+	set(contract.BlockHasChunkIndex, m.get("chunkIndex", &b.ChunkIndex))
+	set(contract.BlockHasExcerpt, m.get("excerpt", &b.Excerpt))
+	b.HasQuality = m.get("qualityScore", &b.QualityScore)
+	set(contract.BlockHasRelevanceLevel, m.get("relevanceLevel", &b.RelevanceLevel))
+	set(contract.BlockHasDenseDistance, m.get("denseDistance", &b.DenseDistance))
+	set(contract.BlockHasFusedScore, m.get("fusedScore", &b.FusedScore))
+	set(contract.BlockHasScoreLabel, m.get("scoreLabel", &b.ScoreLabel))
+	return m.err
+}
+
+// jsonMembers are the members of a JSON object at path, decoded one by
+// one; err is the first that failed.
+type jsonMembers struct {
+	path string
+	m    map[string]json.RawMessage
+	err  error
+}
+
+// members reads the object raw at path.
+func members(raw []byte, path string) (*jsonMembers, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("%s is not an object: %s", path, excerpt(raw))
+	}
+	return &jsonMembers{path: path, m: m}, nil
+}
+
+// has reports whether key is there, null or not.
+func (j *jsonMembers) has(key string) bool {
+	_, ok := j.m[key]
+	return ok
+}
+
+// get decodes key into dst and reports whether it was there and not null.
+func (j *jsonMembers) get(key string, dst any) bool {
+	raw, ok := j.m[key]
+	if !ok || string(raw) == "null" {
+		return false
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		if j.err == nil {
+			msg := err.Error()
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				msg = "expected " + jsonType(te.Type.Kind().String()) + ", got " + te.Value
+			}
+			j.err = fmt.Errorf("%s.%s: %s", j.path, key, strings.TrimPrefix(msg, "json: "))
+		}
+		return false
+	}
+	return true
+}
+
+// object returns the members of the object at key, nil when it is missing
+// or null.
+func (j *jsonMembers) object(key string) (*jsonMembers, error) {
+	raw, ok := j.m[key]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	return members(raw, j.path+"."+key)
+}
+
+// jsonType names a Go kind as the JSON type that decodes into it.
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return "a number"
 }
 
 // do sends one request and returns the body of a 2xx response.

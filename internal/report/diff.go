@@ -295,6 +295,8 @@ var inputLabels = map[string]string{
 	"pipeline.params.rerank":        "rerank",
 	"pipeline.params.levels.high":   "levels.high",
 	"pipeline.params.levels.medium": "levels.medium",
+	"pipeline.searchMode":           "declared search mode",
+	"pipeline.capabilities":         "declared capabilities",
 }
 
 // InputLines says what changed in the inputs, one line each: "chunk size
@@ -350,6 +352,7 @@ func diffCase(b, c *judge.CaseResult) CaseDiff {
 	field("evidenceStatus", b.EvidenceStatus, c.EvidenceStatus)
 	field("rerankTopSource", b.RerankTopSource, c.RerankTopSource)
 	field("topSources", topSourcesOf(b), topSourcesOf(c))
+	field("skippedChecks", b.SkippedChecks, c.SkippedChecks)
 
 	var worse []string
 	better := false
@@ -377,6 +380,10 @@ func diffCase(b, c *judge.CaseResult) CaseDiff {
 		}
 	}
 	cmp(rank, rankWhat)
+	// A check that ran in the baseline and is skipped now is lost: the
+	// pipeline now declares it lacks what the check needs. Not a failure,
+	// but not silent either: a regression, until the baseline is renewed.
+	worse = append(worse, lostChecks(b, c)...)
 	switch {
 	case len(worse) > 0:
 		cd.Change = ChangeRegressed
@@ -401,12 +408,35 @@ func intOrNull(p *int) string {
 	return strconv.Itoa(*p)
 }
 
+// lostChecks says, one phrase each, which checks ran in b (passed or
+// failed) and are skipped in c: "check selected_attempt passed → skipped
+// (pipeline declares no trace)".
+func lostChecks(b, c *judge.CaseResult) []string {
+	var out []string
+	for _, cc := range c.Checks {
+		if !cc.Skipped {
+			continue
+		}
+		for _, bc := range b.Checks {
+			if bc.Name != cc.Name || bc.Skipped {
+				continue
+			}
+			was := "failed"
+			if bc.Passed {
+				was = "passed"
+			}
+			out = append(out, fmt.Sprintf("check %s %s → skipped (%s)", cc.Name, was, texttab.Or(cc.Message, "")))
+		}
+	}
+	return out
+}
+
 // explain gathers what a reader needs to see why a case moved.
 func explain(b, c *judge.CaseResult, why []string) *Explanation {
 	e := &Explanation{Why: why, FailedChecks: []FailedCheck{}, Reason: c.Reason,
 		Evidence: Evidence{Baseline: evidenceOf(b), Current: evidenceOf(c)}}
 	for _, ch := range c.Checks {
-		if !ch.Passed {
+		if !ch.Passed && !ch.Skipped {
 			e.FailedChecks = append(e.FailedChecks, FailedCheck{Name: ch.Name, Message: ch.Message})
 		}
 	}
@@ -503,10 +533,12 @@ func topSourcesOf(c *judge.CaseResult) []string {
 	return out
 }
 
-// statusOrder: pass > fail > error = not_run.
+// statusOrder: pass > skipped > fail > error = not_run.
 func statusOrder(s judge.Status) int {
 	switch s {
 	case judge.StatusPass:
+		return 3
+	case judge.StatusSkipped:
 		return 2
 	case judge.StatusFail:
 		return 1

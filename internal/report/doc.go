@@ -37,7 +37,11 @@
 // (contract.Float6), a ratio or mean with nothing to divide by is null, a
 // case's reason is null unless it is not_run or error, its hitLevel and
 // metrics are null when it was not judged (metrics also for n/a), a
-// passed check's message is null, and arrays are never null. The one
+// passed check's message is null, and arrays are never null. What was
+// skipped (docs/checks.md: a check that needs a part the pipeline declares
+// it lacks) is written only when something was: a check's "skipped": true,
+// a case's skippedChecks, a summary's skippedCount and skippedChecks; so
+// the report of a run without skipped checks keeps its bytes. The one
 // difference from the judge's types: a top candidate's scoreLabel, which
 // rag-eval compare shows, is not in the report (schemaVersion 1 predates
 // it, and adding it would change every baseline).
@@ -58,9 +62,13 @@
 // fallback rate); the warnings; one row per case (scenario, status, hit
 // level, first expected rank, the top candidates as "rank. source", the
 // failed checks);
-// then a section per case that did not pass, with its query, its reason or
-// the messages of its failed checks. Every cell is escaped (pipes, line
-// breaks, HTML) and a null shows as "—".
+// then a section per case that failed, was not run or errored, with its
+// query, its reason or the messages of its failed checks. When checks
+// were skipped, the summary table has skipped cases and skipped checks
+// rows, the group tables a skipped column (when a case was skipped), a
+// Skipped checks table counts them by check and reason, and a case's row
+// adds "skipped: …" after its failed checks. Every cell is escaped (pipes,
+// line breaks, HTML) and a null shows as "—".
 //
 // # JUnit and text
 //
@@ -68,7 +76,9 @@
 // case (classname the scenario, name the caseId, time "0"): a failed case
 // carries a <failure> whose message lists the failed checks and whose body
 // has one "check: message" line each; a not_run or error case carries an
-// <error> with its reason. WriteJUnitDiff also marks the regressions of a
+// <error> with its reason; a skipped case a <skipped message="skipped
+// checks: …"> (and the suite a skipped count), and a case judged beside
+// skipped checks lists them in its <system-out>. WriteJUnitDiff also marks the regressions of a
 // baseline diff: a regressed case is a <failure type="regression"> (even
 // when it passes) whose message starts "regressed: " and the rules it
 // broke, then its failed checks; a removed case is a testcase of classname
@@ -77,14 +87,16 @@
 // WriteSummaryMarkdown writes one document the size of a pull request
 // comment: the verdict, the inputs that changed, the regressions (rules,
 // failed checks, first block before → after), the failed checks of every
-// case that did not pass, then a compact summary table; the two lists are
+// case that failed, was not run or errored, then a compact summary table
+// (and, when checks were skipped, one line saying how many and why); the two lists are
 // cut at a line boundary, with a note, so that the whole stays within
 // SummaryMarkdownLimit (60,000) bytes, under GitHub's 65,536 characters.
 //
 // WriteText is the summary a person reads in a terminal or CI log: PASS or
-// FAIL with the counts and pass rate, the hit levels, recall@K, MRR, nDCG@K
-// and the fallback rate, then one line per case that did not pass (its
-// failed checks, or its reason). With colour it paints statuses with ANSI
+// FAIL (PASS when every case passed or was skipped) with the counts and
+// pass rate, the skipped checks and why (when some were), the hit levels,
+// recall@K, MRR, nDCG@K and the fallback rate, then one line per case that
+// did not pass (its failed checks, its skipped ones, or its reason). With colour it paints statuses with ANSI
 // escapes.
 //
 // # Baseline diff
@@ -95,9 +107,11 @@
 // difference (null when either is null). Each case is added, removed,
 // regressed, improved, changed or unchanged, with the fields that moved
 // among status, hitLevel, firstExpectedRank, selectedAttempt,
-// fallbackReason, evidenceStatus, rerankTopSource and topSources (the top
-// candidates' sources). A case regressed when its status got worse (pass >
-// fail > not_run = error), its hit level got lower (strong > medium > weak
+// fallbackReason, evidenceStatus, rerankTopSource, topSources (the top
+// candidates' sources) and skippedChecks. A case regressed when its status
+// got worse (pass > skipped > fail > not_run = error), a check that ran in
+// the baseline is skipped now (a lost check: "check selected_attempt
+// passed → skipped (pipeline declares no trace)"), its hit level got lower (strong > medium > weak
 // > miss > null; n/a is not ordered) or its firstExpectedRank got larger
 // or was lost; it improved on the mirror image, when nothing got worse; it
 // changed when only other fields moved. One exception: a larger
@@ -127,6 +141,7 @@
 // written sorted, floats formatted one way. The writers are pinned by
 // golden files in testdata, made from the small eval set in
 // testdata/evalset (pass, fail, not_run, error, n/a, a graded case, text
-// that needs escaping); after a deliberate change, regenerate them with
+// that needs escaping) and testdata/skipset (an http pipeline's fixtures
+// with declared capabilities: skipped checks and a skipped case); after a deliberate change, regenerate them with
 // `go test ./internal/report -update` and read the diff.
 package report

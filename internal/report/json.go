@@ -102,12 +102,20 @@ func (e *encoder) appendCase(c *judge.CaseResult) {
 		e.str(ch.Name)
 		e.key("passed")
 		e.raw(strconv.FormatBool(ch.Passed))
+		if ch.Skipped {
+			e.key("skipped")
+			e.raw("true")
+		}
 		e.key("message")
 		e.strp(ch.Message)
 		e.close('}')
 	})
 	e.key("failedChecks")
 	e.strs(c.FailedChecks)
+	if len(c.SkippedChecks) > 0 {
+		e.key("skippedChecks")
+		e.strs(c.SkippedChecks)
+	}
 	e.key("selectedAttempt")
 	e.strp(c.SelectedAttempt)
 	e.key("fallbackReason")

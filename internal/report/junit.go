@@ -16,6 +16,7 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -26,6 +27,14 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	// SystemOut lists the skipped checks of a case that was judged on
+	// its other checks.
+	SystemOut string `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProblem struct {
@@ -36,7 +45,11 @@ type junitProblem struct {
 
 // WriteJUnit renders r as JUnit XML: one testsuite, one testcase per case
 // (classname = scenario, name = caseId, time="0"); a failing case carries a
-// <failure> with its check messages, a not_run or error case an <error>.
+// <failure> with its check messages, a not_run or error case an <error>, a
+// skipped case a <skipped message="skipped checks: …"> (counted in the
+// suite's skipped attribute, written only when some case was skipped). A
+// passing or failing case with skipped checks lists them, with their
+// reasons, in its <system-out>.
 func (r *Report) WriteJUnit(w io.Writer) error { return r.WriteJUnitDiff(w, nil) }
 
 // WriteJUnitDiff is WriteJUnit with the regressions of d (a diff of r
@@ -81,7 +94,7 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 			s.Failures++
 			var msgs []string
 			for _, ch := range c.Checks {
-				if !ch.Passed {
+				if !ch.Passed && !ch.Skipped {
 					msgs = append(msgs, fmt.Sprintf("%s: %s", ch.Name, texttab.Or(ch.Message, "")))
 				}
 			}
@@ -94,11 +107,22 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 				jc.Failure.Type = "regression"
 				jc.Failure.Body = why + "\n" + jc.Failure.Body
 			}
+		case judge.StatusSkipped:
+			if why != "" {
+				s.Failures++
+				jc.Failure = &junitProblem{Message: why, Type: "regression", Body: why}
+				break
+			}
+			s.Skipped++
+			jc.Skipped = &junitSkipped{Message: "skipped checks: " + skippedWhy(c)}
 		default:
 			if why != "" {
 				s.Failures++
 				jc.Failure = &junitProblem{Message: why, Type: "regression", Body: why}
 			}
+		}
+		if len(c.SkippedChecks) > 0 && jc.Skipped == nil {
+			jc.SystemOut = "skipped checks: " + skippedWhy(c)
 		}
 		s.Cases = append(s.Cases, jc)
 	}
@@ -118,4 +142,15 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// skippedWhy is "selected_attempt (pipeline declares no trace), …".
+func skippedWhy(c *judge.CaseResult) string {
+	var parts []string
+	for _, ch := range c.Checks {
+		if ch.Skipped {
+			parts = append(parts, fmt.Sprintf("%s (%s)", ch.Name, texttab.Or(ch.Message, "")))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	row(b, "---", "---:")
 	row(b, "cases", strconv.Itoa(s.CaseCount))
 	row(b, "pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount))
+	if n := s.SkippedCheckCount(); n > 0 || s.SkippedCount > 0 {
+		row(b, "skipped cases", strconv.Itoa(s.SkippedCount))
+		row(b, "skipped checks", strconv.Itoa(n))
+	}
 	row(b, "pass rate", texttab.Float(s.PassRate))
 	row(b, "hit levels (strong / medium / weak / miss / n/a)", fmt.Sprintf("%d / %d / %d / %d / %d",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA))
@@ -45,8 +50,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	row(b, "search modes", escape(strings.Join(s.SearchModes, ", ")))
 	b.WriteString("\n")
 
-	groupTable(b, "By scenario", "scenario", r.ByScenario)
-	groupTable(b, "By tag", "tag", r.ByTag)
+	groupTable(b, "By scenario", "scenario", r.ByScenario, s.SkippedCount > 0)
+	groupTable(b, "By tag", "tag", r.ByTag, s.SkippedCount > 0)
+
+	if len(s.SkippedChecks) > 0 {
+		fmt.Fprintf(b, "## Skipped checks\n\n")
+		b.WriteString("Checks that need a part of the lookup result the pipeline declares it does not produce: neither passed nor failed.\n\n")
+		row(b, "check", "reason", "cases")
+		row(b, "---", "---", "---:")
+		for _, sc := range s.SkippedChecks {
+			row(b, "`"+sc.Check+"`", escape(sc.Reason), strconv.Itoa(sc.Count))
+		}
+		b.WriteString("\n")
+	}
 
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(b, "## Warnings\n\n")
@@ -66,13 +82,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			tops[i] = fmt.Sprintf("%d. %s", t.Rank, t.Source)
 		}
 		row(b, escape(c.CaseID), escape(c.Scenario), string(c.Status), texttab.Or(c.HitLevel, texttab.None), texttab.Int(c.FirstExpectedRank),
-			escape(strings.Join(tops, "\n")), escape(strings.Join(c.FailedChecks, ", ")))
+			escape(strings.Join(tops, "\n")), escape(checksCell(c)))
 	}
 	b.WriteString("\n")
 
 	var failing []*judge.CaseResult
 	for i := range r.Cases {
-		if c := &r.Cases[i]; c.Status != judge.StatusPass {
+		if c := &r.Cases[i]; c.Status != judge.StatusPass && c.Status != judge.StatusSkipped {
 			failing = append(failing, c)
 		}
 	}
@@ -85,7 +101,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				fmt.Fprintf(b, "- %s\n", escape(*c.Reason))
 			}
 			for _, ch := range c.Checks {
-				if !ch.Passed {
+				if !ch.Passed && !ch.Skipped {
 					fmt.Fprintf(b, "- `%s`: %s\n", ch.Name, escape(texttab.Or(ch.Message, "")))
 				}
 			}
@@ -94,18 +110,30 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return b.Flush()
 }
 
-func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary) {
+// groupTable writes a table of summaries by group; with a skipped column
+// when skipped is set (some case of the report was skipped).
+func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary, skipped bool) {
 	if len(groups) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "## %s\n\n", title)
-	row(b, what, "cases", "pass", "fail", "not run", "error", "pass rate", "recall@K", "MRR", "nDCG@K", "fallback rate")
-	row(b, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:")
+	head := []string{what, "cases", "pass", "fail", "not run", "error", "pass rate", "recall@K", "MRR", "nDCG@K", "fallback rate"}
+	align := []string{"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"}
+	if skipped {
+		head = slices.Insert(head, 6, "skipped")
+		align = slices.Insert(align, 6, "---:")
+	}
+	row(b, head...)
+	row(b, align...)
 	for _, name := range sortedKeys(groups) {
 		s := groups[name]
-		row(b, escape(name), strconv.Itoa(s.CaseCount), strconv.Itoa(s.PassCount), strconv.Itoa(s.FailCount),
+		cells := []string{escape(name), strconv.Itoa(s.CaseCount), strconv.Itoa(s.PassCount), strconv.Itoa(s.FailCount),
 			strconv.Itoa(s.NotRunCount), strconv.Itoa(s.ErrorCount), texttab.Float(s.PassRate), texttab.Float(s.RecallAtK),
-			texttab.Float(s.MRR), texttab.Float(s.NDCGAtK), texttab.Float(s.FallbackRate))
+			texttab.Float(s.MRR), texttab.Float(s.NDCGAtK), texttab.Float(s.FallbackRate)}
+		if skipped {
+			cells = slices.Insert(cells, 6, strconv.Itoa(s.SkippedCount))
+		}
+		row(b, cells...)
 	}
 	b.WriteString("\n")
 }
@@ -129,4 +157,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// checksCell is the failed checks of c, then its skipped ones: "found;
+// skipped: selected_attempt, rerank_top_source".
+func checksCell(c *judge.CaseResult) string {
+	cell := strings.Join(c.FailedChecks, ", ")
+	if len(c.SkippedChecks) > 0 {
+		if cell != "" {
+			cell += "; "
+		}
+		cell += "skipped: " + strings.Join(c.SkippedChecks, ", ")
+	}
+	return cell
 }

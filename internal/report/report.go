@@ -128,26 +128,52 @@ func ReadJSON(data []byte) (*Report, error) {
 	return &r, nil
 }
 
-// writeSnapshotLine writes, after the Markdown report's inputs line, what
-// the manifest says made the fixtures: "Snapshot: hybrid, kbScope
-// rag-eval, builtin pipeline, embedder use-multilingual-v3 (512), fusion
-// anchored; seeded with chunk size 800, overlap 100, 40 documents (corpus
-// 13134c7f8ec5)." Nothing without a snapshot.
+// writeSnapshotLine writes, after the Markdown report's inputs line, the
+// SnapshotLine: "Snapshot: hybrid, kbScope rag-eval, …". Nothing without
+// a snapshot.
 func writeSnapshotLine(b *bufio.Writer, s *Snapshot) {
 	if s == nil {
 		return
 	}
+	fmt.Fprintf(b, "Snapshot: %s.\n\n", escape(SnapshotLine(s)))
+}
+
+// SnapshotLine says what the manifest says made the fixtures, as the
+// Markdown and HTML reports show it: "hybrid, kbScope rag-eval, builtin
+// pipeline, embedder use-multilingual-v3 (512), fusion anchored; seeded
+// with chunk size 800, overlap 100, 40 documents (corpus 13134c7f8ec5)". A
+// pipeline's own declared search mode replaces the requested one, and its
+// declared capabilities are listed ("bm25 (as the pipeline declares;
+// hybrid requested), kbScope rag-eval, http pipeline, declares
+// contextPack"). "" without a snapshot.
+func SnapshotLine(s *Snapshot) string {
+	if s == nil {
+		return ""
+	}
 	parts := []string{s.SearchMode, "kbScope " + s.KBScope}
 	if p := s.Pipeline; p != nil {
-		parts = append(parts, p.Name+" pipeline", fmt.Sprintf("embedder %s (%d)", p.Embedder, p.Dim))
+		if p.SearchMode != "" && p.SearchMode != s.SearchMode {
+			parts[0] = fmt.Sprintf("%s (as the pipeline declares; %s requested)", p.SearchMode, s.SearchMode)
+		}
+		parts = append(parts, p.Name+" pipeline")
+		if p.Embedder != "" || p.Dim != 0 {
+			parts = append(parts, fmt.Sprintf("embedder %s (%d)", p.Embedder, p.Dim))
+		}
 		if p.Params != nil && p.Params.Fusion != "" {
 			parts = append(parts, "fusion "+p.Params.Fusion)
 		}
+		switch {
+		case p.Capabilities == nil:
+		case len(p.Capabilities) == 0:
+			parts = append(parts, "declares none of the optional parts")
+		default:
+			parts = append(parts, "declares "+strings.Join(p.Capabilities, ", "))
+		}
 	}
-	line := "Snapshot: " + strings.Join(parts, ", ")
+	line := strings.Join(parts, ", ")
 	if sd := s.Seed; sd != nil {
 		line += fmt.Sprintf("; seeded with chunk size %d, overlap %d, %d documents (corpus %s)",
 			sd.ChunkSize, sd.ChunkOverlap, sd.Documents, texttab.ShortHash(sd.CorpusSHA256))
 	}
-	fmt.Fprintf(b, "%s.\n\n", escape(line))
+	return line
 }

@@ -208,7 +208,8 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 			full.Cases[i].TopCandidates[j].ScoreLabel = "RRF \"x\""
 		}
 	}
-	for _, rep := range []*Report{full, {Cases: []judge.CaseResult{}}, {}} {
+	skips := Build(skippedResult(t), "c.json", "x")
+	for _, rep := range []*Report{full, skips, {Cases: []judge.CaseResult{}}, {}} {
 		got := render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) })
 		want := []byte(encodingJSON(t, rep, ""))
 		if !bytes.Equal(got, want) {

@@ -38,21 +38,24 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	// The verdict.
 	s := r.Summary
 	verdict := "PASS"
-	if s.PassCount != s.CaseCount {
+	if !s.Passed() {
 		verdict = "FAIL"
 	}
 	if d != nil && d.Regressed() {
 		verdict = "REGRESSION"
 	}
 	fmt.Fprintf(&head, "## rag-eval: %s\n\n", verdict)
-	fmt.Fprintf(&head, "%d cases: %d pass, %d fail, %d not run, %d error (pass rate %s)", s.CaseCount, s.PassCount, s.FailCount,
-		s.NotRunCount, s.ErrorCount, texttab.Float(s.PassRate))
+	fmt.Fprintf(&head, "%d cases: %d pass, %d fail, %d not run, %d error%s (pass rate %s)", s.CaseCount, s.PassCount, s.FailCount,
+		s.NotRunCount, s.ErrorCount, skippedCases(&s), texttab.Float(s.PassRate))
 	if d != nil {
 		n := len(d.Regressions)
 		fmt.Fprintf(&head, "; against the baseline `%s`: %s (%d regression%s, %d improved, %d changed, %d added)",
 			texttab.Code(d.Baseline), d.Verdict, n, plural(n), d.Counts.Improved, d.Counts.Changed, d.Counts.Added)
 	}
 	head.WriteString(".\n\n")
+	if n := s.SkippedCheckCount(); n > 0 {
+		fmt.Fprintf(&head, "Skipped checks (neither passed nor failed): %d: %s.\n\n", n, escape(skippedChecksList(&s)))
+	}
 	if d != nil {
 		if lines := d.InputLines(); len(lines) > 0 {
 			head.WriteString("Inputs that changed: " + escape(strings.Join(lines, "; ")) + ".\n\n")
@@ -84,7 +87,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	}
 	var failing []*judge.CaseResult
 	for i := range r.Cases {
-		if c := &r.Cases[i]; c.Status != judge.StatusPass {
+		if c := &r.Cases[i]; c.Status != judge.StatusPass && c.Status != judge.StatusSkipped {
 			failing = append(failing, c)
 		}
 	}
@@ -101,7 +104,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 				continue
 			}
 			for _, ch := range c.Checks {
-				if !ch.Passed {
+				if !ch.Passed && !ch.Skipped {
 					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(ch.Name), escape(texttab.Or(ch.Message, ""))))
 				}
 			}

@@ -24,11 +24,14 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 		return "\x1b[" + code + "m" + text + "\x1b[0m"
 	}
 	status := paint("32", "PASS")
-	if s.PassCount != s.CaseCount {
+	if !s.Passed() {
 		status = paint("31", "FAIL")
 	}
-	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error (pass rate %s)\n",
-		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, texttab.Float(s.PassRate))
+	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error%s (pass rate %s)\n",
+		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, skippedCases(&s), texttab.Float(s.PassRate))
+	if line := skippedChecksLine(&s); line != "" {
+		fmt.Fprintf(b, "%s\n", line)
+	}
 	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
 	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  keyword coverage %s  fallback rate %s\n",
@@ -41,9 +44,41 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 			continue
 		case judge.StatusFail:
 			fmt.Fprintf(b, "  %s %s: %s\n", paint("31", "fail"), c.CaseID, strings.Join(c.FailedChecks, ", "))
+		case judge.StatusSkipped:
+			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", "skipped"), c.CaseID, strings.Join(c.SkippedChecks, ", "))
 		default:
 			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", string(c.Status)), c.CaseID, texttab.Or(c.Reason, ""))
 		}
 	}
 	return b.Flush()
+}
+
+// skippedCases is ", N skipped" after the case counts, "" when no case was
+// skipped (the line is then what it was before checks could be skipped).
+func skippedCases(s *judge.Summary) string {
+	if s.SkippedCount == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d skipped", s.SkippedCount)
+}
+
+// skippedChecksLine says how many checks were skipped and why: "skipped
+// checks: 6 (selected_attempt 4: pipeline declares no trace;
+// rerank_top_source 2: pipeline declares no rerank)"; "" when none was.
+func skippedChecksLine(s *judge.Summary) string {
+	n := s.SkippedCheckCount()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("skipped checks: %d (%s)", n, skippedChecksList(s))
+}
+
+// skippedChecksList is "selected_attempt 4: pipeline declares no trace;
+// rerank_top_source 2: pipeline declares no rerank".
+func skippedChecksList(s *judge.Summary) string {
+	parts := make([]string, len(s.SkippedChecks))
+	for i, sc := range s.SkippedChecks {
+		parts[i] = fmt.Sprintf("%s %d: %s", sc.Check, sc.Count, sc.Reason)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,49 @@
+package calibrate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+// Fixtures of a pipeline that sends no qualityScore (declared or not):
+// every block counts as missingScore, nothing enters the ROC, and there is
+// no best threshold, never "threshold 0, TPR 1, FPR 1". The mode is named
+// after the search mode the pipeline declares.
+func TestBlocksWithoutScoreAreUnscored(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(contract.ManifestName, `{"manifestVersion":1,"tool":"rag-snapshot","status":"available","searchMode":"hybrid","kbScope":"kb",
+		"pipeline":{"name":"http","version":"","store":"x","embedder":"","dim":0,"searchMode":"bm25","capabilities":[]}}`)
+	g := &contract.GoldenFile{Version: 1, KBScope: "kb"}
+	for i, id := range []string{"a", "b", "c"} {
+		g.Cases = append(g.Cases, contract.Case{CaseID: id, Query: "q", ExpectedSources: []string{"doc-" + id}})
+		write(id+".json", `{"caseId":"`+id+`","query":"q","lookupResult":{"found":true,"evidenceBlocks":[
+			{"rank":1,"source":"doc-`+id+`"},{"rank":2,"source":"other-`+string(rune('0'+i))+`"}]}}`)
+	}
+	in, err := Load(g, dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Build("c.json", "", 5, []Input{in})
+	m := rep.Modes[0]
+	if m.Name != "bm25" {
+		t.Errorf("mode name %q, want the declared bm25", m.Name)
+	}
+	if c := m.Blocks.Counts; c.MissingScore != 6 || c.Relevant != 3 || c.NonRelevant != 3 {
+		t.Errorf("counts %+v, want 6 blocks without score", c)
+	}
+	if m.Blocks.Best != nil || m.Blocks.Relevant.Count != 0 {
+		t.Errorf("best %+v, relevant %+v: nothing should be scored", m.Blocks.Best, m.Blocks.Relevant)
+	}
+	if len(m.Warnings) != 2 || !strings.Contains(m.Warnings[1], "declares no qualityScore: its 6 blocks are counted as missingScore") {
+		t.Errorf("warnings %q", m.Warnings)
+	}
+}

@@ -1,0 +1,190 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A Partial result that carries every field encodes to the bytes of the
+// complete result: the two paths of EncodeFixture agree.
+func TestEncodePartialWithEverythingIsComplete(t *testing.T) {
+	f := encodeTestFixture()
+	full, err := EncodeFixture(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := *f.LookupResult
+	lr.Partial, lr.Has = true, HasAll
+	lr.EvidenceBlocks = append([]EvidenceBlock(nil), lr.EvidenceBlocks...)
+	for i := range lr.EvidenceBlocks {
+		b := &lr.EvidenceBlocks[i]
+		b.HasRank, b.HasQuality, b.Has = true, true, BlockHasAll
+	}
+	g := *f
+	g.LookupResult = &lr
+	partial, err := EncodeFixture(&g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(full, partial) {
+		t.Errorf("partial encoding differs:\n%s\ncomplete:\n%s", partial, full)
+	}
+}
+
+// What a minimal external pipeline sends stays minimal: no zero score, no
+// empty breadcrumb, no invented context pack or trace; and the decoder
+// reports the same absences.
+func TestEncodePartialLeavesAbsentFieldsOut(t *testing.T) {
+	f := &Fixture{
+		CaseID: "c", Query: "q", SearchMode: "hybrid", KBScope: "kb",
+		Pipeline: &Pipeline{Name: "http", Store: "http://127.0.0.1:9/", SearchMode: ModeBM25, Capabilities: []string{}},
+		LookupResult: &LookupResult{
+			Partial: true, Has: HasFound | HasEvidenceStatus | HasEvidenceBlocks,
+			Found: true, EvidenceStatus: EvidenceSufficient,
+			EvidenceBlocks: []EvidenceBlock{{Rank: 1, HasRank: true, Source: "a", Excerpt: "x <y>", Has: BlockHasSource | BlockHasExcerpt}},
+		},
+	}
+	data, err := EncodeFixture(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "fixtureVersion": 1,
+  "caseId": "c",
+  "query": "q",
+  "retrievedAt": "",
+  "searchMode": "hybrid",
+  "kbScope": "kb",
+  "pipeline": {
+    "name": "http",
+    "version": "",
+    "store": "http://127.0.0.1:9/",
+    "embedder": "",
+    "dim": 0,
+    "searchMode": "bm25",
+    "capabilities": []
+  },
+  "lookupResult": {
+    "found": true,
+    "evidenceStatus": "sufficient",
+    "evidenceBlocks": [
+      {
+        "rank": 1,
+        "source": "a",
+        "excerpt": "x <y>"
+      }
+    ]
+  }
+}
+`
+	if string(data) != want {
+		t.Fatalf("got\n%s\nwant\n%s", data, want)
+	}
+	g, err := DecodeFixture(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := g.LookupResult
+	if lr.Has != f.LookupResult.Has || !lr.Partial {
+		t.Errorf("presence %b, want %b", lr.Has, f.LookupResult.Has)
+	}
+	b := lr.EvidenceBlocks[0]
+	if b.HasQuality || !b.HasRank || b.Has != BlockHasSource|BlockHasExcerpt {
+		t.Errorf("block %+v", b)
+	}
+	if g.Pipeline == nil || g.Pipeline.SearchMode != ModeBM25 || g.Pipeline.Capabilities == nil || len(g.Pipeline.Capabilities) != 0 {
+		t.Errorf("pipeline %+v", g.Pipeline)
+	}
+	// Encoding the decoded fixture again keeps the absences.
+	again, err := EncodeFixture(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(again, []byte(`"lookupResult": {
+    "found": true,
+    "evidenceStatus": "sufficient",
+    "evidenceBlocks": [
+      {
+        "rank": 1,
+        "source": "a",
+        "excerpt": "x <y>"
+      }
+    ]
+  }`)) {
+		t.Errorf("re-encoded:\n%s", again)
+	}
+}
+
+// Parts of the sub-objects: a context pack with only sources, a trace
+// with only a null fallbackReason.
+func TestEncodePartialSubObjects(t *testing.T) {
+	f := &Fixture{CaseID: "c", Query: "q", LookupResult: &LookupResult{
+		Partial: true, Has: HasEvidenceBlocks | HasContextSources | HasFallbackReason | HasRerankModel,
+		ContextPack: ContextPack{BlockCount: 3}, RerankTrace: RerankTrace{Model: "m"},
+	}}
+	data, err := EncodeFixture(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	lr, _ := json.Marshal(got["lookupResult"])
+	if want := `{"contextPack":{"sources":[]},"evidenceBlocks":[],"rerankTrace":{"model":"m"},"retrievalTrace":{"fallbackReason":null}}`; string(lr) != want {
+		t.Errorf("got %s\nwant %s", lr, want)
+	}
+}
+
+func TestPipelineCapabilitiesJSON(t *testing.T) {
+	for _, tc := range []struct {
+		p    Pipeline
+		want string
+	}{
+		{Pipeline{Name: "builtin"}, `{"name":"builtin","version":"","store":"","embedder":"","dim":0}`},
+		{Pipeline{Name: "http", Capabilities: []string{}}, `{"name":"http","version":"","store":"","embedder":"","dim":0,"capabilities":[]}`},
+		{Pipeline{Name: "a&b", SearchMode: "bm25", Capabilities: []string{CapTrace}},
+			`{"name":"a\u0026b","version":"","store":"","embedder":"","dim":0,"searchMode":"bm25","capabilities":["trace"]}`},
+	} {
+		got, err := json.Marshal(tc.p)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tc.p, got, err, tc.want)
+		}
+		var back Pipeline
+		if err := json.Unmarshal(got, &back); err != nil || (back.Capabilities == nil) != (tc.p.Capabilities == nil) {
+			t.Errorf("Unmarshal(%s) = %+v, %v", got, back, err)
+		}
+	}
+}
+
+func TestParseCapabilities(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"", "[]", ""},
+		{"none", "[]", ""},
+		{"rerank, trace,trace", "[trace rerank]", ""},
+		{strings.Join(Capabilities, ","), "[evidenceStatus qualityScore breadcrumb contextPack trace fallback rerank]", ""},
+		{"trace,,rerank", "", `empty capability in "trace,,rerank"`},
+		{"traces", "", `unknown capability "traces" (known: evidenceStatus, qualityScore, breadcrumb, contextPack, trace, fallback, rerank, or none)`},
+	} {
+		got, err := ParseCapabilities(tc.in)
+		switch {
+		case tc.err != "":
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("ParseCapabilities(%q) error %v, want %s", tc.in, err, tc.err)
+			}
+		case err != nil || got == nil || fmtList(got) != tc.want:
+			t.Errorf("ParseCapabilities(%q) = %q, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+	if err := ValidPipelineSearchMode("vector"); err == nil || !strings.Contains(err.Error(), "hybrid, dense, bm25, other") {
+		t.Errorf("ValidPipelineSearchMode(vector) = %v", err)
+	}
+	p := &Pipeline{Capabilities: []string{CapTrace}}
+	if !p.Lacks(CapRerank) || p.Lacks(CapTrace) || (&Pipeline{}).Lacks(CapRerank) || (*Pipeline)(nil).Lacks(CapTrace) {
+		t.Error("Lacks")
+	}
+}
+
+func fmtList(xs []string) string { return "[" + strings.Join(xs, " ") + "]" }

@@ -1,0 +1,443 @@
+package htmlreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/report"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
+)
+
+var judgeTemplate = parse("judge.tmpl")
+
+type figure struct{ Label, Value string }
+
+type judgePage struct {
+	page
+	Inputs   []figure
+	Snapshot string
+	Figures  []figure
+	Statuses stack
+	Hits     stack
+	Diff     *diffView
+	Groups   []groupView
+	Warnings []string
+	// SkippedChecks are the checks skipped, per check and reason.
+	SkippedChecks []judge.SkippedChecks
+	Filter        filterView
+	Cases         []caseView
+	CaseCount     int
+}
+
+type filterView struct {
+	Statuses, Scenarios, Tags []string
+}
+
+type groupView struct {
+	Title, What string
+	// Skipped: a column of skipped cases (some case was skipped).
+	Skipped bool
+	Rows    []groupRow
+}
+
+type groupRow struct {
+	Name                                      string
+	Cases, Pass, Fail, Skipped, NotRun, Error int
+	PassRate, Recall, MRR, NDCG, Fallback     string
+	PassWidth                                 string
+}
+
+type caseView struct {
+	Anchor, ID, Scenario, Status, Query string
+	Tags                                []string
+	Hit                                 string
+	HitOrder                            int
+	Rank                                string
+	RankSort                            string
+	MRR, NDCG                           string
+	MRRSort, NDCGSort                   string
+	Failed                              string
+	K                                   int
+	Reason                              string
+	Checks                              []checkView
+	Keywords                            []string
+	Trace                               *traceView
+	Blocks                              []blockView
+	Fields                              []figure
+}
+
+type checkView struct {
+	Name, Message string
+	Passed        bool
+	// Skipped: the check did not run (its pipeline lacks what it needs);
+	// Message says why.
+	Skipped bool
+}
+
+type traceView struct {
+	Fields   []figure
+	Attempts []attemptView
+}
+
+type attemptView struct {
+	Name, Filter, Candidates, BestQuality, LowQuality, Latency string
+	Selected                                                   bool
+}
+
+type blockView struct {
+	Rank                                       int
+	Source, DocID, Breadcrumb, Category, Level string
+	Quality                                    string
+	Expected                                   bool
+	Excerpt                                    []segment
+}
+
+// Judge writes the HTML report of a judge run: r, and, when diff is not
+// nil, its baseline diff first (regressions, then improvements, then other
+// changes, each linking to the case below). The cases show their excerpts
+// and retrieval trace when r was built from a run with
+// judge.Options.Evidence.
+func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
+	p := judgePage{page: newPage("RAG retrieval evaluation", "")}
+	in := r.Inputs
+	p.Inputs = []figure{
+		{"cases", in.Cases}, {"cases sha256", texttab.ShortHash(in.CasesSHA256)},
+		{"fixtures", in.Fixtures}, {"K", strconv.Itoa(in.K)},
+	}
+	p.Snapshot = report.SnapshotLine(in.Snapshot)
+	s := r.Summary
+	counts := figure{"pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount)}
+	skipped := s.SkippedCount > 0 || s.SkippedCheckCount() > 0
+	if skipped {
+		counts = figure{"pass / fail / skipped / not run / error", fmt.Sprintf("%d / %d / %d / %d / %d", s.PassCount, s.FailCount, s.SkippedCount, s.NotRunCount, s.ErrorCount)}
+	}
+	p.Figures = []figure{
+		{"cases", strconv.Itoa(s.CaseCount)},
+		counts,
+		{"pass rate", texttab.Float(s.PassRate)},
+		{"recall@K", texttab.Float(s.RecallAtK)},
+		{"MRR", texttab.Float(s.MRR)},
+		{"nDCG@K", texttab.Float(s.NDCGAtK)},
+		{"avg first expected rank", texttab.Float(s.AvgFirstExpectedRank)},
+		{"keyword coverage", texttab.Float(s.KeywordCoverage)},
+		{"fallback rate", texttab.Float(s.FallbackRate)},
+	}
+	if skipped {
+		p.Figures = append(p.Figures, figure{"skipped checks", strconv.Itoa(s.SkippedCheckCount())})
+	}
+	p.SkippedChecks = s.SkippedChecks
+	p.Statuses = newStack("case statuses", 480,
+		count{"pass", s.PassCount, colPass}, count{"fail", s.FailCount, colFail}, count{"skipped", s.SkippedCount, colNA},
+		count{"not run", s.NotRunCount, colNotRun}, count{"error", s.ErrorCount, colError})
+	h := s.HitLevels
+	p.Hits = newStack("hit levels", 480,
+		count{"strong", h.Strong, colPass}, count{"medium", h.Medium, colMedium}, count{"weak", h.Weak, colWeak},
+		count{"miss", h.Miss, colFail}, count{"n/a", h.NA, colNA})
+	p.Groups = []groupView{groupOf("By scenario", "scenario", r.ByScenario, s.SkippedCount > 0), groupOf("By tag", "tag", r.ByTag, s.SkippedCount > 0)}
+	p.Warnings = r.Warnings
+
+	statuses, scenarios, tags := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		statuses[string(c.Status)] = true
+		scenarios[c.Scenario] = true
+		for _, t := range c.Tags {
+			tags[t] = true
+		}
+		p.Cases = append(p.Cases, caseOf(c))
+	}
+	p.CaseCount = len(p.Cases)
+	p.Filter = filterView{Statuses: statusOrder(statuses), Scenarios: sorted(scenarios), Tags: sorted(tags)}
+	if diff != nil {
+		ids := make(map[string]bool, len(r.Cases))
+		for i := range r.Cases {
+			ids[r.Cases[i].CaseID] = true
+		}
+		p.Diff = diffOf(diff, ids)
+		p.Title = "RAG retrieval evaluation and baseline diff"
+	}
+	return render(w, judgeTemplate, &p)
+}
+
+// Anchor is the id of a case's element in the judge report.
+func Anchor(caseID string) string { return "case-" + caseID }
+
+func sorted(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// statusOrder lists the statuses seen, known ones in the judge's order
+// first.
+func statusOrder(m map[string]bool) []string {
+	var out []string
+	for _, s := range []string{"pass", "fail", "skipped", "not_run", "error"} {
+		if m[s] {
+			out = append(out, s)
+			delete(m, s)
+		}
+	}
+	return append(out, sorted(m)...)
+}
+
+func groupOf(title, what string, groups map[string]judge.Summary, skipped bool) groupView {
+	g := groupView{Title: title, What: what, Skipped: skipped}
+	for _, name := range sorted(keys(groups)) {
+		s := groups[name]
+		w := 0.0
+		if s.PassRate != nil {
+			w = 60 * float64(*s.PassRate)
+		}
+		g.Rows = append(g.Rows, groupRow{
+			Name: name, Cases: s.CaseCount, Pass: s.PassCount, Fail: s.FailCount, Skipped: s.SkippedCount, NotRun: s.NotRunCount, Error: s.ErrorCount,
+			PassRate: texttab.Float(s.PassRate), Recall: texttab.Float(s.RecallAtK), MRR: texttab.Float(s.MRR),
+			NDCG: texttab.Float(s.NDCGAtK), Fallback: texttab.Float(s.FallbackRate), PassWidth: num(w, 1),
+		})
+	}
+	return g
+}
+
+func keys[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+func hitOrder(h *string) int {
+	if h == nil {
+		return 0
+	}
+	switch *h {
+	case judge.HitStrong:
+		return 5
+	case judge.HitMedium:
+		return 4
+	case judge.HitWeak:
+		return 3
+	case judge.HitMiss:
+		return 2
+	}
+	return 1
+}
+
+func caseOf(c *judge.CaseResult) caseView {
+	v := caseView{
+		Anchor: Anchor(c.CaseID), ID: c.CaseID, Scenario: c.Scenario, Status: string(c.Status), Query: c.Query,
+		Tags: c.Tags, Hit: texttab.Or(c.HitLevel, texttab.None), HitOrder: hitOrder(c.HitLevel),
+		Rank: texttab.Int(c.FirstExpectedRank), RankSort: "1000000000",
+		MRR: texttab.None, NDCG: texttab.None, MRRSort: "-1", NDCGSort: "-1",
+		Failed: checksCell(c), K: c.K, Reason: texttab.Or(c.Reason, ""),
+	}
+	if c.FirstExpectedRank != nil {
+		v.RankSort = strconv.Itoa(*c.FirstExpectedRank)
+	}
+	if m := c.Metrics; m != nil {
+		v.MRR, v.NDCG = texttab.Float(&m.ReciprocalRank), texttab.Float(&m.NDCGAtK)
+		v.MRRSort, v.NDCGSort = v.MRR, v.NDCG
+	}
+	for _, ch := range c.Checks {
+		v.Checks = append(v.Checks, checkView{Name: ch.Name, Passed: ch.Passed, Skipped: ch.Skipped, Message: texttab.Or(ch.Message, "")})
+	}
+	var expSources, expDocs map[string]bool
+	if g := c.Case; g != nil {
+		v.Keywords = g.ExpectedKeywords
+		expSources, expDocs = trimmed(g.ExpectedSources), trimmed(g.ExpectedDocIDs)
+	}
+	for _, t := range c.TopCandidates {
+		src, doc := strings.TrimSpace(t.Source), strings.TrimSpace(t.DocID)
+		v.Blocks = append(v.Blocks, blockView{
+			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
+			Level: t.RelevanceLevel, Quality: texttab.Float(t.QualityScore),
+			Expected: src != "" && expSources[src] || doc != "" && expDocs[doc],
+			Excerpt:  highlight(t.Excerpt, v.Keywords),
+		})
+	}
+	v.Fields = []figure{
+		{"search mode", texttab.Or(c.SearchMode, texttab.None)},
+		{"evidence status", texttab.Or(c.EvidenceStatus, texttab.None)},
+		{"selected attempt", texttab.Or(c.SelectedAttempt, texttab.None)},
+		{"fallback reason", texttab.Or(c.FallbackReason, texttab.None)},
+		{"rerank top source", texttab.Or(c.RerankTopSource, texttab.None)},
+	}
+	if t := c.Trace; t != nil {
+		tv := &traceView{}
+		if h := t.L0Hints; len(h.Categories)+len(h.MatchedTerms)+len(h.MatchedSources) > 0 {
+			tv.Fields = append(tv.Fields,
+				figure{"L0 hint categories", strings.Join(h.Categories, ", ")},
+				figure{"L0 matched terms", strings.Join(h.MatchedTerms, ", ")})
+		}
+		for _, a := range t.Attempts {
+			f := "kbScope " + texttab.Or(nonEmpty(a.Filter.KBScope), texttab.None)
+			if len(a.Filter.Categories) > 0 {
+				f += "; categories " + strings.Join(a.Filter.Categories, ", ")
+			}
+			tv.Attempts = append(tv.Attempts, attemptView{
+				Name: a.Name, Filter: f, Candidates: strconv.Itoa(a.Candidates),
+				BestQuality: texttab.Float(&a.BestQuality), LowQuality: strconv.FormatBool(a.LowQuality),
+				Latency: strconv.FormatInt(a.LatencyMs, 10), Selected: a.Name == t.SelectedAttempt,
+			})
+		}
+		v.Trace = tv
+	}
+	return v
+}
+
+// checksCell is the failed checks of c, then its skipped ones: "found;
+// skipped: selected_attempt, rerank_top_source".
+func checksCell(c *judge.CaseResult) string {
+	cell := strings.Join(c.FailedChecks, ", ")
+	if len(c.SkippedChecks) > 0 {
+		if cell != "" {
+			cell += "; "
+		}
+		cell += "skipped: " + strings.Join(c.SkippedChecks, ", ")
+	}
+	return cell
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func trimmed(ss []string) map[string]bool {
+	m := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			m[s] = true
+		}
+	}
+	return m
+}
+
+// diffView is the baseline diff: the verdict, the inputs that changed,
+// the summary deltas and the cases in three sections.
+type diffView struct {
+	Baseline, Verdict string
+	Inputs            []string
+	Regressions       []string
+	Summary           []deltaRow
+	Counts            report.Counts
+	Sections          []diffSection
+}
+
+type deltaRow struct{ Metric, Baseline, Current, Delta string }
+
+type diffSection struct {
+	Title, Empty string
+	// Open: the section's cases show their details without a click.
+	Open  bool
+	Cases []diffCase
+}
+
+type diffCase struct {
+	ID, Anchor, Change string
+	Linked             bool
+	Open               bool
+	// Moved names the fields that moved, for the closed line.
+	Moved    string
+	Fields   []fieldRow
+	Why      []string
+	Reason   string
+	Failed   []checkView
+	Evidence []evidenceRow
+}
+
+type fieldRow struct{ Field, Baseline, Current string }
+
+type evidenceRow struct {
+	N                 int
+	Baseline, Current string
+}
+
+func diffOf(d *report.Diff, ids map[string]bool) *diffView {
+	v := &diffView{Baseline: d.Baseline, Verdict: d.Verdict, Inputs: d.InputLines(), Counts: d.Counts}
+	// The cases' regressions are in their section, with why.
+	for _, r := range d.Regressions {
+		if !strings.HasPrefix(r, "case ") {
+			v.Regressions = append(v.Regressions, r)
+		}
+	}
+	for _, m := range []struct{ key, title string }{
+		{"passRate", "pass rate"}, {"recallAtK", "recall@K"}, {"mrr", "MRR"}, {"ndcgAtK", "nDCG@K"}, {"avgFirstExpectedRank", "avg first expected rank"},
+	} {
+		s := d.Summary[m.key]
+		v.Summary = append(v.Summary, deltaRow{m.title, texttab.Float(s.Baseline), texttab.Float(s.Current), texttab.Signed(s.Delta)})
+	}
+	sections := []struct {
+		title, empty string
+		changes      []string
+	}{
+		{"Regressions", "No case regressed.", []string{report.ChangeRegressed, report.ChangeRemoved}},
+		{"Improvements", "No case improved.", []string{report.ChangeImproved}},
+		{"Other changes", "No other case changed.", []string{report.ChangeChanged, report.ChangeAdded}},
+	}
+	for _, sec := range sections {
+		ds := diffSection{Title: sec.title, Empty: sec.empty, Open: sec.title == "Regressions"}
+		for _, c := range d.Cases {
+			if !slices.Contains(sec.changes, c.Change) {
+				continue
+			}
+			dc := diffCase{ID: c.CaseID, Anchor: Anchor(c.CaseID), Change: c.Change, Linked: ids[c.CaseID], Open: ds.Open}
+			var moved []string
+			for _, f := range c.Fields {
+				dc.Fields = append(dc.Fields, fieldRow{f.Field, jsonText(f.Baseline), jsonText(f.Current)})
+				moved = append(moved, f.Field)
+			}
+			dc.Moved = strings.Join(moved, ", ")
+			if e := c.Explain; e != nil {
+				dc.Why = e.Why
+				dc.Reason = texttab.Or(e.Reason, "")
+				for _, f := range e.FailedChecks {
+					dc.Failed = append(dc.Failed, checkView{Name: f.Name, Message: texttab.Or(f.Message, "")})
+				}
+				for i := range max(len(e.Evidence.Baseline), len(e.Evidence.Current)) {
+					dc.Evidence = append(dc.Evidence, evidenceRow{i + 1, evidenceCell(e.Evidence.Baseline, i), evidenceCell(e.Evidence.Current, i)})
+				}
+			}
+			ds.Cases = append(ds.Cases, dc)
+		}
+		v.Sections = append(v.Sections, ds)
+	}
+	return v
+}
+
+func evidenceCell(blocks []report.EvidenceBlock, i int) string {
+	if i >= len(blocks) {
+		return texttab.None
+	}
+	b := blocks[i]
+	s := b.Source
+	if b.Breadcrumb != "" {
+		s += " · " + b.Breadcrumb
+	}
+	if b.QualityScore != nil {
+		s += " · " + texttab.Float(b.QualityScore)
+	}
+	return s
+}
+
+func jsonText(v any) string {
+	j, _ := json.Marshal(v)
+	s := string(j)
+	if strings.HasPrefix(s, `"`) {
+		var str string
+		if json.Unmarshal(j, &str) == nil {
+			return str
+		}
+	}
+	return s
+}

@@ -1,0 +1,187 @@
+package htmlreport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/textnorm"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
+)
+
+//go:embed assets
+var assets embed.FS
+
+var (
+	css    = mustRead("assets/report.css")
+	script = mustRead("assets/report.js")
+	// csp allows the page's own style and its one script (by hash) and
+	// nothing else: no request can leave the page, and an inline event
+	// handler that got into the markup would not run.
+	csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-" +
+		hash(script) + "'; base-uri 'none'; form-action 'none'"
+)
+
+func mustRead(name string) string {
+	b, err := assets.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return base64.StdEncoding.EncodeToString(h[:])
+}
+
+// page is what the layout needs besides the body.
+type page struct {
+	Title    string
+	Subtitle string
+	CSP      string
+	CSS      template.CSS
+	JS       template.JS
+}
+
+func newPage(title, subtitle string) page {
+	return page{Title: title, Subtitle: subtitle, CSP: csp, CSS: template.CSS(css), JS: template.JS(script)}
+}
+
+var funcs = template.FuncMap{
+	"f":      func(f *contract.Float6) string { return texttab.Float(f) },
+	"signed": func(f *contract.Float6) string { return texttab.Signed(f) },
+	"int":    func(p *int) string { return texttab.Int(p) },
+	"opt":    func(p *string) string { return texttab.Or(p, texttab.None) },
+	"join":   strings.Join,
+	"lines":  func(ss []string) string { return strings.Join(ss, "\n") },
+}
+
+// parse returns the layout with one page's body.
+func parse(body string) *template.Template {
+	t := template.Must(template.New("layout.tmpl").Funcs(funcs).ParseFS(assets, "assets/layout.tmpl", "assets/parts.tmpl"))
+	return template.Must(t.ParseFS(assets, "assets/"+body))
+}
+
+// render executes t into memory, so that a template error writes nothing.
+func render(w io.Writer, t *template.Template, data any) error {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// num formats v with d decimals, for SVG coordinates.
+func num(v float64, d int) string { return strconv.FormatFloat(v, 'f', d, 64) }
+
+// segment is a run of text, marked or not.
+type segment struct {
+	Text string
+	Mark bool
+}
+
+// highlight splits text into segments, marking every occurrence of the
+// keywords as the judge finds them: compared after textnorm.Normalize
+// (NFKC, case folding), rune by rune. Overlapping occurrences merge.
+func highlight(text string, keywords []string) []segment {
+	if text == "" {
+		return nil
+	}
+	var norm strings.Builder
+	var starts []int // byte offset in text of each byte of norm
+	if ascii(text) {
+		// Normalize is ASCII lower-casing here, byte for byte.
+		norm.Grow(len(text))
+		starts = make([]int, len(text))
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			norm.WriteByte(c)
+			starts[i] = i
+		}
+	} else {
+		normalizeRunes(text, &norm, &starts)
+	}
+	return mark(text, norm.String(), starts, keywords)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// normalizeRunes writes the normal form of each rune of text to norm (white
+// space as it is), and the offset of the rune for each byte written.
+func normalizeRunes(text string, norm *strings.Builder, starts *[]int) {
+	for i, r := range text {
+		n := string(r)
+		if !unicode.IsSpace(r) {
+			if nn := textnorm.Normalize(n); nn != "" {
+				n = nn
+			}
+		}
+		for range len(n) {
+			*starts = append(*starts, i)
+		}
+		norm.WriteString(n)
+	}
+}
+
+// mark segments text by the occurrences of the keywords in its normal form
+// ns, starts mapping each byte of ns to its rune's offset in text.
+func mark(text, ns string, starts []int, keywords []string) []segment {
+	marked := make([]bool, len(text))
+	for _, kw := range keywords {
+		k := textnorm.Normalize(kw)
+		if k == "" {
+			continue
+		}
+		for off := 0; ; {
+			j := strings.Index(ns[off:], k)
+			if j < 0 {
+				break
+			}
+			from, to := starts[off+j], len(text)
+			if end := off + j + len(k); end < len(starts) {
+				to = starts[end]
+			}
+			if to == from { // the keyword ends inside one rune's normal form
+				_, size := utf8.DecodeRuneInString(text[from:])
+				to = from + size
+			}
+			for p := from; p < to; p++ {
+				marked[p] = true
+			}
+			off += j + 1
+			for off < len(ns) && !utf8.RuneStart(ns[off]) {
+				off++
+			}
+		}
+	}
+	var out []segment
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && marked[j] == marked[i] {
+			j++
+		}
+		out = append(out, segment{Text: text[i:j], Mark: marked[i]})
+		i = j
+	}
+	return out
+}

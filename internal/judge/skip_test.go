@@ -1,0 +1,163 @@
+package judge
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+)
+
+// partial is fixture f as an external pipeline that declares caps (nil:
+// nothing declared) and sent only what it has: no trace, no rerank, no
+// context pack, no evidenceStatus, blocks without breadcrumbs.
+func partial(f *contract.Fixture, caps []string) *contract.Fixture {
+	lr := f.LookupResult
+	lr.Partial = true
+	lr.Has = contract.HasFound | contract.HasEvidenceBlocks
+	for i := range lr.EvidenceBlocks {
+		lr.EvidenceBlocks[i].Breadcrumb = ""
+		lr.EvidenceBlocks[i].Has = contract.BlockHasSource | contract.BlockHasExcerpt
+	}
+	f.Pipeline = &contract.Pipeline{Name: "http", SearchMode: contract.ModeBM25, Capabilities: caps}
+	return f
+}
+
+// Every capability-gated check: skipped with its reason when the pipeline
+// declares it lacks the capability, failed as "fixture lacks" when the
+// field is absent without such a declaration.
+func TestSkippedVersusLacks(t *testing.T) {
+	c := contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"a"},
+		ExpectedBreadcrumbs: []string{"Root > a"}, ExpectedSelectedAttempt: contract.AttemptFiltered,
+		ExpectedFallbackReason: contract.FallbackNoEvidence, ExpectedEvidenceStatus: contract.EvidenceSufficient,
+		ExpectedContextSources: []string{"a"}, ExpectedRerankTopSource: "a"}
+	gated := map[string]string{
+		CheckBreadcrumbs: contract.CapBreadcrumb, CheckSelectedAttempt: contract.CapTrace, CheckFallbackReason: contract.CapFallback,
+		CheckEvidenceStatus: contract.CapEvidenceStatus, CheckContextSources: contract.CapContextPack, CheckRerankTopSource: contract.CapRerank,
+	}
+	lacks := map[string]string{
+		CheckBreadcrumbs: "fixture lacks lookupResult.evidenceBlocks[].breadcrumb", CheckSelectedAttempt: "fixture lacks lookupResult.retrievalTrace.selectedAttempt",
+		CheckFallbackReason: "fixture lacks lookupResult.retrievalTrace.fallbackReason", CheckEvidenceStatus: "fixture lacks lookupResult.evidenceStatus",
+		CheckContextSources: "fixture lacks lookupResult.contextPack.sources", CheckRerankTopSource: "fixture lacks lookupResult.rerankTrace.topSource",
+	}
+	for name, capability := range gated {
+		if Needs(name) != capability {
+			t.Errorf("Needs(%s) = %q, want %q", name, Needs(name), capability)
+		}
+	}
+
+	// Nothing declared: every absent field fails.
+	r := JudgeFixture(&c, 5, partial(fixture("c", "q", blk(1, "a")), nil), "kb")
+	if r.Status != StatusFail || len(r.SkippedChecks) != 0 {
+		t.Fatalf("undeclared: status %s, skipped %v", r.Status, r.SkippedChecks)
+	}
+	for name, msg := range lacks {
+		if ch := checkOf(t, r, name); ch.Passed || ch.Skipped || message(ch) != msg {
+			t.Errorf("undeclared %s: %+v %q, want failed %q", name, ch, message(ch), msg)
+		}
+	}
+
+	// Declared none: every gated check is skipped, the others run, and the
+	// case passes on them.
+	r = JudgeFixture(&c, 5, partial(fixture("c", "q", blk(1, "a")), []string{}), "kb")
+	if r.Status != StatusPass || len(r.FailedChecks) != 0 {
+		t.Fatalf("declared none: status %s, failed %v", r.Status, r.FailedChecks)
+	}
+	for name, capability := range gated {
+		if ch := checkOf(t, r, name); ch.Passed || !ch.Skipped || message(ch) != "pipeline declares no "+capability {
+			t.Errorf("declared none %s: %+v %q", name, ch, message(ch))
+		}
+	}
+	want := []string{CheckBreadcrumbs, CheckSelectedAttempt, CheckFallbackReason, CheckEvidenceStatus, CheckContextSources, CheckRerankTopSource}
+	if !slices.Equal(r.SkippedChecks, want) {
+		t.Errorf("skippedChecks %v, want %v", r.SkippedChecks, want)
+	}
+	// The skipped breadcrumbs check does not make the hit level medium.
+	if deref(r.HitLevel) != HitStrong {
+		t.Errorf("hit level %s, want strong", deref(r.HitLevel))
+	}
+	if deref(r.SearchMode) != "bm25" {
+		t.Errorf("searchMode %q, want the declared bm25", deref(r.SearchMode))
+	}
+
+	// Declared trace only: the trace check runs (and fails: the field is
+	// absent though declared), the rest is skipped.
+	r = JudgeFixture(&c, 5, partial(fixture("c", "q", blk(1, "a")), []string{contract.CapTrace}), "kb")
+	if ch := checkOf(t, r, CheckSelectedAttempt); ch.Skipped || message(ch) != lacks[CheckSelectedAttempt] {
+		t.Errorf("declared trace: %+v %q", ch, message(ch))
+	}
+	if r.Status != StatusFail || !slices.Equal(r.FailedChecks, []string{CheckSelectedAttempt}) {
+		t.Errorf("declared trace: status %s, failed %v", r.Status, r.FailedChecks)
+	}
+
+	// A stale query still fails the case whatever is skipped.
+	r = JudgeFixture(&c, 5, partial(fixture("c", "old q", blk(1, "a")), []string{}), "kb")
+	if r.Status != StatusFail || !slices.Equal(r.FailedChecks, []string{CheckQuery}) {
+		t.Errorf("stale: status %s, failed %v", r.Status, r.FailedChecks)
+	}
+}
+
+// A case whose every check but query is skipped is no pass: it is skipped,
+// and the summary counts it apart (not in the pass rate's denominator)
+// with every skipped check and its reason.
+func TestCaseAllSkipped(t *testing.T) {
+	only := contract.Case{CaseID: "trace", Query: "q", ExpectedSelectedAttempt: contract.AttemptFiltered, Scenario: "s"}
+	mixed := contract.Case{CaseID: "mixed", Query: "q", ExpectedFound: ptr(true), ExpectedRerankTopSource: "a", Scenario: "s"}
+	f := func(id string) *contract.Fixture {
+		return partial(fixture(id, "q", blk(1, "a")), []string{contract.CapFallback})
+	}
+	r1 := JudgeFixture(&only, 5, f("trace"), "kb")
+	r2 := JudgeFixture(&mixed, 5, f("mixed"), "kb")
+	if r1.Status != StatusSkipped || r2.Status != StatusPass {
+		t.Fatalf("statuses %s %s, want skipped pass", r1.Status, r2.Status)
+	}
+	if !r1.Status.Judged() {
+		t.Error("a skipped case's fixture was judged")
+	}
+	s := Summarize([]*CaseResult{&r1, &r2})
+	if s.PassCount != 1 || s.SkippedCount != 1 || s.FailCount != 0 || s.PassRate == nil || *s.PassRate != 1 {
+		t.Errorf("summary counts %+v", s)
+	}
+	want := []SkippedChecks{
+		{Check: CheckSelectedAttempt, Reason: "pipeline declares no trace", Count: 1},
+		{Check: CheckRerankTopSource, Reason: "pipeline declares no rerank", Count: 1},
+	}
+	if !slices.Equal(s.SkippedChecks, want) || s.SkippedCheckCount() != 2 {
+		t.Errorf("skippedChecks %+v, want %+v", s.SkippedChecks, want)
+	}
+	if !slices.Equal(s.SearchModes, []string{"bm25"}) {
+		t.Errorf("searchModes %v", s.SearchModes)
+	}
+}
+
+// A hand-written fixture without a pipeline of its own is judged with the
+// manifest's declaration; one with its own pipeline by that.
+func TestRunUsesManifestCapabilities(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(contract.ManifestName, `{"manifestVersion":1,"tool":"rag-snapshot","status":"available","searchMode":"hybrid","kbScope":"kb",
+		"pipeline":{"name":"http","version":"","store":"x","embedder":"","dim":0,"capabilities":["evidenceStatus"]}}`)
+	write("a.json", `{"caseId":"a","query":"q","lookupResult":{"found":true,"evidenceBlocks":[]}}`)
+	write("b.json", `{"caseId":"b","query":"q","pipeline":{"name":"http","version":"","store":"x","embedder":"","dim":0},"lookupResult":{"found":true,"evidenceBlocks":[]}}`)
+	g := &contract.GoldenFile{KBScope: "kb", Cases: []contract.Case{
+		{CaseID: "a", Query: "q", ExpectedSelectedAttempt: contract.AttemptFiltered},
+		{CaseID: "b", Query: "q", ExpectedSelectedAttempt: contract.AttemptFiltered},
+	}}
+	res, err := Run(g, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := res.Cases[0], res.Cases[1]; a.Status != StatusSkipped || b.Status != StatusFail {
+		t.Errorf("statuses %s (%v) %s (%v), want skipped fail", a.Status, a.Checks, b.Status, b.Checks)
+	}
+	// b's pipeline disagrees with the manifest's on capabilities: warned.
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Error(), "pipeline (capabilities)") {
+		t.Errorf("warnings %v", res.Warnings)
+	}
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+)
+
+// skippedResult judges testdata/skipset: fixtures of an http pipeline that
+// declares only contextPack, with a case that passes on its run checks, one
+// whose every check is skipped, one that fails beside skipped checks, and
+// one whose declared part is absent ("fixture lacks").
+func skippedResult(t *testing.T) *judge.Result {
+	t.Helper()
+	const path = "testdata/skipset/golden-cases.json"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := contract.ParseGolden(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := judge.Run(g, "testdata/skipset/fixtures", judge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Every format shows the skipped checks: golden files.
+func TestReportSkippedGolden(t *testing.T) {
+	rep := Build(skippedResult(t), "testdata/skipset/golden-cases.json", "0123456789abcdef")
+	rep.Inputs.Snapshot = SnapshotOf(skippedResult(t).Manifest)
+	s := rep.Summary
+	if s.PassCount != 1 || s.SkippedCount != 1 || s.FailCount != 2 || s.SkippedCheckCount() != 5 {
+		t.Fatalf("summary %+v", s)
+	}
+	golden(t, "skipped.json", render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) }))
+	golden(t, "skipped.md", render(t, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) }))
+	golden(t, "skipped.junit.xml", render(t, func(b *bytes.Buffer) error { return rep.WriteJUnit(b) }))
+	golden(t, "skipped.txt", render(t, func(b *bytes.Buffer) error { return rep.WriteText(b, false) }))
+	golden(t, "skipped-summary.md", render(t, func(b *bytes.Buffer) error { return rep.WriteSummaryMarkdown(b, nil) }))
+
+	// The JSON report reads back with its skipped checks.
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Summary.SkippedCount != 1 || len(back.Cases[1].SkippedChecks) != 2 || !back.Cases[1].Checks[1].Skipped {
+		t.Errorf("read back %+v", back.Cases[1])
+	}
+}
+
+// A check that passed in the baseline and is skipped now is a regression
+// that names the check and the reason; the JUnit of the run marks it.
+func TestDiffLostCheck(t *testing.T) {
+	cur := Build(skippedResult(t), "c.json", "x")
+	// The baseline: the same run when the pipeline still produced a trace
+	// and breadcrumbs, and both checks passed.
+	var buf bytes.Buffer
+	if err := cur.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadJSON(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &base.Cases[0]
+	for i := range c.Checks {
+		c.Checks[i] = judge.Check{Name: c.Checks[i].Name, Passed: true}
+	}
+	c.SkippedChecks = nil
+	d := Compare(base, cur, "baseline.json", "current.json")
+	if !d.Regressed() {
+		t.Fatalf("verdict %s, want regression", d.Verdict)
+	}
+	want := "case pass-with-skips regressed: check breadcrumbs passed → skipped (pipeline declares no breadcrumb); check selected_attempt passed → skipped (pipeline declares no trace)"
+	if len(d.Regressions) != 1 || d.Regressions[0] != want {
+		t.Errorf("regressions %q\nwant %q", d.Regressions, want)
+	}
+	golden(t, "skipped-diff.md", render(t, func(b *bytes.Buffer) error { return d.WriteMarkdown(b) }))
+	junit := render(t, func(b *bytes.Buffer) error { return cur.WriteJUnitDiff(b, d) })
+	if !bytes.Contains(junit, []byte(`type="regression"`)) || !strings.Contains(string(junit), "passed → skipped") {
+		t.Errorf("junit:\n%s", junit)
+	}
+}
+
+// A changed declaration is an input change the diff names.
+func TestDiffDeclarationIsAnInput(t *testing.T) {
+	res := skippedResult(t)
+	cur := Build(res, "c.json", "x")
+	cur.Inputs.Snapshot = SnapshotOf(res.Manifest)
+	base := Build(res, "c.json", "x")
+	p := *res.Manifest.Pipeline
+	p.SearchMode, p.Capabilities = "", nil
+	base.Inputs.Snapshot = &Snapshot{SearchMode: "hybrid", KBScope: "kb", Pipeline: &p}
+	got := strings.Join(Compare(base, cur, "b", "c").InputLines(), "; ")
+	if want := `declared capabilities null → ["contextPack"]; declared search mode null → bm25`; got != want {
+		t.Errorf("input lines %q, want %q", got, want)
+	}
+}
