@@ -45,7 +45,8 @@ trec prints). Every pair of runs is then compared over its queries (or, with
 --baseline NAME, every run against that one): per measure both means, Δ = a − b,
 a 95% bootstrap interval, a paired sign-flip randomization p-value, win/tie/loss
 counts and the p-value adjusted by Holm–Bonferroni over every p-value of the
-report. num_* measures are counts, not compared.
+report. num_* measures are counts, gm_map and gm_bpref have no per-query
+value (a geometric mean), runid and relstring are text: none is compared.
 
 A query judged in the qrels but absent from a run counts 0 in its pairs with -c
 (as trec_eval -c averages it); without -c it is dropped from the pairs of that
@@ -190,9 +191,17 @@ func trecCompareRun(opts *trecCompareOptions) error {
 		return err
 	}
 	for _, c := range runs[0].Result.Columns {
-		if c.Integer {
+		switch {
+		case c.Text:
+			fmt.Fprintf(opts.IO.ErrOut, "rag-eval: warning: %s is text, not compared\n", c.Name)
+		case c.Integer:
 			fmt.Fprintf(opts.IO.ErrOut, "rag-eval: warning: %s is a count, not compared\n", c.Name)
+		case c.SummaryOnly:
+			fmt.Fprintf(opts.IO.ErrOut, "rag-eval: warning: %s has no per-query value, not compared\n", c.Name)
 		}
+	}
+	for i := range runs {
+		dropTextColumns(runs[i].Result)
 	}
 	in := compare.TrecInputs{Qrels: opts.qrelsPath, QrelsSHA256: qf.sha256, Measures: opts.measures,
 		Complete: opts.complete, RelLevel: opts.relLevel, MaxRetrieved: maxRet}
@@ -299,4 +308,33 @@ func runNames(paths, tags []string) []string {
 		return base
 	}
 	return slices.Clone(paths)
+}
+
+// dropTextColumns removes the text columns (runid, relstring) from r: they
+// hold no number to compare.
+func dropTextColumns(r *metrics.Result) {
+	keep := make([]int, 0, len(r.Columns))
+	for i, c := range r.Columns {
+		if !c.Text {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(r.Columns) {
+		return
+	}
+	pick := func(v []float64) []float64 {
+		out := make([]float64, len(keep))
+		for j, i := range keep {
+			out[j] = v[i]
+		}
+		return out
+	}
+	cols := make([]metrics.Column, len(keep))
+	for j, i := range keep {
+		cols[j] = r.Columns[i]
+	}
+	r.Columns, r.All = cols, pick(r.All)
+	for q := range r.Queries {
+		r.Queries[q].Values, r.Queries[q].Texts = pick(r.Queries[q].Values), nil
+	}
 }
