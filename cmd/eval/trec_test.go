@@ -66,6 +66,16 @@ func TestTrecFlags(t *testing.T) {
 			want:  "map                   \tall\t0.5000\n",
 		},
 		{
+			name: "nosummary, judged only, collection size",
+			args: []string{"-n", "-q", "-J", "-N", "10", "-m", "num_ret", "-m", "utility.0,0,0,1", qrels, runFile},
+			want: "num_ret               \tq1\t2\nutility_0,0,0,1       \tq1\t8.0000\n",
+		},
+		{
+			name: "runid and num_q",
+			args: []string{"-m", "runid", "-m", "num_q", qrels, runFile},
+			want: "runid                 \tall\tt\nnum_q                 \tall\t1\n",
+		},
+		{
 			name: "decimals",
 			args: []string{"--decimals", "6", "-m", "ndcg_cut.2", qrels, runFile},
 			want: "ndcg_cut_2            \tall\t0.859719\n",
