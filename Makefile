@@ -41,7 +41,8 @@ docker:
 # Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
 # case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md),
 # an embedder change: use-multilingual-v3 (the default) vs local-hash-v1, both hybrid
-# (reports/compare-use-local.json|md), and the threshold calibration of all
+# (reports/compare-use-local.json|md), the three of them compared pair by pair
+# (reports/compare-3way.json|md), and the threshold calibration of all
 # three fixture sets (reports/calibration.json|md).
 SET := eval/rag-retrieval
 eval:
@@ -49,6 +50,7 @@ eval:
 	$(BIN)/rag-eval
 	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
 	$(BIN)/rag-eval compare -q --left $(SET)/fixtures --left-name use-multilingual-v3 --right $(SET)/fixtures-local --right-name local-hash-v1 --json-report $(SET)/reports/compare-use-local.json --markdown-report $(SET)/reports/compare-use-local.md
+	$(BIN)/rag-eval compare -q --side hybrid=$(SET)/fixtures --side dense=$(SET)/fixtures-dense --side local-hash-v1=$(SET)/fixtures-local --json-report $(SET)/reports/compare-3way.json --markdown-report $(SET)/reports/compare-3way.md
 	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-local
 
 # Chromium (and a CJK font) from Debian, for the HTML reports' browser

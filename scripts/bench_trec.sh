@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # rag-eval trec against pytrec_eval (trec_eval 9.0.8's C core) on generated
-# qrels and runs: checks the values are identical, then times both.
+# qrels and runs: checks the values are identical, then times both, first
+# on eleven common measures, then on -m all_trec.
 # Usage: scripts/bench_trec.sh [queries...]   (default: 10000 20000 40000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,3 +25,13 @@ for n in "${queries[@]}"; do
 done
 n=${queries[$(( ${#queries[@]} > 1 ? 1 : 0 ))]}
 hyperfine -N -w 2 -r 10 "${cmds[@]}" "$venv/bin/python scripts/bench_trec.py --pytrec-only $dir/q$n.txt $dir/r$n.txt"
+
+# Every measure of -m all_trec that pytrec_eval exposes, per query.
+cmds=()
+for n in "${queries[@]}"; do
+  echo "== $n queries x 100 documents, -m all_trec: values vs pytrec_eval"
+  "$venv/bin/python" scripts/bench_trec.py --measures all_trec --rag-eval bin/rag-eval "$dir/q$n.txt" "$dir/r$n.txt"
+  cmds+=("bin/rag-eval trec -q -m all_trec $dir/q$n.txt $dir/r$n.txt")
+done
+n=${queries[$(( ${#queries[@]} > 1 ? 1 : 0 ))]}
+hyperfine -N -w 2 -r 10 "${cmds[@]}" "$venv/bin/python scripts/bench_trec.py --pytrec-only --measures all_trec $dir/q$n.txt $dir/r$n.txt"

@@ -14,48 +14,18 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STATE="$ROOT/.ragbaseline"
 SVC="$STATE/ext-services"
 ENV_FILE="$STATE/ext-services.env"
+# shellcheck disable=SC2034 # read by daemon.sh
 WAIT="${RAG_EXT_STOP_TIMEOUT:-30}"
 
 log() { printf 'ext-services-stop: %s\n' "$*"; }
 
-alive() {
-	kill -0 "$1" 2>/dev/null || return 1
-	! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
-}
+# shellcheck source=scripts/daemon.sh
+. "$(dirname "${BASH_SOURCE[0]}")/daemon.sh"
 
-# pid_of PIDFILE NAME: the pid when it is alive and its command line
-# mentions NAME (a recycled pid is never signalled).
-pid_of() {
-	local pidfile=$1 name=$2 pid
-	[ -s "$pidfile" ] || return 1
-	pid="$(tr -dc '0-9' <"$pidfile")"
-	[ -n "$pid" ] || return 1
-	alive "$pid" || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$name" || return 1
-	echo "$pid"
-}
-
-# stop SERVICE PIDFILE NAME: SIGTERM, wait up to WAIT seconds, then SIGKILL.
+# stop SERVICE PIDFILE NAME: its env fragment goes first, then the process.
 stop() {
-	local service=$1 pidfile=$2 name=$3 pid deadline
-	rm -f "$SVC/$service/$service.env"
-	if ! pid="$(pid_of "$pidfile" "$name")"; then
-		log "$service not running"
-		rm -f "$pidfile"
-		return 0
-	fi
-	kill -TERM "$pid" 2>/dev/null || true
-	deadline=$((SECONDS + WAIT))
-	while alive "$pid"; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			log "$service (pid $pid) did not stop within ${WAIT}s; killing it"
-			kill -KILL "$pid" 2>/dev/null || true
-			break
-		fi
-		sleep 0.2
-	done
-	rm -f "$pidfile"
-	log "$service stopped (pid $pid)"
+	rm -f "$SVC/$1/$1.env"
+	stop_daemon "$@"
 }
 
 clean=""

@@ -54,6 +54,7 @@ STATE="$ROOT/.ragbaseline"
 SVC="$STATE/ext-services"
 ENV_FILE="$STATE/ext-services.env"
 CACHE="${RAG_EXT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ragbaseline/ext}"
+# shellcheck disable=SC2034 # read by daemon.sh
 TIMEOUT="${RAG_EXT_TIMEOUT:-180}"
 HOST=127.0.0.1
 GO="${GO:-go}"
@@ -90,60 +91,10 @@ die() { printf 'ext-services: error: %s\n' "$*" >&2; exit 1; }
 
 # ---------------------------------------------------------------- helpers
 
-alive() {
-	kill -0 "$1" 2>/dev/null || return 1
-	! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
-}
+# shellcheck source=scripts/daemon.sh
+. "$(dirname "${BASH_SOURCE[0]}")/daemon.sh"
 
-# pid_alive PIDFILE NAME: the pid in PIDFILE is a live process whose command
-# line mentions NAME (a recycled pid does not count).
-pid_alive() {
-	local pidfile=$1 name=$2 pid
-	[ -s "$pidfile" ] || return 1
-	pid="$(tr -dc '0-9' <"$pidfile")"
-	[ -n "$pid" ] || return 1
-	alive "$pid" || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$name"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-port_owner() {
-	if command -v ss >/dev/null 2>&1; then
-		ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\(.*\)))/\1/p' | head -n1
-	fi
-}
-
-# require_free_port SERVICE PORT ENVVAR
-require_free_port() {
-	if port_open "$2"; then
-		die "$1: port $HOST:$2 is already in use by another process ($(port_owner "$2" || true)); stop it, or run with $3=<free port>"
-	fi
-}
-
-# http_ok URL: a 2xx answer within 5 s, no proxy (loopback).
 http_ok() { curl -sf --noproxy '*' -m 5 -o /dev/null "$1"; }
-
-# wait_for SERVICE LOGFILE PIDFILE CHECK...: poll CHECK until it succeeds, the
-# process in PIDFILE dies, or TIMEOUT passes.
-wait_for() {
-	local name=$1 logfile=$2 pidfile=$3 pid
-	shift 3
-	pid="$(tr -dc '0-9' <"$pidfile" 2>/dev/null || true)"
-	local deadline=$((SECONDS + TIMEOUT)) t0=$SECONDS
-	until "$@" >/dev/null 2>&1; do
-		if [ -n "$pid" ] && ! alive "$pid"; then
-			tail -n 30 "$logfile" >&2 2>/dev/null || true
-			die "$name exited during startup; see its log: $logfile"
-		fi
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			tail -n 30 "$logfile" >&2 2>/dev/null || true
-			die "$name did not answer on $HOST within ${TIMEOUT}s; see its log: $logfile"
-		fi
-		sleep 0.2
-	done
-	log "$name ready after $((SECONDS - t0))s"
-}
 
 # fetch URL SHA512 DEST: download into the cache unless DEST already has
 # the pinned sum; fail on a mismatch.

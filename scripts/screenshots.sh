@@ -2,8 +2,8 @@
 # make screenshots: the README's pictures of the HTML reports, from the
 # shipped eval set alone (no store, no model): the judge of the
 # local-hash-v1 fixtures against the shipped baseline (a regression, with
-# its diff), use-multilingual-v3 vs local-hash-v1, and the calibration of
-# the three fixture sets. The reports go to .ragbaseline/screenshots, the
+# its diff), the three fixture sets compared (hybrid, dense and
+# local-hash-v1, every pair), and the calibration of the three. The reports go to .ragbaseline/screenshots, the
 # PNGs (256 colours) to docs/images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ scripts/browser.sh >/dev/null
 	--json-report "$OUT/current.json" --markdown-report "$OUT/current.md" \
 	--diff-json-report "$OUT/diff.json" --diff-markdown-report "$OUT/diff.md" \
 	--html-report "$OUT/current.html" || [ $? -eq 3 ]
-"$BIN/rag-eval" compare -q --left "$SET/fixtures" --left-name use-multilingual-v3 --right "$SET/fixtures-local" --right-name local-hash-v1 \
+"$BIN/rag-eval" compare -q --side hybrid="$SET/fixtures" --side dense="$SET/fixtures-dense" --side local-hash-v1="$SET/fixtures-local" \
 	--json-report "$OUT/compare.json" --markdown-report "$OUT/compare.md" --html-report "$OUT/compare.html"
 "$BIN/rag-eval" calibrate -q --fixtures "$SET/fixtures" --fixtures "$SET/fixtures-dense" --fixtures "$SET/fixtures-local" \
 	--json-report "$OUT/calibration.json" --markdown-report "$OUT/calibration.md" --html-report "$OUT/calibration.html"
@@ -31,6 +31,6 @@ shot() { $GO run ./internal/tools/screenshot -width 1100 -height 760 "$@"; }
 shot -in "$OUT/current.html" -out "$IMG/html-diff.png"
 shot -in "$OUT/current.html" -out "$IMG/html-case.png" \
 	-click '#case-chat-para-en-cert-expired > summary' -scroll '#case-chat-para-en-cert-expired'
-shot -in "$OUT/compare.html" -out "$IMG/html-compare.png" -scroll '#metrics'
+shot -in "$OUT/compare.html" -out "$IMG/html-compare.png" -scroll '#summary'
 shot -in "$OUT/calibration.html" -out "$IMG/html-calibration.png" -scroll 'section.mode h3'
 ls -l "$IMG"/html-*.png

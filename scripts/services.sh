@@ -73,6 +73,7 @@ REDIS_PORT="${RAG_SERVICES_REDIS_PORT:-6379}"
 MILVUS_PORT="${RAG_SERVICES_MILVUS_PORT:-19530}"
 E5_PORT="${RAG_SERVICES_E5_PORT:-8089}"
 E5_THREADS="${RAG_SERVICES_E5_THREADS:-2}"
+# shellcheck disable=SC2034 # read by daemon.sh
 TIMEOUT="${RAG_SERVICES_TIMEOUT:-90}"
 # 2.5.x embeds the real Milvus core (C++ binary in the wheel); see README.
 MILVUS_LITE_VERSION="${MILVUS_LITE_VERSION:-2.5.1}"
@@ -97,59 +98,8 @@ fi
 
 # ---------------------------------------------------------------- helpers
 
-# alive PID: the process exists and is not a zombie (nothing reaps our
-# daemons' zombies in some sandboxes, so kill -0 alone is not enough).
-alive() {
-	kill -0 "$1" 2>/dev/null || return 1
-	! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
-}
-
-# pid_alive PIDFILE NAME: the pid in PIDFILE is a live process whose command
-# line mentions NAME (guards against a recycled pid).
-pid_alive() {
-	local pidfile=$1 name=$2 pid
-	[ -s "$pidfile" ] || return 1
-	pid="$(tr -dc '0-9' <"$pidfile")"
-	[ -n "$pid" ] || return 1
-	alive "$pid" || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$name"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-# port_owner PORT: best-effort description of who listens on PORT.
-port_owner() {
-	if command -v ss >/dev/null 2>&1; then
-		ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\(.*\)))/\1/p' | head -n1
-	fi
-}
-
-# require_free_port SERVICE PORT ENVVAR
-require_free_port() {
-	if port_open "$2"; then
-		die "$1: port $HOST:$2 is already in use by another process ($(port_owner "$2" || true)); stop it, or run with $3=<free port>"
-	fi
-}
-
-# wait_for SERVICE LOGFILE PIDFILE CHECK...: poll CHECK until it succeeds, the
-# process in PIDFILE (if given) dies, or TIMEOUT passes.
-wait_for() {
-	local name=$1 logfile=$2 pidfile=$3 pid=""
-	shift 3
-	[ -z "$pidfile" ] || pid="$(tr -dc '0-9' <"$pidfile" 2>/dev/null || true)"
-	local deadline=$((SECONDS + TIMEOUT))
-	until "$@" >/dev/null 2>&1; do
-		if [ -n "$pid" ] && ! alive "$pid"; then
-			tail -n 30 "$logfile" >&2 2>/dev/null || true
-			die "$name exited during startup; see its log: $logfile"
-		fi
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			tail -n 30 "$logfile" >&2 2>/dev/null || true
-			die "$name did not answer on $HOST within ${TIMEOUT}s; see its log: $logfile"
-		fi
-		sleep 0.3
-	done
-}
+# shellcheck source=scripts/daemon.sh
+. "$(dirname "${BASH_SOURCE[0]}")/daemon.sh"
 
 # ---------------------------------------------------------------- packages
 

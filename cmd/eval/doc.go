@@ -6,11 +6,12 @@
 // Usage:
 //
 //	rag-eval [flags]                          judge: reports/baseline.json|md
-//	rag-eval compare [flags]                  two fixture sets case by case, with significance tests
+//	rag-eval compare [flags]                  two or more fixture sets case by case, with significance tests
 //	rag-eval calibrate [flags]                how well qualityScore separates relevant evidence
 //	rag-eval export-trec --qrels F --run F    the judge's rankings and grades as TREC files
 //	rag-eval trec [flags] QRELS RUN           what trec_eval 9.0.8 prints for them
 //	rag-eval init --dir DIR                   a new eval set: starter cases and documents
+//	rag-eval trec-compare [flags] QRELS RUN RUN…  TREC runs pair by pair, with significance tests
 //
 // Every path has its default inside the eval set, --dir (eval/rag-retrieval,
 // docs/README.md): the golden cases <dir>/cases/golden-cases.json, the fixtures
@@ -65,18 +66,26 @@
 //	    --summary-markdown string       also write a PR-comment-sized Markdown summary to this path (verdict, regressions, failed checks; under 60,000 bytes)
 //	-v, --version                       version for rag-eval
 //
-// # Comparing two fixture sets
+// # Comparing fixture sets
 //
-// rag-eval compare judges two fixture directories (by default hybrid
-// <dir>/fixtures against dense <dir>/fixtures-dense) against the same cases
-// and reports, per case, what differs and, per metric, both means, the
-// paired difference Δ = left − right, its 95% bootstrap interval and a
-// paired randomization p-value, from a fixed seed. A side that does not
-// exist or whose manifest says "unavailable" (an unreachable sidecar) is
-// reported as such, the other in full.
+// rag-eval compare judges two or more fixture directories (by default
+// hybrid <dir>/fixtures against dense <dir>/fixtures-dense; --side NAME=DIR
+// repeated for more) against the same cases and reports, for every pair of
+// sides (or every side against --baseline), per case what differs and, per
+// metric, both means, the paired difference Δ = a − b, its 95% bootstrap
+// interval, a paired randomization p-value, the p-value adjusted by Holm
+// over the whole report and win/tie/loss counts, from a fixed seed per
+// pair; a summary table marks each side's means with the letters of the
+// sides it is significantly better than. A side that does not exist or
+// whose manifest says "unavailable" (an unreachable sidecar) is reported as
+// such, the others in full. Each side says what it skipped (the checks its
+// pipeline declares it cannot serve). --html-report adds a page with the
+// means, a forest plot of every pair's intervals and every differing case
+// with each side's blocks in a column.
 //
 // Flags of rag-eval compare:
 //
+//	    --baseline NAME            compare every side against the side NAME only (default: every pair)
 //	    --cases string             golden cases file (default <dir>/cases/golden-cases.json)
 //	    --dir string               eval set directory; the default of every other path is inside it (default "eval/rag-retrieval")
 //	-h, --help                     help for compare
@@ -89,6 +98,31 @@
 //	-q, --quiet                    do not print the summary
 //	    --right string             right fixture directory (default <dir>/fixtures-dense)
 //	    --right-name string        name of the right side in the reports (default "dense")
+//	    --side NAME=DIR            a side as NAME=DIR (repeatable, two or more; instead of --left and --right)
+//
+// # Comparing TREC runs
+//
+// rag-eval trec-compare evaluates two or more TREC runs against the same
+// qrels exactly as rag-eval trec does (the same -c, -l, -M and -m) and
+// compares them query by query with the statistics of rag-eval compare:
+// every pair of runs, or every run against --baseline. Each run's mean is
+// the "all" value rag-eval trec prints; a judged query a run lacks counts 0
+// with -c and is dropped from that run's pairs without. Runs are named by
+// their tag column, else by their file names. --html-report writes the
+// means and pairs as a page, with a forest plot of the intervals.
+//
+// Flags of rag-eval trec-compare:
+//
+//	-M, --Max_retrieved_per_topic N   evaluate only the first N documents of each ranking (default: all)
+//	    --baseline NAME               compare every run against the run NAME only (default: every pair)
+//	-c, --complete_rel_info_wanted    compare over every qrels query; a query a run lacks counts as zero
+//	-h, --help                        help for trec-compare
+//	    --html-report string          also write a self-contained HTML report to this path (one file, readable offline)
+//	    --json-report string          also write the JSON report to this path
+//	-l, --level_for_rel N             a document is relevant when its grade is >= N (default 1)
+//	    --markdown-report string      also write the Markdown report to this path
+//	-m, --measure MEASURE             MEASURE to compare, with cutoffs as MEASURE.k,k,… (repeatable, required)
+//	    --quiet                       do not print the summary
 //
 // # Calibrating the thresholds
 //
@@ -114,11 +148,16 @@
 // # TREC interop
 //
 // rag-eval export-trec writes the judge's document rankings as a TREC run
-// and their grades as TREC qrels; rag-eval trec evaluates them, or any run
-// and qrels, and prints byte for byte what trec_eval 9.0.8 prints for the
-// same arguments (see package internal/metrics for every rule). trec -c on
-// export-trec's files reproduces each case's recip_rank (mrr), ndcg_cut.K,
-// recall.K (docRecallAtK) and P.K of the JSON report.
+// and their grades as TREC qrels (grades are trec_eval levels as they are);
+// rag-eval trec evaluates them, or any run and qrels, and prints byte for
+// byte what trec_eval 9.0.8 prints for the same arguments: every measure,
+// the measure sets (official without -m, all_trec, set, qrels_jg,
+// all_prefs, prefs), trec_eval's parameter syntax, -q -c -n -J -l -M -N -Z
+// -R (qrels, qrels_jg, prefs, qrels_prefs). Its tests run trec_eval's own
+// quicktest suite byte for byte; package internal/metrics documents every
+// rule and the traps of the measures' definitions. trec -c on export-trec's
+// files reproduces each case's recip_rank (mrr), ndcg_cut.K, recall.K
+// (docRecallAtK) and P.K of the JSON report.
 //
 // Flags of rag-eval export-trec:
 //
@@ -132,12 +171,18 @@
 //
 // Flags of rag-eval trec:
 //
+//	-J, --Judged_docs_only            drop retrieved documents without a judgment before computing anything
 //	-M, --Max_retrieved_per_topic N   evaluate only the first N documents of each ranking (default: all)
+//	-N, --Number_docs_in_coll int     number of documents in the collection (utility's fourth coefficient)
+//	-R, --Rel_info_format string      format of QRELS: qrels, qrels_jg (second field = judgment group), prefs ("qid jg jsg docno level") or qrels_prefs (qrels read as preferences) (default "qrels")
+//	-T, --Results_format string       format of RUN: trec_results (default "trec_results")
+//	-Z, --Zscore FILE                 print z scores against the "qid measure mean stddev" lines of FILE
 //	-c, --complete_rel_info_wanted    average over every qrels query; queries without results count as zero
 //	    --decimals D                  print D decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)
 //	-h, --help                        help for trec
 //	-l, --level_for_rel N             a document is relevant when its grade is >= N (default 1)
-//	-m, --measure MEASURE             MEASURE to compute, with cutoffs as MEASURE.k,k,… (repeatable, required)
+//	-m, --measure MEASURE             MEASURE or measure set to compute, with parameters as MEASURE.p,p,… (repeatable; default official)
+//	-n, --nosummary                   print no "all" lines
 //	-q, --query_eval_wanted           print each query's values before the "all" values
 //
 // # Creating an eval set
@@ -176,14 +221,16 @@
 //	$ rag-eval compare
 //	hybrid: 3/3 cases pass (eval/rag-retrieval/fixtures)
 //	dense: 2/3 cases pass (eval/rag-retrieval/fixtures-dense)
-//	metric        hybrid    dense     Δ          95% CI         p  pairs  differ
-//	recallAtK     1         0.5       +0.5       [0, 1]         1  2      1
-//	mrr           1         0.5       +0.5       [0, 1]         1  2      1
-//	ndcgAtK       1         0.5       +0.5       [0, 1]         1  2      1
-//	docRecallAtK  1         0.5       +0.5       [0, 1]         1  2      1
-//	precisionAtK  0.333333  0.166667  +0.166667  [0, 0.333333]  1  2      1
-//	passRate      1         0.666667  +0.333333  [0, 1]         1  3      1
-//	Δ = hybrid − dense; * p < 0.05. 1 of 3 cases differ in content or order.
+//	hybrid vs dense (Δ = hybrid − dense):
+//	metric        hybrid    dense     Δ          95% CI         p  p adj.  W/T/L  pairs  t-test p
+//	recallAtK     1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	mrr           1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	ndcgAtK       1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	docRecallAtK  1         0.5       +0.5       [0, 1]         1  1       1/1/0  2      0.5
+//	precisionAtK  0.333333  0.166667  +0.166667  [0, 0.333333]  1  1       1/1/0  2      0.5
+//	passRate      1         0.666667  +0.333333  [0, 1]         1  1       1/2/0  3      0.42265
+//	* p adj. < 0.05 (Holm over 6 p-values).
+//	hybrid vs dense: 1 of 3 cases differ in content or order.
 //	reports: eval/rag-retrieval/reports/compare.json, eval/rag-retrieval/reports/compare.md
 //
 //	$ rag-eval calibrate

@@ -30,6 +30,8 @@ the per-case rank metrics of the JSON report:
   recip_rank = reciprocalRank, ndcg_cut.K = ndcgAtK, recall.K = docRecallAtK,
   P.K = precisionAtK, with -c so that cases with an empty ranking count as 0.
 
+Grades are trec_eval relevance levels as they are (0 judged non-relevant, 1
+and up relevant), so every trec measure reads the files (-m all_trec, -l 2, …).
 Query ids are case ids. Document ids containing white space or '%' are
 percent-encoded.`,
 		Example: `  rag-eval export-trec --qrels qrels.txt --run run.txt

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bufio"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -107,8 +108,57 @@ func TestNewCmdCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Left != "l" || o.Right != "r" || o.LeftName != "a" || o.RightName != "b" || o.K != 2 || !o.Quiet || o.JSONReport != "j" || o.MarkdownReport != "m" || o.Cases != "c" {
+	if o.Left != "l" || o.Right != "r" || o.LeftName != "a" || o.RightName != "b" || o.K != 2 || !o.Quiet || o.JSONReport != "j" || o.MarkdownReport != "m" || o.Cases != "c" || !o.twoSide {
 		t.Errorf("options %+v", o)
+	}
+	o, err = parse(t, newCmdCompare, args("--side a=x --side b=y=z --side c=w --baseline b")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := o.sideSpecs()
+	if err != nil || o.twoSide || o.Baseline != "b" || !reflect.DeepEqual(specs, []sideSpec{{"a", "x"}, {"b", "y=z"}, {"c", "w"}}) {
+		t.Errorf("sides %+v, %v, options %+v", specs, err, o)
+	}
+}
+
+func TestNewCmdTrecCompare(t *testing.T) {
+	o, err := parse(t, newCmdTrecCompare, args("-c -l 2 -M 10 -m map -m P.5,10 --baseline bm25 --quiet --json-report j q r1 r2 r3")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.complete || o.relLevel != 2 || o.maxRetrieved != 10 || !o.maxSet || !reflect.DeepEqual(o.measures, []string{"map", "P.5,10"}) ||
+		o.baseline != "bm25" || !o.Quiet || o.JSONReport != "j" || o.MarkdownReport != "" || o.qrelsPath != "q" || !reflect.DeepEqual(o.runPaths, []string{"r1", "r2", "r3"}) {
+		t.Errorf("options %+v", o)
+	}
+}
+
+func TestRunNames(t *testing.T) {
+	for _, c := range []struct{ paths, tags, want []string }{
+		{[]string{"a/x.run", "b/y.run"}, []string{"bm25", "dense"}, []string{"bm25", "dense"}},
+		{[]string{"a/x.run", "b/y.run"}, []string{"bm25", "bm25"}, []string{"x.run", "y.run"}},
+		{[]string{"a/x.run", "b/y.run"}, []string{"bm25", ""}, []string{"x.run", "y.run"}},
+		{[]string{"a/x.run", "b/x.run"}, []string{"t", "t"}, []string{"a/x.run", "b/x.run"}},
+	} {
+		if got := runNames(c.paths, c.tags); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("runNames(%v, %v) = %v, want %v", c.paths, c.tags, got, c.want)
+		}
+	}
+}
+
+func TestFirstTag(t *testing.T) {
+	for in, want := range map[string]string{
+		"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1 bm25\n": "bm25",
+		"\n# comment\n  \nq1 Q0 d1 1 2.5 dense":    "dense",
+		"q1 Q0 d1 1 2.5\n":                         "",
+		"":                                         "",
+	} {
+		if got := firstTag(bufio.NewReaderSize(strings.NewReader(in), 64)); got != want {
+			t.Errorf("firstTag(%q) = %q, want %q", in, got, want)
+		}
+	}
+	long := "q1 Q0 d1 1 2.5 " + strings.Repeat("x", 100) + "\n"
+	if got := firstTag(bufio.NewReaderSize(strings.NewReader(long), 64)); got != "" {
+		t.Errorf("a first line longer than the peek gave tag %q", got)
 	}
 }
 
@@ -133,16 +183,34 @@ func TestNewCmdExportTrec(t *testing.T) {
 }
 
 func TestNewCmdTrec(t *testing.T) {
-	o, err := parse(t, newCmdTrec, args("-q -c -l2 -M 0 -m map -mP.5,10 --decimals 6 qrels -")...)
+	o, err := parse(t, newCmdTrec, args("-q -c -l2 -M 0 -m map -mP.5,10 --decimals 6 -J -N100 -Z z -n qrels -")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := trecOptions{qrelsPath: "qrels", runPath: "-", measures: []string{"map", "P.5,10"}, perQuery: true, complete: true,
-		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, IO: o.IO}
+		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, judgedOnly: true, numDocs: 100, zscoresPath: "z",
+		relFormat: "qrels", resultsFormat: "trec_results", noSummary: true, IO: o.IO}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("options\n%+v\nwant\n%+v", *o, want)
 	}
 	if o, _ := parse(t, newCmdTrec, args("-m map q r")...); o.maxSet || o.relLevel != metrics.DefaultRelLevel {
 		t.Errorf("defaults %+v", o)
 	}
+}
+
+// FuzzFirstTag: any run file start gives a tag that is a whole field of its
+// first data line, or "", without panicking.
+func FuzzFirstTag(f *testing.F) {
+	f.Add("q1 Q0 d1 1 2.5 bm25\n")
+	f.Add("# c\n\nq1\tQ0 d1 1 2.5 t x y\r\n")
+	f.Add("\n\n#\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		tag := firstTag(bufio.NewReaderSize(strings.NewReader(in), 64))
+		if tag == "" {
+			return
+		}
+		if strings.ContainsAny(tag, " \t\n\r\v\f") || !strings.Contains(in, tag) {
+			t.Fatalf("firstTag(%q) = %q", in, tag)
+		}
+	})
 }

@@ -20,6 +20,7 @@ func newRootCmd(f *cmdutil.Streams) *cobra.Command {
 	root.Version = version
 	root.AddCommand(newCmdTrec(f, nil), newCmdExportTrec(f, nil), newCmdCompare(f, nil), newCmdCalibrate(f, nil))
 	root.AddCommand(newCmdInit(f, nil))
+	root.AddCommand(newCmdTrecCompare(f, nil))
 	cmdutil.Setup(root, f)
 	return root
 }

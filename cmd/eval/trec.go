@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,12 +22,19 @@ type trecOptions struct {
 	maxRetrieved       int
 	maxSet             bool
 	decimals           int
+	judgedOnly         bool
+	numDocs            int64
+	zscoresPath        string
+	relFormat          string
+	resultsFormat      string
+	noSummary          bool
 
 	IO *cmdutil.Streams // In is RUN "-"
 }
 
-const trecLong = `Evaluate a TREC run against TREC qrels and print exactly what trec_eval 9.0.8
-prints for the same arguments (docs/checks.md).
+const trecLongHead = `Evaluate a TREC run against TREC qrels and print exactly what trec_eval 9.0.8
+prints for the same arguments (docs/checks.md); trec_eval's own test suite
+("make quicktest") passes byte for byte.
 
 QRELS has lines "qid iter docno rel"; RUN has lines "qid iter docno rank score
 tag" ("-" reads RUN from standard input). Documents are ranked by score
@@ -36,21 +44,65 @@ without results are skipped unless -c, which counts them as zero. A docno
 repeated within an evaluated query is an error, and so is a run that shares
 no query with the qrels.
 
-Measures (-m, repeatable; printed in trec_eval's order, not the order given):
-  num_q num_ret num_rel num_rel_ret map Rprec recip_rank
-  P recall ndcg_cut success    cutoff measures: P.5,10 names P_5 and P_10;
-                               without cutoffs P, recall and ndcg_cut use
-                               5,10,15,20,30,100,200,500,1000, success 1,5,10
-trec_eval's other measures and measure sets (official, all_trec, …) are not
-computed; name the measures you want.
+-m names a measure or a measure set and is repeatable; measures print in
+trec_eval's order, not the order given. Without -m: -m official. Parameters
+follow a '.': cutoffs "P.5,10" (P_5, P_10), recall fractions
+"iprec_at_recall..1,.5", coefficients "utility.2,-1,0,0", gains per level
+"ndcg.1=3,2=9". Sets:
+  official   runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref
+             recip_rank iprec_at_recall P
+  all_trec   every measure below that reads qrels
+  set        runid num_q num_ret num_rel num_rel_ret utility set_*
+  qrels_jg   runid num_q map_avgjg P_avgjg Rprec_mult_avgjg (with -R qrels_jg)
+  all_prefs  runid num_q prefs_* (with -R prefs or qrels_prefs)
+  prefs      runid num_q prefs_num_prefs_* prefs_simp prefs_pair prefs_avgjg
 
+Measures (default parameters after the name):
+`
+
+const trecLongTail = `
 Each line is "%-22s\t%s\t%6.4f": measure, query id (or "all"), value; num_*
-are integers. "all" is the mean over the evaluated queries (num_* are sums).
+are integers, runid and relstring text. "all" is the mean over the evaluated
+queries (num_* are sums, gm_* geometric means). -Z prints z scores, names
+prefixed with "Z".
 
-See the documentation of package internal/metrics for every rule and the few
-places where rag-eval deliberately differs from trec_eval.`
+See the documentation of package internal/metrics for every rule, the traps
+of the measures' definitions, and the few places where rag-eval
+deliberately differs from trec_eval.`
 
-const trecExample = `  # trec_eval -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt
+// trecLong is the long help: trecLongHead, the measures, trecLongTail.
+func trecLong() string {
+	var b strings.Builder
+	b.WriteString(trecLongHead)
+	format := "qrels"
+	for _, m := range metrics.Measures() {
+		if m.Format != format {
+			format = m.Format
+			switch format {
+			case "prefs":
+				b.WriteString("With -R prefs (\"qid jg jsg docno level\" lines: within a judgment sub-group\njsg of judgment group jg, a higher level is preferred) or -R qrels_prefs (qrels\nread as preferences, the second field the jg):\n")
+			default:
+				fmt.Fprintf(&b, "With -R %s (the qrels' second field names a judgment group; averaged over\nthe groups of a query):\n", format)
+			}
+		}
+		name := m.Name + m.Params
+		if len(name) > 24 {
+			fmt.Fprintf(&b, "  %s\n  %-24s %s\n", name, "", m.Doc)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-24s %s\n", name, m.Doc)
+	}
+	b.WriteString(trecLongTail)
+	return b.String()
+}
+
+const trecExample = `  # trec_eval qrels.txt run.txt: the official measures
+  rag-eval trec qrels.txt run.txt
+
+  # every measure, per query
+  rag-eval trec -q -m all_trec qrels.txt run.txt
+
+  # trec_eval -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt
   rag-eval trec -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt
 
   # MS MARCO style: MRR@10 over every judged query
@@ -64,9 +116,9 @@ const trecExample = `  # trec_eval -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt 
 func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Command {
 	opts := &trecOptions{IO: f}
 	cmd := &cobra.Command{
-		Use:     "trec [-q] [-c] [-l N] [-M N] -m MEASURE[.k,k…] … QRELS RUN",
+		Use:     "trec [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-Z FILE] [-m MEASURE[.p,p…]]… QRELS RUN",
 		Short:   "Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints",
-		Long:    trecLong,
+		Long:    trecLong(),
 		Example: trecExample,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,11 +131,17 @@ func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Comman
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVarP(&opts.measures, "measure", "m", nil, "`MEASURE` to compute, with cutoffs as MEASURE.k,k,… (repeatable, required)")
+	fs.StringArrayVarP(&opts.measures, "measure", "m", nil, "`MEASURE` or measure set to compute, with parameters as MEASURE.p,p,… (repeatable; default official)")
 	fs.BoolVarP(&opts.perQuery, "query_eval_wanted", "q", false, "print each query's values before the \"all\" values")
 	fs.BoolVarP(&opts.complete, "complete_rel_info_wanted", "c", false, "average over every qrels query; queries without results count as zero")
 	fs.IntVarP(&opts.relLevel, "level_for_rel", "l", metrics.DefaultRelLevel, "a document is relevant when its grade is >= `N`")
 	fs.IntVarP(&opts.maxRetrieved, "Max_retrieved_per_topic", "M", 0, "evaluate only the first `N` documents of each ranking (default: all)")
+	fs.BoolVarP(&opts.judgedOnly, "Judged_docs_only", "J", false, "drop retrieved documents without a judgment before computing anything")
+	fs.Int64VarP(&opts.numDocs, "Number_docs_in_coll", "N", 0, "number of documents in the collection (utility's fourth coefficient)")
+	fs.StringVarP(&opts.zscoresPath, "Zscore", "Z", "", "print z scores against the \"qid measure mean stddev\" lines of `FILE`")
+	fs.StringVarP(&opts.relFormat, "Rel_info_format", "R", "qrels", "format of QRELS: qrels, qrels_jg (second field = judgment group), prefs (\"qid jg jsg docno level\") or qrels_prefs (qrels read as preferences)")
+	fs.StringVarP(&opts.resultsFormat, "Results_format", "T", "trec_results", "format of RUN: trec_results")
+	fs.BoolVarP(&opts.noSummary, "nosummary", "n", false, "print no \"all\" lines")
 	fs.IntVar(&opts.decimals, "decimals", 0, "print `D` decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)")
 	return cmd
 }
@@ -91,8 +149,15 @@ func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Comman
 // trecRun does the work of rag-eval trec. Every error it returns is an input
 // or usage error (exit code 2).
 func trecRun(opts *trecOptions) error {
-	mo := metrics.DefaultOptions(opts.measures...)
+	measures := opts.measures
+	if len(measures) == 0 {
+		// trec_eval.c: no -m means -m official.
+		measures = []string{"official"}
+	}
+	mo := metrics.DefaultOptions(measures...)
 	mo.Complete = opts.complete
+	mo.JudgedOnly = opts.judgedOnly
+	mo.NumDocs = opts.numDocs
 	mo.RelLevel = opts.relLevel
 	if opts.maxSet {
 		if opts.maxRetrieved < 0 {
@@ -103,8 +168,29 @@ func trecRun(opts *trecOptions) error {
 	if opts.decimals < 0 || opts.decimals > 30 {
 		return fmt.Errorf("--decimals %d: want 1 to 30", opts.decimals)
 	}
-	if err := metrics.ValidateMeasures(opts.measures); err != nil {
+	if err := metrics.ValidateMeasures(measures); err != nil {
 		return err
+	}
+	if opts.resultsFormat != "trec_results" {
+		return fmt.Errorf("-T %s: the only results format is trec_results", opts.resultsFormat)
+	}
+	readQrels := metrics.ReadQrels
+	switch opts.relFormat {
+	case "qrels", "qrels_jg":
+	case "prefs":
+		readQrels = metrics.ReadPrefs
+	case "qrels_prefs":
+		readQrels = metrics.ReadQrelsPrefs
+	default:
+		return fmt.Errorf("-R %s: the formats are qrels, qrels_jg, prefs and qrels_prefs", opts.relFormat)
+	}
+	mo.RelFormat = opts.relFormat
+	if opts.zscoresPath != "" {
+		z, err := readTrec(opts.zscoresPath, nil, metrics.ReadZScores)
+		if err != nil {
+			return fmt.Errorf("read z scores: %w", err)
+		}
+		mo.ZScores = z
 	}
 
 	// Read the two files at once: on two cores that hides the qrels.
@@ -112,7 +198,7 @@ func trecRun(opts *trecOptions) error {
 	qerr := make(chan error, 1)
 	go func() {
 		var err error
-		qrels, err = readTrec(opts.qrelsPath, nil, metrics.ReadQrels)
+		qrels, err = readTrec(opts.qrelsPath, nil, readQrels)
 		qerr <- err
 	}()
 	run, rerr := readTrec(opts.runPath, opts.IO.In, metrics.ReadRun)
@@ -126,7 +212,7 @@ func trecRun(opts *trecOptions) error {
 	if err != nil {
 		return fmt.Errorf("trec: %w", err)
 	}
-	return metrics.WriteText(opts.IO.Out, res, metrics.TextOptions{PerQuery: opts.perQuery, Decimals: opts.decimals})
+	return metrics.WriteText(opts.IO.Out, res, metrics.TextOptions{PerQuery: opts.perQuery, Decimals: opts.decimals, NoSummary: opts.noSummary})
 }
 
 // readTrec opens path ("-" is stdin when stdin is not nil) and reads it with

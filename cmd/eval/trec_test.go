@@ -2,9 +2,11 @@ package eval
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -64,6 +66,16 @@ func TestTrecFlags(t *testing.T) {
 			want:  "map                   \tall\t0.5000\n",
 		},
 		{
+			name: "nosummary, judged only, collection size",
+			args: []string{"-n", "-q", "-J", "-N", "10", "-m", "num_ret", "-m", "utility.0,0,0,1", qrels, runFile},
+			want: "num_ret               \tq1\t2\nutility_0,0,0,1       \tq1\t8.0000\n",
+		},
+		{
+			name: "runid and num_q",
+			args: []string{"-m", "runid", "-m", "num_q", qrels, runFile},
+			want: "runid                 \tall\tt\nnum_q                 \tall\t1\n",
+		},
+		{
 			name: "decimals",
 			args: []string{"--decimals", "6", "-m", "ndcg_cut.2", qrels, runFile},
 			want: "ndcg_cut_2            \tall\t0.859719\n",
@@ -100,8 +112,13 @@ func TestTrecErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no measure", []string{qrels, dupRun}, "rag-eval: no measure requested"},
-		{"unsupported measure", []string{"-m", "bpref", qrels, dupRun}, `rag-eval: measure "bpref": trec_eval measure not supported`},
+		{"unknown measure", []string{"-m", "dcg", qrels, dupRun}, `rag-eval: illegal measure "dcg"`},
+		{"bad pairs", []string{"-m", "ndcg.1=2,3", qrels, dupRun}, `rag-eval: measure ndcg.1=2,3: malformed pair parameters`},
+		{"unknown format", []string{"-R", "trec_prefs", qrels, dupRun}, `rag-eval: -R trec_prefs: the formats are qrels, qrels_jg, prefs and qrels_prefs`},
+		{"measure of another format", []string{"-R", "qrels_prefs", "-m", "map", qrels, dupRun}, `rag-eval: trec: measure map needs -R qrels judgments, not prefs`},
+		{"prefs fields", []string{"-R", "prefs", qrels, dupRun}, `rag-eval: read qrels: ` + qrels + `:1: want 5 fields (qid jg jsg docno rel_level), found 4`},
+		{"results format", []string{"-T", "trec_top", qrels, dupRun}, `rag-eval: -T trec_top: the only results format is trec_results`},
+		{"missing z file", []string{"-Z", filepath.Join(dir, "nope"), qrels, dupRun}, `rag-eval: read z scores: open `},
 		{"bad cutoff", []string{"-m", "P.0", qrels, dupRun}, "rag-eval: measure P.0: cutoffs must be positive"},
 		{"negative -M", []string{"-M", "-1", "-m", "map", qrels, dupRun}, "rag-eval: -M -1: the number of documents must be >= 0"},
 		{"missing file", []string{"-m", "map", filepath.Join(dir, "nope"), dupRun}, "rag-eval: read qrels: open "},
@@ -123,4 +140,80 @@ func TestTrecErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quicktestDir is trec_eval 9.0.8's own test directory; its README (one
+// level up) lists the eleven invocations of trec_eval's "make quicktest".
+const quicktestDir = trecDir + "quicktest"
+
+// quicktestCases reads the invocations from the README's table: rows
+// "| `ARGS` … | `OUTPUT` |".
+func quicktestCases(t *testing.T) [][2]string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(trecDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)`[^|]*\\| `(out\\.test[^`]*)` \\|$")
+	var cases [][2]string
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		cases = append(cases, [2]string{m[1], m[2]})
+	}
+	if len(cases) != 11 {
+		t.Fatalf("README.md lists %d quicktest invocations, want trec_eval's 11", len(cases))
+	}
+	return cases
+}
+
+// TestTrecQuicktest runs trec_eval 9.0.8's "make quicktest" against
+// rag-eval trec: each invocation, run from inside the test directory as
+// trec_eval's Makefile runs it, must print its expected file byte for byte.
+func TestTrecQuicktest(t *testing.T) {
+	cases := quicktestCases(t)
+	dir, err := filepath.Abs(quicktestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	passed := 0
+	for _, c := range cases {
+		args, wantFile := c[0], c[1]
+		t.Run(wantFile, func(t *testing.T) {
+			want, err := os.ReadFile(wantFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"trec"}, strings.Fields(args)...), &stdout, &stderr)
+			if code != cmdutil.ExitOK {
+				t.Fatalf("rag-eval trec %s: exit %d, stderr %s", args, code, stderr.String())
+			}
+			if !bytes.Equal(stdout.Bytes(), want) {
+				t.Fatalf("rag-eval trec %s differs from trec_eval 9.0.8's %s:\n%s", args, wantFile, diffLines(stdout.String(), string(want)))
+			}
+			passed++
+		})
+	}
+	if passed != len(cases) {
+		t.Errorf("%d of %d quicktest outputs identical", passed, len(cases))
+	}
+}
+
+// diffLines lists the lines that differ.
+func diffLines(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			fmt.Fprintf(&b, "line %d:\n  got  %s\n  want %s\n", i+1, gl, wl)
+		}
+	}
+	return b.String()
 }

@@ -2,14 +2,15 @@ package compare
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"math"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
-// SchemaVersion is the version of the comparison JSON format.
-const SchemaVersion = 1
+// SchemaVersion is the version of the comparison JSON format. Version 2
+// has any number of sides and pairs; version 1 had left and right.
+const SchemaVersion = 2
 
 // Side statuses (the manifest's vocabulary).
 const (
@@ -27,7 +28,7 @@ type Side struct {
 	Reason   string
 }
 
-// Inputs identify the golden cases both sides were judged against.
+// Inputs identify the golden cases every side was judged against.
 type Inputs struct {
 	Cases       string `json:"cases"`
 	CasesSHA256 string `json:"casesSha256"`
@@ -41,20 +42,56 @@ type Method struct {
 	Interval           string `json:"interval"`
 	Permutations       int    `json:"permutations"`
 	Seed               [2]int `json:"seed"`
+	// Streams says which draws come from which source.
+	Streams string `json:"streams"`
+	// Adjustment is the multiple-testing correction of pAdjusted, Family
+	// the number of p-values it adjusted together, Alpha the adjusted
+	// p-value below which a difference is significant.
+	Adjustment string  `json:"adjustment"`
+	Family     int     `json:"family"`
+	Alpha      float64 `json:"alpha"`
 }
 
-// Report is a two-sided comparison (docs/reports.md). Field order is the JSON
-// key order: schemaVersion, left, right, metrics, cases, then tool, inputs and
-// method.
+// NewMethod returns the method of a report whose Holm family has family
+// p-values.
+func NewMethod(family int) Method {
+	return Method{
+		Delta:              "a - b",
+		BootstrapResamples: Resamples,
+		Interval:           "percentile, type 7",
+		Permutations:       Permutations,
+		Seed:               [2]int{Seed1, Seed2},
+		Streams:            "one PCG source per pair; its metrics in order, bootstrap then permutations",
+		Adjustment:         "holm",
+		Family:             family,
+		Alpha:              Significance,
+	}
+}
+
+// Family counts the p-values of c, the tests Holm adjusted together.
+func (c *Comparison) Family() int {
+	n := 0
+	for _, p := range c.Pairs {
+		for _, m := range p.Metrics {
+			if m.PValue != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Report is a comparison of fixture directories (docs/reports.md). Field
+// order is the JSON key order: schemaVersion, sides, baseline, metrics,
+// pairs, cases, then tool, inputs and method.
 type Report struct {
-	SchemaVersion int        `json:"schemaVersion"`
-	Left          SideReport `json:"left"`
-	Right         SideReport `json:"right"`
-	Metrics       []Metric   `json:"metrics"`
-	Cases         []Case     `json:"cases"`
-	Tool          string     `json:"tool"`
-	Inputs        Inputs     `json:"inputs"`
-	Method        Method     `json:"method"`
+	SchemaVersion int          `json:"schemaVersion"`
+	Sides         []SideReport `json:"sides"`
+	Comparison
+	Cases  []Case `json:"cases"`
+	Tool   string `json:"tool"`
+	Inputs Inputs `json:"inputs"`
+	Method Method `json:"method"`
 }
 
 // SideReport is one side's identity, availability and summary (docs/checks.md) (nil
@@ -67,39 +104,15 @@ type SideReport struct {
 	Summary  *judge.Summary `json:"summary"`
 }
 
-// Metric is one metric's paired comparison. Left and Right are the means
-// over the pairs (over the side's own non-null cases when the other side is
-// unavailable); Delta is the mean of left − right over the pairs. Every
-// value is null when it has nothing to be computed from.
-type Metric struct {
-	Name   string              `json:"name"`
-	Left   *contract.Float6    `json:"left"`
-	Right  *contract.Float6    `json:"right"`
-	Delta  *contract.Float6    `json:"delta"`
-	CI95   *[2]contract.Float6 `json:"ci95"`
-	PValue *contract.Float6    `json:"pValue"`
-	Pairs  int                 `json:"pairs"`
-	// NonZero counts the pairs whose difference is not 0: only they can
-	// move the randomization test, whose p-value cannot go below
-	// 2/2^NonZero (nor 1/10,001).
-	NonZero int `json:"nonZero"`
-}
-
-// Significance is the p-value below which a metric's difference is
-// significant (in bold in the Markdown output, starred in the text).
-const Significance = 0.05
-
-// Significant reports whether the metric's difference has p < Significance.
-func (m *Metric) Significant() bool { return m.PValue != nil && float64(*m.PValue) < Significance }
-
-// Case is one golden case on both sides; a side is null when unavailable.
+// Case is one golden case on every side. Sides[s] is null when side s is
+// unavailable; Differences[k] lists what differs between the sides of
+// pair k (empty when either is unavailable).
 type Case struct {
-	CaseID      string    `json:"caseId"`
-	Left        *CaseSide `json:"left"`
-	Right       *CaseSide `json:"right"`
-	Differences []string  `json:"differences"`
-	Scenario    string    `json:"scenario"`
-	Query       string    `json:"query"`
+	CaseID      string      `json:"caseId"`
+	Sides       []*CaseSide `json:"sides"`
+	Differences [][]string  `json:"differences"`
+	Scenario    string      `json:"scenario"`
+	Query       string      `json:"query"`
 }
 
 // CaseSide is the part of one side's judge.CaseResult that a comparison
@@ -188,48 +201,62 @@ func Value(metric string, c *judge.CaseResult) (float64, bool) {
 	return 0, false
 }
 
-// Build compares two sides judged against the same golden file (same cases
-// in the same order). in names that file; in.K is what the reports call
-// inputs.k.
-func Build(in Inputs, left, right Side) *Report {
-	r := &Report{
-		SchemaVersion: SchemaVersion,
-		Left:          sideReport(left),
-		Right:         sideReport(right),
-		Tool:          "rag-eval compare",
-		Inputs:        in,
-		Method: Method{
-			Delta:              "left - right",
-			BootstrapResamples: Resamples,
-			Interval:           "percentile, type 7",
-			Permutations:       Permutations,
-			Seed:               [2]int{Seed1, Seed2},
-		},
-	}
-	rng := NewSource()
-	for _, name := range Metrics {
-		r.Metrics = append(r.Metrics, metric(name, left.Result, right.Result, rng))
-	}
-
+// Build compares sides judged against the same golden file (same cases in
+// the same order): every pair of sides, or with baseline ≥ 0 every side
+// against sides[baseline] (Analyze). in names that file; in.K is what the
+// reports call inputs.k. Pairs are computed on up to workers goroutines
+// (0: one per CPU), with the same result for any number.
+func Build(in Inputs, sides []Side, baseline, workers int) *Report {
+	r := &Report{SchemaVersion: SchemaVersion, Tool: "rag-eval compare", Inputs: in}
+	t := &Table{Metrics: Metrics}
 	var golden *judge.Result
-	if golden = left.Result; golden == nil {
-		golden = right.Result
+	for _, s := range sides {
+		r.Sides = append(r.Sides, sideReport(s))
+		t.Sides = append(t.Sides, s.Name)
+		if s.Result == nil {
+			t.Values = append(t.Values, nil)
+			continue
+		}
+		if golden == nil {
+			golden = s.Result
+		}
+		vals := make([][]float64, len(Metrics))
+		for m, name := range Metrics {
+			vals[m] = make([]float64, len(s.Result.Cases))
+			for i := range s.Result.Cases {
+				v, ok := Value(name, &s.Result.Cases[i])
+				if !ok {
+					v = math.NaN()
+				}
+				vals[m][i] = v
+			}
+		}
+		t.Values = append(t.Values, vals)
 	}
+	pairs := AllPairs(len(sides))
+	if baseline >= 0 {
+		pairs = BaselinePairs(len(sides), baseline)
+	}
+	r.Comparison = Analyze(t, pairs, baseline, workers)
+	r.Method = NewMethod(r.Family())
+
 	r.Cases = []Case{}
 	if golden == nil {
 		return r
 	}
 	for i := range golden.Cases {
 		gc := &golden.Cases[i]
-		c := Case{CaseID: gc.CaseID, Scenario: gc.Scenario, Query: gc.Query, Differences: []string{}}
-		if left.Result != nil {
-			c.Left = caseSide(&left.Result.Cases[i])
+		c := Case{CaseID: gc.CaseID, Scenario: gc.Scenario, Query: gc.Query, Sides: make([]*CaseSide, len(sides)), Differences: make([][]string, len(pairs))}
+		for s := range sides {
+			if sides[s].Result != nil {
+				c.Sides[s] = caseSide(&sides[s].Result.Cases[i])
+			}
 		}
-		if right.Result != nil {
-			c.Right = caseSide(&right.Result.Cases[i])
-		}
-		if c.Left != nil && c.Right != nil {
-			c.Differences = differences(c.Left, c.Right)
+		for k, p := range pairs {
+			c.Differences[k] = []string{}
+			if a, b := c.Sides[p[0]], c.Sides[p[1]]; a != nil && b != nil {
+				c.Differences[k] = differences(a, b)
+			}
 		}
 		r.Cases = append(r.Cases, c)
 	}
@@ -247,62 +274,6 @@ func sideReport(s Side) SideReport {
 	sum := s.Result.Summarize().Overall
 	sr.Summary = &sum
 	return sr
-}
-
-// metric pairs the per-case values of both sides and computes the
-// statistics over them. With one side unavailable only the other side's
-// mean is reported.
-func metric(name string, left, right *judge.Result, rng *rand.Rand) Metric {
-	m := Metric{Name: name}
-	switch {
-	case left == nil && right == nil:
-		return m
-	case left == nil:
-		m.Right = ownMean(name, right)
-		return m
-	case right == nil:
-		m.Left = ownMean(name, left)
-		return m
-	}
-	var ls, rs, d []float64
-	for i := range left.Cases {
-		lv, lok := Value(name, &left.Cases[i])
-		rv, rok := Value(name, &right.Cases[i])
-		if lok && rok {
-			ls, rs, d = append(ls, lv), append(rs, rv), append(d, lv-rv)
-		}
-	}
-	m.Pairs = len(d)
-	if len(d) == 0 {
-		return m
-	}
-	for _, v := range d {
-		if v != 0 {
-			m.NonZero++
-		}
-	}
-	p := PairedStats(d, rng)
-	m.Left, m.Right, m.Delta, m.PValue = fl(mean(ls)), fl(mean(rs)), fl(p.Delta), fl(p.P)
-	m.CI95 = &[2]contract.Float6{contract.Float6(p.CI95[0]), contract.Float6(p.CI95[1])}
-	return m
-}
-
-func ownMean(name string, r *judge.Result) *contract.Float6 {
-	var xs []float64
-	for i := range r.Cases {
-		if v, ok := Value(name, &r.Cases[i]); ok {
-			xs = append(xs, v)
-		}
-	}
-	if len(xs) == 0 {
-		return nil
-	}
-	return fl(mean(xs))
-}
-
-func fl(v float64) *contract.Float6 {
-	f := contract.Float6(v)
-	return &f
 }
 
 func caseSide(c *judge.CaseResult) *CaseSide {
@@ -364,12 +335,12 @@ func differences(l, r *CaseSide) []string {
 
 var differenceOrder = []string{DiffSource, DiffBreadcrumb, DiffCategory, DiffRank, DiffScoreLabel, DiffRelevanceLevel, DiffHitLevel, DiffSelectedAttempt}
 
-// Substantive reports whether the sides of c differ in more than
-// scoreLabel. Hybrid and dense always label their scores differently (RRF
-// vs COSINE), which says nothing about what was retrieved; the Markdown and
-// text outputs count such cases apart and do not detail them.
-func (c *Case) Substantive() bool {
-	for _, d := range c.Differences {
+// Substantive reports whether the sides of pair k differ in more than
+// scoreLabel in c. Hybrid and dense always label their scores differently
+// (RRF vs COSINE), which says nothing about what was retrieved; the
+// Markdown and text outputs count such cases apart and do not detail them.
+func (c *Case) Substantive(k int) bool {
+	for _, d := range c.Differences[k] {
 		if d != DiffScoreLabel {
 			return true
 		}
@@ -377,29 +348,43 @@ func (c *Case) Substantive() bool {
 	return false
 }
 
-// Differing counts the cases whose sides differ substantively and those
-// that differ only in scoreLabel.
-func (r *Report) Differing() (substantive, labelOnly int) {
+// Differing counts the cases whose sides of pair k differ substantively
+// and those that differ only in scoreLabel.
+func (r *Report) Differing(k int) (substantive, labelOnly int) {
 	for i := range r.Cases {
 		switch {
-		case r.Cases[i].Substantive():
+		case r.Cases[i].Substantive(k):
 			substantive++
-		case len(r.Cases[i].Differences) > 0:
+		case len(r.Cases[i].Differences[k]) > 0:
 			labelOnly++
 		}
 	}
 	return substantive, labelOnly
 }
 
-// differingSentence says how many cases differ, for the Markdown and text
-// outputs.
-func (r *Report) differingSentence() string {
-	for _, s := range []SideReport{r.Left, r.Right} {
+// pairSides returns the indices of pair k's sides.
+func (r *Report) pairSides(k int) (a, b int) {
+	for i, s := range r.Sides {
+		if s.Name == r.Pairs[k].A {
+			a = i
+		}
+		if s.Name == r.Pairs[k].B {
+			b = i
+		}
+	}
+	return a, b
+}
+
+// differingSentence says how many cases of pair k differ, for the Markdown
+// and text outputs.
+func (r *Report) differingSentence(k int) string {
+	a, b := r.pairSides(k)
+	for _, s := range []SideReport{r.Sides[a], r.Sides[b]} {
 		if s.Status != Available {
 			return fmt.Sprintf("No case is compared: %s is unavailable.", s.Name)
 		}
 	}
-	sub, labelOnly := r.Differing()
+	sub, labelOnly := r.Differing(k)
 	out := fmt.Sprintf("%d of %d cases differ in content or order", sub, len(r.Cases))
 	if labelOnly > 0 {
 		out += fmt.Sprintf("; %d more differ only in scoreLabel", labelOnly)

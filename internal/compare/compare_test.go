@@ -49,7 +49,7 @@ func golden(n int) *contract.GoldenFile {
 var in = Inputs{Cases: "cases.json", CasesSHA256: "00", K: 5}
 
 func metricByName(r *Report, name string) Metric {
-	for _, m := range r.Metrics {
+	for _, m := range r.Pairs[0].Metrics {
 		if m.Name == name {
 			return m
 		}
@@ -60,18 +60,18 @@ func metricByName(r *Report, name string) Metric {
 func TestIdenticalSides(t *testing.T) {
 	g := golden(20)
 	res := result(g, "f", func(i int) bool { return i%3 != 0 })
-	r := Build(in, Side{Name: "hybrid", Fixtures: "f", Result: res}, Side{Name: "dense", Fixtures: "f", Result: res})
-	if len(r.Metrics) != len(Metrics) {
-		t.Fatalf("%d metrics", len(r.Metrics))
+	r := Build(in, []Side{Side{Name: "hybrid", Fixtures: "f", Result: res}, Side{Name: "dense", Fixtures: "f", Result: res}}, -1, 1)
+	if len(r.Pairs[0].Metrics) != len(Metrics) {
+		t.Fatalf("%d metrics", len(r.Pairs[0].Metrics))
 	}
-	for _, m := range r.Metrics {
+	for _, m := range r.Pairs[0].Metrics {
 		if m.Delta == nil || *m.Delta != 0 || m.PValue == nil || *m.PValue != 1 || m.CI95 == nil || m.CI95[0] != 0 || m.CI95[1] != 0 || m.Pairs != 20 {
 			t.Errorf("%s: %+v, want delta 0, p 1, CI [0,0], 20 pairs", m.Name, m)
 		}
 	}
 	for _, c := range r.Cases {
-		if len(c.Differences) != 0 {
-			t.Errorf("%s: differences %v on identical sides", c.CaseID, c.Differences)
+		if len(c.Differences[0]) != 0 {
+			t.Errorf("%s: differences %v on identical sides", c.CaseID, c.Differences[0])
 		}
 	}
 }
@@ -82,14 +82,14 @@ func TestShiftDetectedAndDeterministic(t *testing.T) {
 	right := result(g, "r", func(i int) bool { return i%2 == 0 }) // 20 of 40
 	build := func() []byte {
 		var b bytes.Buffer
-		if err := Build(in, Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}).WriteJSON(&b); err != nil {
+		if err := Build(in, []Side{Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}}, -1, 1).WriteJSON(&b); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
 	}
-	r := Build(in, Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right})
+	r := Build(in, []Side{Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}}, -1, 1)
 	m := metricByName(r, MetricRecallAtK)
-	if *m.Left != 0.9 || *m.Right != 0.5 || *m.Delta != 0.4 || m.Pairs != 40 {
+	if *m.A != 0.9 || *m.B != 0.5 || *m.Delta != 0.4 || m.Pairs != 40 {
 		t.Fatalf("recallAtK %+v: want 0.9 vs 0.5, delta 0.4 over 40 pairs", m)
 	}
 	if *m.PValue >= 0.05 || m.CI95[0] > *m.Delta || *m.Delta > m.CI95[1] || m.CI95[0] <= 0 {
@@ -100,10 +100,10 @@ func TestShiftDetectedAndDeterministic(t *testing.T) {
 	}
 	// Case 1 hits on the left, misses on the right.
 	want := []string{DiffSource, DiffBreadcrumb, DiffCategory, DiffRank, DiffRelevanceLevel, DiffHitLevel}
-	if got := r.Cases[1].Differences; !slices.Equal(got, want) {
+	if got := r.Cases[1].Differences[0]; !slices.Equal(got, want) {
 		t.Errorf("case 1 differences %v, want %v", got, want)
 	}
-	if got := r.Cases[2].Differences; len(got) != 0 {
+	if got := r.Cases[2].Differences[0]; len(got) != 0 {
 		t.Errorf("case 2 hits on both sides, differences %v", got)
 	}
 	if a, b := build(), build(); !bytes.Equal(a, b) {
@@ -111,7 +111,7 @@ func TestShiftDetectedAndDeterministic(t *testing.T) {
 	}
 	var md1, md2 bytes.Buffer
 	r.WriteMarkdown(&md1)
-	Build(in, Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}).WriteMarkdown(&md2)
+	Build(in, []Side{Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}}, -1, 1).WriteMarkdown(&md2)
 	if !bytes.Equal(md1.Bytes(), md2.Bytes()) || !bytes.Contains(md1.Bytes(), []byte("| recall@K | 0.9 | 0.5 | **+0.4** |")) {
 		t.Fatalf("markdown not deterministic or lacks the recall row:\n%s", md1.String())
 	}
@@ -120,29 +120,29 @@ func TestShiftDetectedAndDeterministic(t *testing.T) {
 func TestUnavailableSideKeepsTheOther(t *testing.T) {
 	g := golden(10)
 	left := result(g, "l", func(i int) bool { return i < 7 })
-	r := Build(in, Side{Name: "current", Fixtures: "l", Result: left}, Side{Name: "sidecar", Fixtures: "s", Reason: "sidecar unreachable: connection refused"})
-	if r.Right.Status != Unavailable || r.Right.Reason == nil || *r.Right.Reason != "sidecar unreachable: connection refused" || r.Right.Summary != nil {
-		t.Fatalf("right side %+v", r.Right)
+	r := Build(in, []Side{Side{Name: "current", Fixtures: "l", Result: left}, Side{Name: "sidecar", Fixtures: "s", Reason: "sidecar unreachable: connection refused"}}, -1, 1)
+	if r.Sides[1].Status != Unavailable || r.Sides[1].Reason == nil || *r.Sides[1].Reason != "sidecar unreachable: connection refused" || r.Sides[1].Summary != nil {
+		t.Fatalf("right side %+v", r.Sides[1])
 	}
-	if r.Left.Status != Available || r.Left.Summary == nil || r.Left.Summary.PassCount != 7 || r.Left.Reason != nil {
-		t.Fatalf("left side %+v", r.Left)
+	if r.Sides[0].Status != Available || r.Sides[0].Summary == nil || r.Sides[0].Summary.PassCount != 7 || r.Sides[0].Reason != nil {
+		t.Fatalf("left side %+v", r.Sides[0])
 	}
-	for _, m := range r.Metrics {
-		if m.Right != nil || m.Delta != nil || m.CI95 != nil || m.PValue != nil || m.Pairs != 0 {
+	for _, m := range r.Pairs[0].Metrics {
+		if m.B != nil || m.Delta != nil || m.CI95 != nil || m.PValue != nil || m.Pairs != 0 {
 			t.Errorf("%s: statistics with an unavailable side: %+v", m.Name, m)
 		}
 	}
-	if m := metricByName(r, MetricRecallAtK); m.Left == nil || *m.Left != 0.7 {
-		t.Errorf("left recallAtK %v, want 0.7", m.Left)
+	if m := metricByName(r, MetricRecallAtK); m.A == nil || *m.A != 0.7 {
+		t.Errorf("left recallAtK %v, want 0.7", m.A)
 	}
-	if len(r.Cases) != 10 || r.Cases[0].Left == nil || r.Cases[0].Right != nil || len(r.Cases[0].Left.TopCandidates) != 1 {
+	if len(r.Cases) != 10 || r.Cases[0].Sides[0] == nil || r.Cases[0].Sides[1] != nil || len(r.Cases[0].Sides[0].TopCandidates) != 1 {
 		t.Fatalf("cases: %+v", r.Cases[0])
 	}
 	var b bytes.Buffer
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b.Bytes(), []byte(`"status": "unavailable",`)) || !bytes.Contains(b.Bytes(), []byte(`"right": null,`)) {
+	if !bytes.Contains(b.Bytes(), []byte(`"status": "unavailable",`)) || !bytes.Contains(b.Bytes(), []byte("        },\n        null\n      ],")) {
 		t.Fatalf("JSON lacks the unavailable side:\n%s", b.String()[:min(b.Len(), 2000)])
 	}
 }
@@ -153,14 +153,14 @@ func TestNotRunCasesArePairedOnlyForPassRate(t *testing.T) {
 	right := result(g, "r", func(int) bool { return true })
 	right.Cases[0] = judge.CaseResult{CaseID: g.Cases[0].CaseID, Case: &g.Cases[0], K: 5, Status: judge.StatusNotRun, Reason: ptr("no fixture"),
 		TopCandidates: []judge.Candidate{}, Checks: []judge.Check{}, FailedChecks: []string{}}
-	r := Build(in, Side{Name: "a", Result: left}, Side{Name: "b", Result: right})
+	r := Build(in, []Side{Side{Name: "a", Result: left}, Side{Name: "b", Result: right}}, -1, 1)
 	if m := metricByName(r, MetricMRR); m.Pairs != 3 || *m.Delta != 0 {
 		t.Errorf("mrr: %+v, want 3 pairs and delta 0", m)
 	}
 	if m := metricByName(r, MetricPassRate); m.Pairs != 4 || *m.Delta != 0.25 {
 		t.Errorf("passRate: %+v, want 4 pairs and delta 0.25", m)
 	}
-	if d := r.Cases[0].Differences; !slices.Contains(d, DiffHitLevel) || !slices.Contains(d, DiffSource) {
+	if d := r.Cases[0].Differences[0]; !slices.Contains(d, DiffHitLevel) || !slices.Contains(d, DiffSource) {
 		t.Errorf("not_run vs pass differences %v", d)
 	}
 }
@@ -170,21 +170,21 @@ func TestScoreLabelOnlyIsCountedApart(t *testing.T) {
 	left := result(g, "l", func(int) bool { return true })
 	right := result(g, "r", func(i int) bool { return i != 2 })
 	right.Cases[0].TopCandidates[0].ScoreLabel = "COSINE"
-	r := Build(in, Side{Name: "hybrid", Result: left}, Side{Name: "dense", Result: right})
-	if d := r.Cases[0].Differences; !slices.Equal(d, []string{DiffScoreLabel}) || r.Cases[0].Substantive() {
-		t.Fatalf("case 0: differences %v, substantive %v", d, r.Cases[0].Substantive())
+	r := Build(in, []Side{Side{Name: "hybrid", Result: left}, Side{Name: "dense", Result: right}}, -1, 1)
+	if d := r.Cases[0].Differences[0]; !slices.Equal(d, []string{DiffScoreLabel}) || r.Cases[0].Substantive(0) {
+		t.Fatalf("case 0: differences %v, substantive %v", d, r.Cases[0].Substantive(0))
 	}
-	if sub, label := r.Differing(); sub != 1 || label != 1 {
+	if sub, label := r.Differing(0); sub != 1 || label != 1 {
 		t.Fatalf("Differing = %d, %d; want 1, 1", sub, label)
 	}
 	var md, txt bytes.Buffer
 	r.WriteMarkdown(&md)
 	r.WriteText(&txt)
 	if !bytes.Contains(md.Bytes(), []byte("1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.")) ||
-		bytes.Contains(md.Bytes(), []byte("### caa\n")) || !bytes.Contains(md.Bytes(), []byte("### cca\n")) {
+		bytes.Contains(md.Bytes(), []byte("#### caa\n")) || !bytes.Contains(md.Bytes(), []byte("#### cca\n")) {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	if !bytes.Contains(txt.Bytes(), []byte("* p < 0.05. 1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.\n")) {
+	if !bytes.Contains(txt.Bytes(), []byte("hybrid vs dense: 1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.\n")) {
 		t.Errorf("text:\n%s", txt.String())
 	}
 }
@@ -221,7 +221,7 @@ func TestMarkdownEscapesUserText(t *testing.T) {
 	left.Cases[0].TopCandidates[0].Source = "s|<i>"
 	left.Cases[0].TopCandidates[0].Breadcrumb = "A > B|\nC"
 	var b bytes.Buffer
-	if err := Build(in, Side{Name: "h|<u>", Fixtures: "l|x", Result: left}, Side{Name: "d", Fixtures: "r", Result: right}).WriteMarkdown(&b); err != nil {
+	if err := Build(in, []Side{Side{Name: "h|<u>", Fixtures: "l|x", Result: left}, Side{Name: "d", Fixtures: "r", Result: right}}, -1, 1).WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -230,7 +230,7 @@ func TestMarkdownEscapesUserText(t *testing.T) {
 			t.Errorf("markdown contains raw %q:\n%s", bad, md)
 		}
 	}
-	for _, want := range []string{`### id\|&lt;b&gt;`, `Query: q\|x<br>&lt;script&gt;`, `**s\|&lt;i&gt;**`, "`l\\|x`", `h\|&lt;u&gt;`} {
+	for _, want := range []string{`#### id\|&lt;b&gt;`, `Query: q\|x<br>&lt;script&gt;`, `**s\|&lt;i&gt;**`, "`l\\|x`", `h\|&lt;u&gt;`} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

@@ -19,36 +19,38 @@ var metricTitles = map[string]string{
 	MetricDocRecallAtK: "doc recall@K", MetricPrecisionAtK: "precision@K", MetricPassRate: "pass rate",
 }
 
-// WriteMarkdown renders r: both sides, the metric table, every case side by
-// side, then one section per case whose top-K blocks differ, with the
-// differing fields in bold. Every table cell is escaped.
+// WriteMarkdown renders r: the sides, the summary table of means, then per
+// pair its metric table, every case side by side and one section per case
+// whose top-K blocks differ, with the differing fields in bold. Every
+// table cell is escaped.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	ln, rn := texttab.Escape(r.Left.Name), texttab.Escape(r.Right.Name)
-	fmt.Fprintf(b, "# Path comparison: %s vs %s\n\n", ln, rn)
-	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), K = %d. Δ = %s − %s over the cases both sides can score; "+
-		"95%% CI: percentile bootstrap of the mean difference, %d resamples; p: two-sided paired sign-flip "+
-		"randomization test, %d permutations; PCG seed (%d, %d). **Bold** Δ: p < %g.\n\n",
-		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K, ln, rn,
-		r.Method.BootstrapResamples, r.Method.Permutations, r.Method.Seed[0], r.Method.Seed[1], Significance)
+	var names []string
+	for _, s := range r.Sides {
+		names = append(names, texttab.Escape(s.Name))
+	}
+	fmt.Fprintf(b, "# Path comparison: %s\n\n", strings.Join(names, " vs "))
+	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), K = %d. %s\n\n",
+		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K, r.methodSentence(r.Method))
 
 	fmt.Fprintf(b, "## Sides\n\n")
 	texttab.Row(b, "side", "fixtures", "status", "cases", "pass / fail / not run / error", "hit levels (strong / medium / weak / miss / n/a)", "fallback rate", "search modes")
 	texttab.Row(b, "---", "---", "---", "---:", "---", "---", "---:", "---")
-	for _, s := range []SideReport{r.Left, r.Right} {
+	for i, s := range r.Sides {
+		name := texttab.Escape(s.Name) + " (" + Letter(i) + ")"
 		if s.Summary == nil {
-			texttab.Row(b, texttab.Escape(s.Name), texttab.CodeCell(s.Fixtures),
+			texttab.Row(b, name, texttab.CodeCell(s.Fixtures),
 				"**unavailable**: "+texttab.Escape(texttab.Or(s.Reason, texttab.None)), "—", "—", "—", "—", "—")
 			continue
 		}
 		m := s.Summary
-		texttab.Row(b, texttab.Escape(s.Name), texttab.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
+		texttab.Row(b, name, texttab.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
 			fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount),
 			fmt.Sprintf("%d / %d / %d / %d / %d", m.HitLevels.Strong, m.HitLevels.Medium, m.HitLevels.Weak, m.HitLevels.Miss, m.HitLevels.NA),
 			texttab.Float(m.FallbackRate), texttab.Escape(strings.Join(m.SearchModes, ", ")))
 	}
 	b.WriteString("\n")
-	for _, s := range []SideReport{r.Left, r.Right} {
+	for _, s := range r.Sides {
 		if s.Summary != nil {
 			if line := skippedLine(s.Summary); line != "" {
 				fmt.Fprintf(b, "%s: %s.\n\n", texttab.Escape(s.Name), texttab.Escape(line))
@@ -56,44 +58,54 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 
-	fmt.Fprintf(b, "## Metrics\n\n")
-	texttab.Row(b, "metric", ln, rn, "Δ", "95% CI", "p", "pairs", "pairs that differ")
-	texttab.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:")
-	for _, m := range r.Metrics {
-		delta := texttab.Signed(m.Delta)
-		if m.Significant() {
-			delta = "**" + delta + "**"
-		}
-		texttab.Row(b, metricTitles[m.Name], texttab.Float(m.Left), texttab.Float(m.Right), delta, ci(m.CI95), texttab.Float(m.PValue), strconv.Itoa(m.Pairs), strconv.Itoa(m.NonZero))
+	fmt.Fprintf(b, "## Summary\n\nEach side's mean over the cases it can score; a superscript lists the sides it is significantly better than.\n\n")
+	var raw []string
+	for _, s := range r.Sides {
+		raw = append(raw, s.Name)
 	}
-	b.WriteString("\n")
+	r.writeSummaryMarkdown(b, raw, metricTitle)
 
-	fmt.Fprintf(b, "## Cases\n\n%s\n\n", r.differingSentence())
-	texttab.Row(b, "case", "scenario", ln, rn, "differences")
+	for k := range r.Pairs {
+		r.writePairCasesMarkdown(b, k)
+	}
+	return b.Flush()
+}
+
+func metricTitle(name string) string { return metricTitles[name] }
+
+// writePairCasesMarkdown writes pair k's section: metrics, cases, top K.
+func (r *Report) writePairCasesMarkdown(b *bufio.Writer, k int) {
+	ai, bi := r.pairSides(k)
+	an, bn := texttab.Escape(r.Pairs[k].A), texttab.Escape(r.Pairs[k].B)
+	fmt.Fprintf(b, "## %s vs %s\n\n", an, bn)
+	r.writePairMarkdown(b, k, metricTitle)
+
+	fmt.Fprintf(b, "### Cases\n\n%s\n\n", r.differingSentence(k))
+	texttab.Row(b, "case", "scenario", an, bn, "differences")
 	texttab.Row(b, "---", "---", "---", "---", "---")
 	for _, c := range r.Cases {
-		lc, rc := sideCell(c.Left, c.Right), sideCell(c.Right, c.Left)
-		texttab.Row(b, texttab.Escape(c.CaseID), texttab.Escape(c.Scenario), lc, rc, strings.Join(c.Differences, ", "))
+		lc, rc := sideCell(c.Sides[ai], c.Sides[bi]), sideCell(c.Sides[bi], c.Sides[ai])
+		texttab.Row(b, texttab.Escape(c.CaseID), texttab.Escape(c.Scenario), lc, rc, strings.Join(c.Differences[k], ", "))
 	}
 	b.WriteString("\n")
 
-	if differing, _ := r.Differing(); differing > 0 {
-		fmt.Fprintf(b, "## Top K side by side\n\nThe cases that differ in more than scoreLabel; **bold** marks what differs at a position (scoreLabel is not marked).\n")
+	if differing, _ := r.Differing(k); differing > 0 {
+		fmt.Fprintf(b, "### Top K side by side\n\nThe cases that differ in more than scoreLabel; **bold** marks what differs at a position (scoreLabel is not marked).\n")
 		for _, c := range r.Cases {
-			if !c.Substantive() {
+			if !c.Substantive(k) {
 				continue
 			}
-			fmt.Fprintf(b, "\n### %s\n\nQuery: %s  \nDifferences: %s\n\n", texttab.Escape(c.CaseID), texttab.Escape(c.Query), strings.Join(c.Differences, ", "))
-			texttab.Row(b, "#", ln, rn)
+			fmt.Fprintf(b, "\n#### %s\n\nQuery: %s  \nDifferences: %s\n\n", texttab.Escape(c.CaseID), texttab.Escape(c.Query), strings.Join(c.Differences[k], ", "))
+			texttab.Row(b, "#", an, bn)
 			texttab.Row(b, "---:", "---", "---")
-			l, rt := c.Left.TopCandidates, c.Right.TopCandidates
+			l, rt := c.Sides[ai].TopCandidates, c.Sides[bi].TopCandidates
 			for i := range max(len(l), len(rt)) {
 				diff := PositionDiffs(l, rt, i)
 				texttab.Row(b, strconv.Itoa(i+1), blockCell(l, i, diff), blockCell(rt, i, diff))
 			}
 		}
+		b.WriteString("\n")
 	}
-	return b.Flush()
 }
 
 // sideCell summarises one side of a case, in bold where it differs from

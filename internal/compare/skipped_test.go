@@ -9,36 +9,51 @@ import (
 )
 
 // A case skipped on one side (its pipeline declares it lacks what the
-// case's checks need) is no pair for the pass rate, and each side says
-// what it skipped and why.
+// case's checks need) is no pair for the pass rate in any pair of that
+// side, and every side says what it skipped and why.
 func TestSkippedCaseIsNoPassRatePair(t *testing.T) {
 	g := golden(3)
-	left := result(g, "l", func(int) bool { return true })
-	right := result(g, "r", func(int) bool { return true })
+	all := func(int) bool { return true }
+	left, mid, right := result(g, "l", all), result(g, "m", all), result(g, "r", all)
 	reason := judge.SkipReason("trace")
-	sk := &right.Cases[0]
-	sk.Status = judge.StatusSkipped
-	sk.Checks = []judge.Check{{Name: judge.CheckQuery, Passed: true}, {Name: judge.CheckSelectedAttempt, Skipped: true, Message: &reason}}
-	sk.SkippedChecks = []string{judge.CheckSelectedAttempt}
-	r := Build(in, Side{Name: "builtin", Result: left}, Side{Name: "bm25", Result: right})
-	if m := metricByName(r, MetricPassRate); m.Pairs != 2 || *m.Delta != 0 {
-		t.Errorf("passRate: %+v, want 2 pairs and delta 0", m)
+	for _, res := range []*judge.Result{mid, right} {
+		sk := &res.Cases[0]
+		sk.Status = judge.StatusSkipped
+		sk.Checks = []judge.Check{{Name: judge.CheckQuery, Passed: true}, {Name: judge.CheckSelectedAttempt, Skipped: true, Message: &reason}}
+		sk.SkippedChecks = []string{judge.CheckSelectedAttempt}
 	}
-	if r.Right.Summary.SkippedCount != 1 || r.Cases[0].Right.SkippedChecks[0] != judge.CheckSelectedAttempt {
-		t.Errorf("right side %+v, case %+v", r.Right.Summary, r.Cases[0].Right)
+	r := Build(in, []Side{{Name: "builtin", Result: left}, {Name: "opensearch", Result: mid}, {Name: "bm25", Result: right}}, -1, 1)
+	// Pairs (builtin, opensearch), (builtin, bm25), (opensearch, bm25).
+	for k, want := range []int{2, 2, 2} {
+		for _, m := range r.Pairs[k].Metrics {
+			if m.Name == MetricPassRate && (m.Pairs != want || *m.Delta != 0) {
+				t.Errorf("pair %s–%s passRate: %+v, want %d pairs and delta 0", r.Pairs[k].A, r.Pairs[k].B, m, want)
+			}
+		}
 	}
-	var txt, md bytes.Buffer
+	if r.Sides[2].Summary.SkippedCount != 1 || r.Cases[0].Sides[2].SkippedChecks[0] != judge.CheckSelectedAttempt || r.Cases[0].Sides[0].SkippedChecks != nil {
+		t.Errorf("bm25 side %+v, case %+v", r.Sides[2].Summary, r.Cases[0].Sides)
+	}
+	var txt, md, js bytes.Buffer
 	if err := r.WriteText(&txt); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	want := "bm25: 1 case skipped; 1 check skipped (selected_attempt 1: pipeline declares no trace)"
-	if !strings.Contains(txt.String(), want+"\n") || !strings.Contains(md.String(), want+".\n") {
-		t.Errorf("no %q in\n%s\n%s", want, txt.String(), md.String())
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(txt.String(), "builtin: 0 case") {
+	for _, side := range []string{"opensearch", "bm25"} {
+		want := side + ": 1 case skipped; 1 check skipped (selected_attempt 1: pipeline declares no trace)"
+		if !strings.Contains(txt.String(), want+"\n") || !strings.Contains(md.String(), want+".\n") {
+			t.Errorf("no %q in\n%s\n%s", want, txt.String(), md.String())
+		}
+	}
+	if strings.Contains(txt.String(), "builtin: 0 case") || strings.Contains(md.String(), "builtin: 0 case") {
 		t.Errorf("a side without skips got a skipped line:\n%s", txt.String())
+	}
+	if n := strings.Count(js.String(), `"skippedCount": 1`); n != 2 {
+		t.Errorf("%d sides with skippedCount 1 in the JSON, want 2", n)
 	}
 }

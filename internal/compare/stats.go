@@ -3,7 +3,6 @@ package compare
 import (
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 )
 
@@ -14,17 +13,12 @@ const (
 	Resamples = 10_000
 	// Permutations is the number of sign-flip permutations of the randomization test.
 	Permutations = 10_000
-	// Seed1 and Seed2 seed the one PCG source a comparison draws from.
+	// Seed1 and Seed2 seed the PCG source of each pair of sides.
 	Seed1, Seed2 = 1, 2
 )
 
-// NewSource returns the random source of one comparison: PCG seeded
-// (Seed1, Seed2). Every metric draws from it in the order of Metrics,
-// bootstrap first, then the randomization test.
-func NewSource() *rand.Rand { return rand.New(rand.NewPCG(Seed1, Seed2)) }
-
 // Paired is the outcome of the paired statistics over one metric's
-// differences d_i = left_i − right_i.
+// differences d_i = a_i − b_i.
 type Paired struct {
 	// Delta is the mean paired difference.
 	Delta float64
@@ -37,26 +31,98 @@ type Paired struct {
 // PairedStats computes the mean difference, its bootstrap interval and its
 // randomization p-value. d must not be empty. It draws Resamples·len(d)
 // indices, then Permutations·⌈len(d)/64⌉ words of random bits from rng.
-func PairedStats(d []float64, rng *rand.Rand) Paired {
+func PairedStats(d []float64, rng *PCG) Paired {
 	return Paired{Delta: mean(d), CI95: Bootstrap(d, Resamples, rng), P: SignFlip(d, Permutations, rng)}
 }
 
-// Bootstrap returns the percentile interval [2.5%, 97.5%] of the mean of d
-// over b resamples drawn with replacement: each resample draws len(d)
-// indices with intN. Percentiles interpolate linearly between order
-// statistics (Hyndman–Fan type 7, numpy's and R's default).
-func Bootstrap(d []float64, b int, rng *rand.Rand) [2]float64 {
-	n := len(d)
+// lanes is how many stretches of the stream the kernels draw at once: the
+// PCG's 128-bit multiply and the sums are dependency chains, and four
+// independent ones keep a core busy. The stretches are where a sequential
+// loop would have drawn them, so the result is the sequential result.
+const lanes = 4
+
+// Bootstrap returns the 95% percentile interval (Interval) of the mean of d
+// over b resamples drawn with replacement: resample r draws len(d) indices
+// with intN, in order, and sums d at them from the first to the last
+// (resample r's draws follow resample r−1's in the stream).
+//
+// Four resamples are computed at once from four generators advanced to
+// where each resample's draws start, which assumes that intN draws exactly
+// one word per index. It draws a second word with probability below
+// len(d)/2^64; if that ever happens the bootstrap is redone one draw after
+// the other, so the result is always the sequential one.
+func Bootstrap(d []float64, b int, rng *PCG) [2]float64 {
 	means := make([]float64, b)
-	for i := range means {
-		var s float64
-		for range n {
-			s += d[intN(rng, uint64(n))]
+	start := *rng
+	if !bootstrapLanes(d, means, rng) {
+		*rng = start
+		for r := range means {
+			means[r] = resample(d, rng)
 		}
-		means[i] = s / float64(n)
 	}
 	slices.Sort(means)
-	return [2]float64{Quantile(means, 0.025), Quantile(means, 0.975)}
+	return Interval(means)
+}
+
+// resample draws one bootstrap resample of d sequentially and returns its
+// mean.
+func resample(d []float64, rng *PCG) float64 {
+	n := uint64(len(d))
+	var s float64
+	for range n {
+		s += d[intN(rng, n)]
+	}
+	return s / float64(n)
+}
+
+// bootstrapLanes fills means lanes resamples at a time and reports false,
+// leaving rng anywhere, when an index needed a second draw.
+func bootstrapLanes(d []float64, means []float64, rng *PCG) bool {
+	n := uint64(len(d))
+	nf := float64(n)
+	var g [lanes]PCG
+	g[0] = *rng
+	step := jumpOf(n)
+	for k := 1; k < lanes; k++ {
+		g[k] = g[k-1]
+		g[k].apply(step)
+	}
+	skip := jumpOf(n * (lanes - 1))
+	thresh := -n % n
+	r := 0
+	for ; r+lanes <= len(means); r += lanes {
+		// The states live in locals so that they stay in registers.
+		a0, b0, a1, b1, a2, b2, a3, b3 := g[0].hi, g[0].lo, g[1].hi, g[1].lo, g[2].hi, g[2].lo, g[3].hi, g[3].lo
+		var s0, s1, s2, s3 float64
+		var x0, x1, x2, x3 uint64
+		for range n {
+			a0, b0, x0 = pcgStep(a0, b0)
+			a1, b1, x1 = pcgStep(a1, b1)
+			a2, b2, x2 = pcgStep(a2, b2)
+			a3, b3, x3 = pcgStep(a3, b3)
+			h0, l0 := bits.Mul64(x0, n)
+			h1, l1 := bits.Mul64(x1, n)
+			h2, l2 := bits.Mul64(x2, n)
+			h3, l3 := bits.Mul64(x3, n)
+			if l0 < thresh || l1 < thresh || l2 < thresh || l3 < thresh {
+				return false
+			}
+			s0 += d[h0]
+			s1 += d[h1]
+			s2 += d[h2]
+			s3 += d[h3]
+		}
+		means[r], means[r+1], means[r+2], means[r+3] = s0/nf, s1/nf, s2/nf, s3/nf
+		g = [lanes]PCG{{a0, b0}, {a1, b1}, {a2, b2}, {a3, b3}}
+		for k := range g {
+			g[k].apply(skip)
+		}
+	}
+	*rng = g[0]
+	for ; r < len(means); r++ {
+		means[r] = resample(d, rng)
+	}
+	return true
 }
 
 // intN draws uniformly from [0, n) by Lemire's method on rng.Uint64: the
@@ -64,7 +130,7 @@ func Bootstrap(d []float64, b int, rng *rand.Rand) [2]float64 {
 // 2^64 mod n. It is math/rand/v2's IntN on 64-bit platforms for every n
 // that is not a power of two, and the same on every platform (IntN
 // switches to 32-bit draws on 32-bit ones).
-func intN(rng *rand.Rand, n uint64) uint64 {
+func intN(rng *PCG, n uint64) uint64 {
 	hi, lo := bits.Mul64(rng.Uint64(), n)
 	if lo < n {
 		thresh := -n % n
@@ -73,6 +139,30 @@ func intN(rng *rand.Rand, n uint64) uint64 {
 		}
 	}
 	return hi
+}
+
+// Interval returns the 2.5% and 97.5% type-7 quantiles of sorted (linear
+// interpolation between order statistics, Hyndman–Fan type 7, numpy's and
+// R's default): with h = (len−1)·0.025, i = ⌊h⌋ and f = h − i,
+//
+//	lo = s[i] + f·(s[i+1] − s[i])
+//	hi = s[len−1−i] + f·(s[len−2−i] − s[len−1−i])
+//
+// hi is the type-7 97.5% quantile counted from the top, so that the
+// interval of −d is exactly −(the interval of d) mirrored: swapping the two
+// sides of a comparison swaps the bounds bit for bit.
+func Interval(sorted []float64) [2]float64 {
+	n := len(sorted)
+	h := float64(n-1) * 0.025
+	i := int(math.Floor(h))
+	f := h - float64(i)
+	lo, j := sorted[i], n-1-i
+	hi := sorted[j]
+	if i+1 < n {
+		lo += f * (sorted[i+1] - sorted[i])
+		hi += f * (sorted[j-1] - sorted[j])
+	}
+	return [2]float64{lo, hi}
 }
 
 // Quantile is the type-7 quantile p of sorted xs.
@@ -93,10 +183,12 @@ func Quantile(sorted []float64, p float64) float64 {
 //	p = (#{|permuted mean| ≥ |observed mean|} + 1) / (perms + 1).
 //
 // The signs of a permutation are the bits of successive rng.Uint64 words,
-// lowest bit first, a fresh word for every 64 differences. The comparison
-// allows a relative rounding slack of 1e-12 so that a permutation whose
-// mean equals the observed one mathematically counts as reaching it.
-func SignFlip(d []float64, perms int, rng *rand.Rand) float64 {
+// lowest bit first, a fresh word for every 64 differences (permutation r
+// uses words r·⌈len(d)/64⌉ to (r+1)·⌈len(d)/64⌉ − 1 of the stream); a
+// permuted sum adds ±d_i for i = 0, 1, … in order. The comparison allows a
+// relative rounding slack of 1e-12 so that a permutation whose mean equals
+// the observed one mathematically counts as reaching it.
+func SignFlip(d []float64, perms int, rng *PCG) float64 {
 	var obs, abs float64
 	for _, v := range d {
 		obs += v
@@ -104,26 +196,108 @@ func SignFlip(d []float64, perms int, rng *rand.Rand) float64 {
 	}
 	// Sums instead of means: the same n divides both sides.
 	limit := math.Abs(obs) - 1e-12*(1+abs)
+	vb := make([]uint64, len(d))
+	for i, v := range d {
+		vb[i] = math.Float64bits(v)
+	}
+	words := uint64(len(d)+63) / 64
 	hits := 0
-	for range perms {
+	// Four permutations at once, from generators advanced to their words.
+	var g [lanes]PCG
+	g[0] = *rng
+	step := jumpOf(words)
+	for k := 1; k < lanes; k++ {
+		g[k] = g[k-1]
+		g[k].apply(step)
+	}
+	skip := jumpOf(words * (lanes - 1))
+	r := 0
+	for ; r+lanes <= perms; r += lanes {
+		var s0, s1, s2, s3 float64
+		for base := 0; base < len(vb); base += 64 {
+			w0, w1, w2, w3 := g[0].Uint64(), g[1].Uint64(), g[2].Uint64(), g[3].Uint64()
+			for _, v := range vb[base:min(base+64, len(vb))] {
+				// Flipping the sign bit is exact: s + (−v) is s − v.
+				s0 += math.Float64frombits(v ^ w0<<63)
+				s1 += math.Float64frombits(v ^ w1<<63)
+				s2 += math.Float64frombits(v ^ w2<<63)
+				s3 += math.Float64frombits(v ^ w3<<63)
+				w0, w1, w2, w3 = w0>>1, w1>>1, w2>>1, w3>>1
+			}
+		}
+		for _, s := range [lanes]float64{s0, s1, s2, s3} {
+			if math.Abs(s) >= limit {
+				hits++
+			}
+		}
+		for k := range g {
+			g[k].apply(skip)
+		}
+	}
+	*rng = g[0]
+	for ; r < perms; r++ {
 		var s float64
-		var bits uint64
-		for i, v := range d {
+		var w uint64
+		for i, v := range vb {
 			if i%64 == 0 {
-				bits = rng.Uint64()
+				w = rng.Uint64()
 			}
-			if bits&1 == 1 {
-				s -= v
-			} else {
-				s += v
-			}
-			bits >>= 1
+			s += math.Float64frombits(v ^ w<<63)
+			w >>= 1
 		}
 		if math.Abs(s) >= limit {
 			hits++
 		}
 	}
 	return float64(hits+1) / float64(perms+1)
+}
+
+// WinTieLoss counts the differences above, at and below 0.
+func WinTieLoss(d []float64) (wins, ties, losses int) {
+	for _, v := range d {
+		switch {
+		case v > 0:
+			wins++
+		case v < 0:
+			losses++
+		default:
+			ties++
+		}
+	}
+	return wins, ties, losses
+}
+
+// Holm returns the Holm–Bonferroni adjusted p-values of ps, in the order
+// of ps: with the m p-values sorted ascending, p_(1) ≤ … ≤ p_(m),
+//
+//	adjusted p_(j) = min(1, max over i ≤ j of (m − i + 1)·p_(i)).
+//
+// Tied p-values get the same adjusted value, so the order among them does
+// not matter. Rejecting where the adjusted p is below α controls the
+// family-wise error rate at α under any dependence between the tests.
+func Holm(ps []float64) []float64 {
+	m := len(ps)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case ps[a] < ps[b]:
+			return -1
+		case ps[a] > ps[b]:
+			return 1
+		}
+		return 0
+	})
+	adj := make([]float64, m)
+	run := 0.0
+	for rank, k := range order {
+		v := min(1, float64(m-rank)*ps[k])
+		run = max(run, v)
+		adj[k] = run
+	}
+	return adj
 }
 
 func mean(xs []float64) float64 {

@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // WriteText writes the plain-text summary rag-eval compare prints: each
-// side's availability and pass count, the metric table, and how many cases
-// differ.
+// side's availability and pass count, the means per side, each pair's
+// metric table and how many of its cases differ.
 func (r *Report) WriteText(w io.Writer) error {
-	for _, s := range []SideReport{r.Left, r.Right} {
+	var names []string
+	for _, s := range r.Sides {
+		names = append(names, s.Name)
 		if s.Summary == nil {
 			fmt.Fprintf(w, "%s: unavailable: %s\n", s.Name, texttab.Or(s.Reason, texttab.None))
 			continue
@@ -24,20 +25,16 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %s\n", s.Name, line)
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "metric\t%s\t%s\tΔ\t95%% CI\tp\tpairs\tdiffer\n", r.Left.Name, r.Right.Name)
-	for _, m := range r.Metrics {
-		mark := ""
-		if m.Significant() {
-			mark = " *"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%d\t%d\n", m.Name, texttab.Float(m.Left), texttab.Float(m.Right), texttab.Signed(m.Delta), ci(m.CI95), texttab.Float(m.PValue), mark, m.Pairs, m.NonZero)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := r.writeText(w, names); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "Δ = %s − %s; * p < %g. %s\n", r.Left.Name, r.Right.Name, Significance, r.differingSentence())
-	return err
+	fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values).\n", Significance, r.Method.Family)
+	for k, p := range r.Pairs {
+		if _, err := fmt.Fprintf(w, "%s vs %s: %s\n", p.A, p.B, r.differingSentence(k)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // skippedLine says what of a side was skipped: "1 case skipped; 3 checks

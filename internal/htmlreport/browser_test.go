@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/ragbaseline/ragbaseline/internal/compare"
 	"github.com/ragbaseline/ragbaseline/internal/headless"
 )
 
@@ -428,6 +429,10 @@ func TestBrowserCalibrationReport(t *testing.T) {
 	}
 }
 
+// The comparison of three sides: a column per side in the summary, with
+// the letters of the sides each is significantly better than; a heading
+// and one forest row per pair and metric; every case that differs in some
+// pair, opening on all three sides' blocks in columns that fit the window.
 func TestBrowserComparisonReport(t *testing.T) {
 	browser(t) // skip before the work
 	rep := shippedComparison(t)
@@ -435,30 +440,114 @@ func TestBrowserComparisonReport(t *testing.T) {
 	if err := Compare(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := rep.Differing()
+	if len(rep.Sides) != 3 || len(rep.Pairs) != 3 {
+		t.Fatalf("%d sides, %d pairs: want the three-way comparison", len(rep.Sides), len(rep.Pairs))
+	}
+	wantCases, wantLetters, wantForests := 0, []string{}, 0
+	for i := range rep.Cases {
+		for k := range rep.Pairs {
+			if rep.Cases[i].Substantive(k) {
+				wantCases++
+				break
+			}
+		}
+	}
+	for _, m := range rep.Metrics {
+		for s := range rep.Sides {
+			var ls string
+			for _, o := range m.BetterThan[s] {
+				for j := range rep.Sides {
+					if rep.Sides[j].Name == o {
+						ls += compare.Letter(j)
+					}
+				}
+			}
+			if ls != "" {
+				wantLetters = append(wantLetters, m.Name+" "+rep.Sides[s].Name+" "+ls)
+			}
+		}
+	}
+	for _, p := range rep.Pairs {
+		wantForests += len(p.Metrics)
+	}
+	if len(wantLetters) == 0 {
+		t.Fatal("no side is significantly better than another on the shipped set: the letters go untested")
+	}
 	tb := open(t, b.Bytes(), false)
 	var got struct {
-		Rows, Forests, Intervals int
-		First                    string
+		Heads, Rows, Forests, Intervals, PairHeads int
+		Letters                                    []string
+		First                                      string
 	}
 	tb.mustEval(`({
+		heads: document.querySelectorAll("table.summary thead th").length,
 		rows: document.querySelectorAll("#cases details.case").length,
 		forests: document.querySelectorAll("svg.forest").length,
 		intervals: document.querySelectorAll("svg.forest circle").length,
+		pairHeads: document.querySelectorAll("tr.pairhead").length,
+		letters: [...document.querySelectorAll("table.summary tbody td sup.better")].map(s => {
+			const td = s.parentElement, tr = td.parentElement;
+			const side = document.querySelectorAll("table.summary thead th")[td.cellIndex].textContent.replace(/ \(.\)$/, "");
+			return tr.cells[0].textContent + " " + side + " " + s.textContent;
+		}),
 		first: document.querySelector("#cases details.case").id,
 	})`, &got)
-	if got.Rows != want || got.Forests != len(rep.Metrics) || got.Intervals != len(rep.Metrics) {
-		t.Fatalf("comparison page: %+v; want %d case rows and %d forest rows", got, want, len(rep.Metrics))
+	if got.Heads != 4 || got.Rows != wantCases || got.Forests != wantForests || got.Intervals != wantForests || got.PairHeads != 3 {
+		t.Fatalf("comparison page: %+v; want 4 summary columns, %d case rows, %d forest rows with intervals, 3 pair headings", got, wantCases, wantForests)
 	}
-	// Opening a case shows both sides' blocks, what differs marked.
+	for i, l := range wantLetters {
+		name, rest, _ := strings.Cut(l, " ")
+		wantLetters[i] = metricTitle(name) + " " + rest
+	}
+	if fmt.Sprint(got.Letters) != fmt.Sprint(wantLetters) {
+		t.Errorf("summary letters %q, want %q", got.Letters, wantLetters)
+	}
+	// Opening a case shows the three sides' blocks in columns, what differs
+	// marked, with their excerpts, within the window's width.
 	tb.click("#" + got.First + " > summary")
-	var shown struct{ Positions, Marked, Excerpts int }
+	var shown struct {
+		Sides, Columns, Positions, Marked, Excerpts int
+		Overflow                                    bool
+	}
 	tb.mustEval(`(() => { const d = document.getElementById(`+jsString(got.First)+`); return {
+		sides: d.querySelectorAll("table.sides thead th").length - 1,
+		columns: Math.max(...[...d.querySelectorAll("table.sides tbody tr")].map(r => r.querySelectorAll("td.pos").length)),
 		positions: [...d.querySelectorAll("td.pos")].filter(e => e.checkVisibility()).length,
 		marked: d.querySelectorAll("td.pos .diffmark").length,
 		excerpts: [...d.querySelectorAll("td.pos .excerpt")].filter(e => e.checkVisibility() && e.textContent !== "").length,
+		overflow: d.querySelector("table.sides").getBoundingClientRect().right > document.documentElement.clientWidth,
 	} })()`, &shown)
-	if shown.Positions == 0 || shown.Marked == 0 || shown.Excerpts == 0 {
-		t.Errorf("an opened case shows %+v", shown)
+	if shown.Sides != 3 || shown.Columns != 3 || shown.Positions == 0 || shown.Marked == 0 || shown.Excerpts == 0 || shown.Overflow {
+		t.Errorf("an opened case shows %+v; want 3 side columns with marked fields and excerpts, in the window", shown)
+	}
+	// A link to a case opens it.
+	second := ""
+	tb.mustEval(`[...document.querySelectorAll("#cases details.case")][1].id`, &second)
+	tb.mustEval(`(() => { location.hash = "#" + `+jsString(second)+`; return true })()`, nil)
+	if !tb.waitTrue(`document.getElementById(` + jsString(second) + `).open`) {
+		t.Error("a link to a case did not open it")
+	}
+}
+
+// The TREC run comparison: the runs, the summary, the pairs' forest rows;
+// no case.
+func TestBrowserTrecComparisonReport(t *testing.T) {
+	browser(t) // skip before the work
+	var b bytes.Buffer
+	if err := TrecCompare(&b, testTrecReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	tb := open(t, b.Bytes(), false)
+	var got struct{ Runs, Summary, Forests, Intervals, PairHeads, Cases int }
+	tb.mustEval(`({
+		runs: document.querySelectorAll("table.runs tbody tr").length,
+		summary: document.querySelectorAll("table.summary tbody tr").length,
+		forests: document.querySelectorAll("svg.forest").length,
+		intervals: document.querySelectorAll("svg.forest circle").length,
+		pairHeads: document.querySelectorAll("tr.pairhead").length,
+		cases: document.querySelectorAll("details").length,
+	})`, &got)
+	if want := (struct{ Runs, Summary, Forests, Intervals, PairHeads, Cases int }{3, 2, 6, 6, 3, 0}); got != want {
+		t.Errorf("trec comparison page: %+v, want %+v", got, want)
 	}
 }

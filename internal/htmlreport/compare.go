@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,45 +13,75 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
-var compareTemplate = parse("compare.tmpl")
+var (
+	compareTemplate = parse("compare.tmpl")
+	trecTemplate    = parse("treccompare.tmpl")
+)
 
-// The comparison page is laid out for any number of sides: a column per
-// side in every table, and per metric one row per pair of sides compared
-// (a two-sided report has one pair, left − right).
+// The comparison pages are laid out for any number of sides: the summary
+// table has a column per side, the pair table one row per pair and metric,
+// and a differing case one column of blocks per side.
 type comparePage struct {
 	page
-	Inputs      []figure
-	Method      string
-	Sides       []compareSide
-	Metrics     []metricRow
-	HasAdjusted bool
-	// ManyPairs: more than one pair of sides per metric, each row then
-	// names its pair.
-	ManyPairs bool
-	Axis      forestAxis
-	Differing string
+	Inputs []figure
+	Method string
+	Sides  []compareSide
+	stats
+	Differing []string
 	Cases     []compareCase
-	Names     []string
+}
+
+// stats is the part of a page drawn from a compare.Comparison: the means
+// per side with their letters, and the pairs.
+type stats struct {
+	Letters []sideLetter
+	Summary []summaryRow
+	// ManyPairs: more than one pair, so the pair table names each row's
+	// pair and each pair begins with a heading row.
+	ManyPairs bool
+	Pairs     []pairRows
+	Axis      forestAxis
+}
+
+type sideLetter struct{ Name, Letter string }
+
+type summaryRow struct {
+	Title string
+	Cells []meanCell
+}
+
+type meanCell struct {
+	Mean string
+	// Better are the letters of the sides this one is significantly
+	// better than.
+	Better string
 }
 
 type compareSide struct {
-	Name, Fixtures, Status, Reason string
-	Available                      bool
-	Figures                        []figure
+	Name, Letter, Fixtures, Status, Reason string
+	Available                              bool
+	Figures                                []figure
 	// Skipped says which checks were skipped how often, and why.
 	Skipped []string
 }
 
+// pairRows are one pair's metric rows.
+type pairRows struct {
+	A, B    string
+	Metrics []metricRow
+}
+
 type metricRow struct {
 	Title       string
-	Means       []string
 	Pair        string
+	A, B        string
 	Delta       string
 	CI          string
 	P           string
 	PAdjusted   string
+	TTestP      string
+	WTL         string
 	Pairs       int
-	NonZero     int
 	Significant bool
 	Forest      forest
 }
@@ -71,9 +100,11 @@ type forestAxis struct {
 }
 
 type compareCase struct {
-	ID, Anchor, Scenario, Query, Differences string
-	Sides                                    []caseSideView
-	Rows                                     []positionRow
+	ID, Anchor, Scenario, Query string
+	// Differences lists, per pair that differs, what differs.
+	Differences []string
+	Sides       []caseSideView
+	Rows        []positionRow
 }
 
 type caseSideView struct {
@@ -98,24 +129,28 @@ type positionCell struct {
 	Excerpt                                    []segment
 }
 
-const forestW, forestPad = 240.0, 10.0
+const forestW, forestPad = 180.0, 8.0
 
-// Compare writes the HTML report of a comparison: the sides, a table of
-// each metric's means with Δ, its 95% interval (drawn as a forest plot on
-// one scale) and p, and, per case whose top-K blocks differ in more than
-// scoreLabel, the sides' blocks side by side with the differing fields
-// marked. The blocks show their excerpts when the sides were judged with
+// Compare writes the HTML report of a comparison of any number of sides:
+// each side's summary and what it skipped; the means per side and metric
+// with the letters of the sides each is significantly better than; per
+// pair and metric both means, Δ, its 95% interval (drawn as a forest plot
+// on one scale for every row), p, the Holm-adjusted p, win/tie/loss and
+// the t-test p; and, per case whose top-K blocks differ in more than
+// scoreLabel in some pair, every side's blocks in a column of its own,
+// with the fields on which the sides disagree at a position marked. The
+// blocks show their excerpts when the sides were judged with
 // judge.Options.Evidence.
 func Compare(w io.Writer, r *compare.Report) error {
-	sides := []compare.SideReport{r.Left, r.Right}
-	names := []string{r.Left.Name, r.Right.Name}
-	p := comparePage{page: newPage("Path comparison: "+strings.Join(names, " vs "), ""), Names: names}
+	var names []string
+	for _, s := range r.Sides {
+		names = append(names, s.Name)
+	}
+	p := comparePage{page: newPage("Path comparison: "+strings.Join(names, " vs "), "")}
 	p.Inputs = []figure{{"cases", r.Inputs.Cases}, {"cases sha256", texttab.ShortHash(r.Inputs.CasesSHA256)}, {"K", strconv.Itoa(r.Inputs.K)}}
-	p.Method = fmt.Sprintf("Δ = %s over the cases both sides can score; 95%% CI: percentile bootstrap of the mean difference, %d resamples; "+
-		"p: two-sided paired sign-flip randomization test, %d permutations; PCG seed (%d, %d). Bold: p < %g.",
-		r.Left.Name+" − "+r.Right.Name, r.Method.BootstrapResamples, r.Method.Permutations, r.Method.Seed[0], r.Method.Seed[1], compare.Significance)
-	for _, s := range sides {
-		cs := compareSide{Name: s.Name, Fixtures: s.Fixtures, Status: s.Status, Reason: texttab.Or(s.Reason, ""), Available: s.Summary != nil}
+	p.Method = methodText(&r.Comparison, r.Method, "cases")
+	for i, s := range r.Sides {
+		cs := compareSide{Name: s.Name, Letter: compare.Letter(i), Fixtures: s.Fixtures, Status: s.Status, Reason: texttab.Or(s.Reason, ""), Available: s.Summary != nil}
 		if m := s.Summary; m != nil {
 			counts := figure{"pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount)}
 			if m.SkippedCount > 0 || m.SkippedCheckCount() > 0 {
@@ -134,55 +169,123 @@ func Compare(w io.Writer, r *compare.Report) error {
 		}
 		p.Sides = append(p.Sides, cs)
 	}
+	p.stats = newStats(&r.Comparison, names, metricTitle)
+
+	index := sideIndex(names)
+	for k, pr := range r.Pairs {
+		a, b := r.Sides[index[pr.A]], r.Sides[index[pr.B]]
+		if a.Summary == nil || b.Summary == nil {
+			gone := a
+			if a.Summary != nil {
+				gone = b
+			}
+			p.Differing = append(p.Differing, fmt.Sprintf("%s vs %s: no case is compared, %s is unavailable.", pr.A, pr.B, gone.Name))
+			continue
+		}
+		sub, labelOnly := r.Differing(k)
+		line := fmt.Sprintf("%s vs %s: %d of %d cases differ in their top-K blocks or trace", pr.A, pr.B, sub, len(r.Cases))
+		if labelOnly > 0 {
+			line += fmt.Sprintf("; %d more only in scoreLabel", labelOnly)
+		}
+		p.Differing = append(p.Differing, line+".")
+	}
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if cc, ok := compareCaseOf(c, r.Pairs, names); ok {
+			p.Cases = append(p.Cases, cc)
+		}
+	}
+	return render(w, compareTemplate, &p)
+}
+
+// methodText describes the statistics of a comparison whose items are
+// items ("cases", "queries").
+func methodText(c *compare.Comparison, m compare.Method, items string) string {
+	pairs := "every pair of sides, Δ = the earlier − the later"
+	if c.Baseline != nil {
+		pairs = "every side against " + *c.Baseline + ", Δ = side − " + *c.Baseline
+	}
+	return fmt.Sprintf("Compared: %s, over the %s both sides can score. 95%% CI: percentile bootstrap of the mean difference, %d resamples; "+
+		"p: two-sided paired sign-flip randomization test, %d permutations; one PCG source seeded (%d, %d) per pair; "+
+		"p adj.: Holm–Bonferroni over all %d p-values of the report; W / T / L: %s where a − b is above, at, below 0; t-test p: paired t-test, for reference only. "+
+		"Bold Δ, black intervals and the letters of the summary: p adj. < %g.",
+		pairs, items, m.BootstrapResamples, m.Permutations, m.Seed[0], m.Seed[1], m.Family, items, m.Alpha)
+}
+
+func sideIndex(names []string) map[string]int {
+	index := make(map[string]int, len(names))
+	for i, n := range names {
+		index[n] = i
+	}
+	return index
+}
+
+// newStats lays out the summary and the pairs of c, whose sides are
+// names, with the metric titles of title.
+func newStats(c *compare.Comparison, names []string, title func(string) string) stats {
+	var st stats
+	index := sideIndex(names)
+	for i, n := range names {
+		st.Letters = append(st.Letters, sideLetter{Name: n, Letter: compare.Letter(i)})
+	}
+	for _, m := range c.Metrics {
+		row := summaryRow{Title: title(m.Name)}
+		for s := range names {
+			var ls string
+			for _, o := range m.BetterThan[s] {
+				ls += compare.Letter(index[o])
+			}
+			row.Cells = append(row.Cells, meanCell{Mean: texttab.Float(m.Means[s]), Better: ls})
+		}
+		st.Summary = append(st.Summary, row)
+	}
 
 	// One scale for every interval, symmetric around 0.
 	scale := 0.0
-	for _, m := range r.Metrics {
-		for _, v := range []*contract.Float6{m.Delta} {
-			if v != nil {
-				scale = max(scale, math.Abs(float64(*v)))
+	for _, pr := range c.Pairs {
+		for _, m := range pr.Metrics {
+			if m.Delta != nil {
+				scale = max(scale, math.Abs(float64(*m.Delta)))
 			}
-		}
-		if m.CI95 != nil {
-			scale = max(scale, math.Abs(float64(m.CI95[0])), math.Abs(float64(m.CI95[1])))
+			if m.CI95 != nil {
+				scale = max(scale, math.Abs(float64(m.CI95[0])), math.Abs(float64(m.CI95[1])))
+			}
 		}
 	}
 	scale = niceScale(scale)
 	x := func(v float64) float64 { return forestPad + (forestW-2*forestPad)*(v+scale)/(2*scale) }
-	p.Axis.W = num(forestW, 0)
+	st.Axis.W = num(forestW, 0)
 	for i, v := range []float64{-scale, 0, scale} {
-		p.Axis.Ticks = append(p.Axis.Ticks, tick{X: num(x(v), 1), Y: "12", Label: strconv.FormatFloat(v, 'f', -1, 64), Anchor: []string{"start", "middle", "end"}[i]})
+		st.Axis.Ticks = append(st.Axis.Ticks, tick{X: num(x(v), 1), Y: "12", Label: strconv.FormatFloat(v, 'f', -1, 64), Anchor: []string{"start", "middle", "end"}[i]})
 	}
-	for _, m := range r.Metrics {
-		row := metricRow{
-			Title: metricTitle(m.Name), Means: []string{texttab.Float(m.Left), texttab.Float(m.Right)},
-			Pair: r.Left.Name + " − " + r.Right.Name, Delta: texttab.Signed(m.Delta), CI: ciText(m.CI95), P: texttab.Float(m.PValue),
-			PAdjusted: texttab.None, Pairs: m.Pairs, NonZero: m.NonZero, Significant: m.Significant(),
-		}
-		f := forest{W: num(forestW, 0), Zero: num(x(0), 1)}
-		if m.Delta != nil && m.CI95 != nil {
-			f.Has = true
-			f.X1, f.X2, f.X = num(x(float64(m.CI95[0])), 1), num(x(float64(m.CI95[1])), 1), num(x(float64(*m.Delta)), 1)
-			f.Color = colNA
-			if row.Significant {
-				f.Color = "#111111"
+	st.ManyPairs = len(c.Pairs) > 1
+	for _, pr := range c.Pairs {
+		rows := pairRows{A: pr.A, B: pr.B}
+		for _, m := range pr.Metrics {
+			row := metricRow{
+				Title: title(m.Name), Pair: pr.A + " − " + pr.B, A: texttab.Float(m.A), B: texttab.Float(m.B),
+				Delta: texttab.Signed(m.Delta), CI: ciText(m.CI95), P: texttab.Float(m.PValue), PAdjusted: texttab.Float(m.PAdjusted),
+				TTestP: texttab.Float(m.TTestP), WTL: texttab.None, Pairs: m.Pairs, Significant: m.Significant(),
 			}
-			f.Title = fmt.Sprintf("%s: Δ %s, 95%% CI %s", row.Title, row.Delta, row.CI)
+			if m.Pairs > 0 {
+				row.WTL = fmt.Sprintf("%d / %d / %d", m.Wins, m.Ties, m.Losses)
+			}
+			f := forest{W: num(forestW, 0), Zero: num(x(0), 1)}
+			if m.Delta != nil && m.CI95 != nil {
+				f.Has = true
+				f.X1, f.X2, f.X = num(x(float64(m.CI95[0])), 1), num(x(float64(m.CI95[1])), 1), num(x(float64(*m.Delta)), 1)
+				f.Color = colNA
+				if row.Significant {
+					f.Color = "#111111"
+				}
+				f.Title = fmt.Sprintf("%s, %s: Δ %s, 95%% CI %s", row.Title, row.Pair, row.Delta, row.CI)
+			}
+			row.Forest = f
+			rows.Metrics = append(rows.Metrics, row)
 		}
-		row.Forest = f
-		p.Metrics = append(p.Metrics, row)
+		st.Pairs = append(st.Pairs, rows)
 	}
-
-	substantive, labelOnly := r.Differing()
-	p.Differing = fmt.Sprintf("%d of %d cases differ in their top-K blocks or trace; %d more differ only in scoreLabel (not shown).", substantive, len(r.Cases), labelOnly)
-	for i := range r.Cases {
-		c := &r.Cases[i]
-		if !c.Substantive() {
-			continue
-		}
-		p.Cases = append(p.Cases, compareCaseOf(c, names))
-	}
-	return render(w, compareTemplate, &p)
+	return st
 }
 
 // niceScale rounds the largest |value| up to 0.05, 0.1, 0.2, 0.25, 0.5 or
@@ -215,36 +318,76 @@ func ciText(c *[2]contract.Float6) string {
 	return "[" + texttab.Float(&c[0]) + ", " + texttab.Float(&c[1]) + "]"
 }
 
-func compareCaseOf(c *compare.Case, names []string) compareCase {
-	cc := compareCase{ID: c.CaseID, Anchor: Anchor(c.CaseID), Scenario: c.Scenario, Query: c.Query, Differences: strings.Join(c.Differences, ", ")}
-	sides := []*compare.CaseSide{c.Left, c.Right}
-	for i, s := range sides {
+// compareCaseOf lays out case c when its sides differ in more than
+// scoreLabel in some pair: one column of blocks per side, a field marked
+// at a position where the available sides do not all agree on it (as
+// compare.PositionDiffs compares two).
+func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string) (compareCase, bool) {
+	cc := compareCase{ID: c.CaseID, Anchor: Anchor(c.CaseID), Scenario: c.Scenario, Query: c.Query}
+	shown := false
+	for k := range pairs {
+		if c.Substantive(k) {
+			shown = true
+		}
+		if len(c.Differences[k]) > 0 {
+			d := strings.Join(c.Differences[k], ", ")
+			if len(pairs) > 1 {
+				d = pairs[k].A + " vs " + pairs[k].B + ": " + d
+			}
+			cc.Differences = append(cc.Differences, d)
+		}
+	}
+	if !shown {
+		return cc, false
+	}
+	var avail []*compare.CaseSide
+	for _, s := range c.Sides {
+		if s != nil {
+			avail = append(avail, s)
+		}
+	}
+	// differs reports whether the available sides disagree on f.
+	differs := func(f func(*compare.CaseSide) string) bool {
+		for _, o := range avail[1:] {
+			if f(o) != f(avail[0]) {
+				return true
+			}
+		}
+		return false
+	}
+	statusDiff := differs(func(s *compare.CaseSide) string { return string(s.Status) })
+	hitDiff := differs(func(s *compare.CaseSide) string { return texttab.Or(s.HitLevel, "") })
+	rankDiff := differs(func(s *compare.CaseSide) string { return texttab.Int(s.FirstExpectedRank) })
+	attDiff := differs(func(s *compare.CaseSide) string { return texttab.Or(s.SelectedAttempt, "") })
+	lists := make([][]judge.Candidate, len(c.Sides))
+	n := 0
+	for i, s := range c.Sides {
 		v := caseSideView{Name: names[i], Available: s != nil}
 		if s != nil {
-			o := sides[1-i]
 			v.Status, v.Hit, v.Rank = string(s.Status), texttab.Or(s.HitLevel, texttab.None), texttab.Int(s.FirstExpectedRank)
 			v.Attempt, v.Failed = texttab.Or(s.SelectedAttempt, texttab.None), strings.Join(s.FailedChecks, ", ")
 			v.Skipped = strings.Join(s.SkippedChecks, ", ")
-			if o != nil {
-				v.StatusDiff = s.Status != o.Status
-				v.HitDiff = texttab.Or(s.HitLevel, "") != texttab.Or(o.HitLevel, "")
-				v.RankDiff = texttab.Int(s.FirstExpectedRank) != texttab.Int(o.FirstExpectedRank)
-				v.AttDiff = texttab.Or(s.SelectedAttempt, "") != texttab.Or(o.SelectedAttempt, "")
-			}
+			v.StatusDiff, v.HitDiff, v.RankDiff, v.AttDiff = statusDiff, hitDiff, rankDiff, attDiff
+			lists[i] = s.TopCandidates
+			n = max(n, len(s.TopCandidates))
 		}
 		cc.Sides = append(cc.Sides, v)
 	}
-	var lists [2][]judge.Candidate
-	for i, s := range sides {
-		if s != nil {
-			lists[i] = s.TopCandidates
+	for i := range n {
+		// What differs at position i between any two available sides.
+		diff := map[string]bool{}
+		for a := range c.Sides {
+			for b := a + 1; b < len(c.Sides); b++ {
+				if c.Sides[a] != nil && c.Sides[b] != nil {
+					for _, d := range compare.PositionDiffs(lists[a], lists[b], i) {
+						diff[d] = true
+					}
+				}
+			}
 		}
-	}
-	for i := range max(len(lists[0]), len(lists[1])) {
-		diff := compare.PositionDiffs(lists[0], lists[1], i)
 		row := positionRow{N: i + 1}
-		for _, l := range lists {
-			if i >= len(l) {
+		for s, l := range lists {
+			if c.Sides[s] == nil || i >= len(l) {
 				row.Cells = append(row.Cells, positionCell{Empty: true})
 				continue
 			}
@@ -252,15 +395,15 @@ func compareCaseOf(c *compare.Case, names []string) compareCase {
 			row.Cells = append(row.Cells, positionCell{
 				Source: b.Source, Breadcrumb: b.Breadcrumb, Category: b.Category, Label: b.ScoreLabel, Level: b.RelevanceLevel,
 				Quality:     texttab.Float(b.QualityScore),
-				DSource:     slices.Contains(diff, compare.DiffSource),
-				DBreadcrumb: slices.Contains(diff, compare.DiffBreadcrumb),
-				DCategory:   slices.Contains(diff, compare.DiffCategory),
-				DLevel:      slices.Contains(diff, compare.DiffRelevanceLevel),
-				DLabel:      slices.Contains(diff, compare.DiffScoreLabel),
+				DSource:     diff[compare.DiffSource],
+				DBreadcrumb: diff[compare.DiffBreadcrumb],
+				DCategory:   diff[compare.DiffCategory],
+				DLevel:      diff[compare.DiffRelevanceLevel],
+				DLabel:      diff[compare.DiffScoreLabel],
 				Excerpt:     highlight(b.Excerpt, nil),
 			})
 		}
 		cc.Rows = append(cc.Rows, row)
 	}
-	return cc
+	return cc, true
 }

@@ -1,8 +1,9 @@
 // Package htmlreport renders rag-eval's reports as self-contained HTML
 // pages, for a person to open in a browser: Judge (a judge run and, with
-// --compare-to, its baseline diff), Compare and Calibration. Each is
-// rendered from the same report model as the JSON and Markdown outputs
-// (report.Report and report.Diff, compare.Report, calibrate.Report) with
+// --compare-to, its baseline diff), Compare, TrecCompare and Calibration.
+// Each is rendered from the same report model as the JSON and Markdown
+// outputs (report.Report and report.Diff, compare.Report,
+// compare.TrecReport, calibrate.Report) with
 // html/template, so every string from the cases and fixtures is escaped
 // for where it lands (text, attribute, URL fragment).
 //
@@ -36,11 +37,21 @@
 //     breadcrumb, qualityScore, relevanceLevel, the excerpt with the
 //     case's expected keywords highlighted where the judge finds them:
 //     NFKC and case folding, as the keywords check compares).
-//   - Compare: each side's summary; per metric both means, Δ, its 95%
-//     interval drawn as a forest plot on one scale for every metric, and
-//     p; per case that differs in more than scoreLabel, both sides' blocks
-//     side by side with the fields that differ at each position marked.
-//     The table has a column per side, so it extends to more sides.
+//   - Compare, for any number of sides: each side's summary (with a
+//     letter, a, b, c, …) and what it skipped; the summary table of each
+//     side's mean per metric, followed by the letters of the sides it is
+//     significantly better than (ranx's style); per pair and metric both
+//     means, Δ, its 95% interval drawn as a forest plot on one scale for
+//     every row, p, the Holm-adjusted p, win/tie/loss and the t-test p,
+//     the rows grouped under a heading per pair when there are several;
+//     then per case whose blocks differ in more than scoreLabel in some
+//     pair, what differs per pair, and every side's blocks in a column of
+//     its own (a column per side, whatever their number, fitting the
+//     window), a field marked at a position where the sides do not all
+//     agree on it.
+//   - TrecCompare (rag-eval trec-compare): the qrels and options, each run
+//     with its coverage, and the same summary and pair tables over
+//     queries; no per-query evidence, which a run file does not have.
 //   - Calibration: per mode, the threshold table, then for the top-K
 //     blocks and for the cases (by their best block) the overlaid
 //     histograms of relevant and non-relevant qualityScore with a dashed
@@ -57,8 +68,10 @@
 // headless Chromium (package headless: the network disabled) and check
 // that it logs no error, requests nothing but its own file and opens no
 // dialog, the number of case rows, that opening a case shows its blocks,
-// that the filters and sorting work, that markup in a case id, tag,
-// scenario and excerpt is shown as text, and that without JavaScript every
+// that the filters and sorting work, that a three-side comparison shows
+// its letters, a forest row per pair and metric and every side's blocks in
+// columns, that markup in a case id, tag, scenario and excerpt is shown as
+// text, and that without JavaScript every
 // case is listed and opens. They skip, saying so, when no Chromium is
 // installed (make browser installs it); RAG_REQUIRE_BROWSER=1 (CI) makes
 // that a failure.

@@ -39,6 +39,11 @@ func renders(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	out["comparison"] = bytes.Clone(b.Bytes())
+	b.Reset()
+	if err := TrecCompare(&b, testTrecReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	out["trec comparison"] = bytes.Clone(b.Bytes())
 	return out
 }
 
@@ -93,6 +98,32 @@ func TestEscaped(t *testing.T) {
 	}
 	if !strings.Contains(s, "&lt;img src=x onerror=alert(1)&gt;") {
 		t.Error("the hostile case id is not shown escaped")
+	}
+}
+
+// The TREC comparison page shows the runs, the summary and the pairs, a
+// run name that is markup as text, and no case.
+func TestTrecCompare(t *testing.T) {
+	s := string(renders(t)["trec comparison"])
+	if strings.Contains(s, hostileRun) || !strings.Contains(s, "<td>&lt;script&gt;alert(5)&lt;/script&gt; (c)</td>") {
+		t.Error("the run name that is markup is not shown escaped")
+	}
+	for _, want := range []string{
+		"<title>Run comparison: bm25 vs dense vs &lt;script&gt;alert(5)&lt;/script&gt;</title>",
+		`<th class="num">bm25 (a)</th><th class="num">dense (b)</th>`,
+		`<tr class="pairhead"><th colspan="11">bm25 (a) vs dense (b), Δ = bm25 − dense</th></tr>`,
+		"qrels <code>qrels.txt</code> · qrels sha256 <code>fedcba987654</code> · measures <code>map P.2</code>",
+		"4 queries evaluated by at least one run",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(s, `<svg class="forest"`); n != 6 {
+		t.Errorf("%d forest rows, want 6 (3 pairs × 2 measures)", n)
+	}
+	if strings.Contains(s, "<details") {
+		t.Error("the TREC page shows cases")
 	}
 }
 
@@ -155,10 +186,14 @@ func TestUnavailable(t *testing.T) {
 	}
 	right := compare.Side{Name: "sidecar", Fixtures: "sidecar", Reason: "connection refused"}
 	b.Reset()
-	if err := Compare(&b, compare.Build(compare.Inputs{Cases: "cases.json", CasesSHA256: sum, K: 5}, left, right)); err != nil {
+	if err := Compare(&b, compare.Build(compare.Inputs{Cases: "cases.json", CasesSHA256: sum, K: 5}, []compare.Side{left, right}, -1, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if s := b.String(); !strings.Contains(s, "Unavailable: connection refused") {
+	s := b.String()
+	if !strings.Contains(s, "Unavailable: connection refused") || !strings.Contains(s, "<li>hybrid vs sidecar: no case is compared, sidecar is unavailable.</li>") {
 		t.Error("the unavailable side is not said")
+	}
+	if strings.Contains(s, "<details") || strings.Contains(s, "<circle") {
+		t.Error("a case or an interval is shown with a side unavailable")
 	}
 }

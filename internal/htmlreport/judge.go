@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -237,7 +236,7 @@ func caseOf(c *judge.CaseResult) caseView {
 		Tags: c.Tags, Hit: texttab.Or(c.HitLevel, texttab.None), HitOrder: hitOrder(c.HitLevel),
 		Rank: texttab.Int(c.FirstExpectedRank), RankSort: "1000000000",
 		MRR: texttab.None, NDCG: texttab.None, MRRSort: "-1", NDCGSort: "-1",
-		Failed: checksCell(c), K: c.K, Reason: texttab.Or(c.Reason, ""),
+		Failed: report.ChecksCell(c), K: c.K, Reason: texttab.Or(c.Reason, ""),
 	}
 	if c.FirstExpectedRank != nil {
 		v.RankSort = strconv.Itoa(*c.FirstExpectedRank)
@@ -291,19 +290,6 @@ func caseOf(c *judge.CaseResult) caseView {
 		v.Trace = tv
 	}
 	return v
-}
-
-// checksCell is the failed checks of c, then its skipped ones: "found;
-// skipped: selected_attempt, rerank_top_source".
-func checksCell(c *judge.CaseResult) string {
-	cell := strings.Join(c.FailedChecks, ", ")
-	if len(c.SkippedChecks) > 0 {
-		if cell != "" {
-			cell += "; "
-		}
-		cell += "skipped: " + strings.Join(c.SkippedChecks, ", ")
-	}
-	return cell
 }
 
 func nonEmpty(s string) *string {
@@ -394,7 +380,7 @@ func diffOf(d *report.Diff, ids map[string]bool) *diffView {
 			dc := diffCase{ID: c.CaseID, Anchor: Anchor(c.CaseID), Change: c.Change, Linked: ids[c.CaseID], Open: ds.Open}
 			var moved []string
 			for _, f := range c.Fields {
-				dc.Fields = append(dc.Fields, fieldRow{f.Field, jsonText(f.Baseline), jsonText(f.Current)})
+				dc.Fields = append(dc.Fields, fieldRow{f.Field, texttab.JSONText(f.Baseline), texttab.JSONText(f.Current)})
 				moved = append(moved, f.Field)
 			}
 			dc.Moved = strings.Join(moved, ", ")
@@ -426,18 +412,6 @@ func evidenceCell(blocks []report.EvidenceBlock, i int) string {
 	}
 	if b.QualityScore != nil {
 		s += " · " + texttab.Float(b.QualityScore)
-	}
-	return s
-}
-
-func jsonText(v any) string {
-	j, _ := json.Marshal(v)
-	s := string(j)
-	if strings.HasPrefix(s, `"`) {
-		var str string
-		if json.Unmarshal(j, &str) == nil {
-			return str
-		}
 	}
 	return s
 }

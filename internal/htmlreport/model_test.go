@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/calibrate"
@@ -9,6 +10,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/compare"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/metrics"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 )
 
@@ -123,18 +125,54 @@ func shippedCalibration(t testing.TB) *calibrate.Report {
 	return calibrate.Build("cases.json", sum, g.ReportK(0), ins)
 }
 
-// shippedComparison compares the shipped hybrid and dense fixtures, with
-// their evidence.
+// shippedComparison compares the shipped hybrid, dense and local-hash-v1
+// fixtures, every pair, with their evidence.
 func shippedComparison(t testing.TB) *compare.Report {
 	g, sum, dir := shippedSet(t)
 	opts := judge.Options{Evidence: true}
-	l, err := compare.LoadSide("hybrid", filepath.Join(dir, "fixtures"), g, opts)
+	var sides []compare.Side
+	for _, s := range []struct{ name, dir string }{{"hybrid", "fixtures"}, {"dense", "fixtures-dense"}, {"local-hash-v1", "fixtures-local"}} {
+		side, err := compare.LoadSide(s.name, filepath.Join(dir, s.dir), g, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sides = append(sides, side)
+	}
+	return compare.Build(compare.Inputs{Cases: "cases.json", CasesSHA256: sum, K: g.ReportK(0)}, sides, -1, 0)
+}
+
+// hostileRun is a run name (a TREC tag, which has no white space) that is
+// markup.
+const hostileRun = `<script>alert(5)</script>`
+
+// testTrecReport compares three small TREC runs on map and P.2, every
+// pair; the third run's name is markup.
+func testTrecReport(t testing.TB) *compare.TrecReport {
+	t.Helper()
+	qrels, err := metrics.ReadQrels(strings.NewReader("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d4 1\nq2 0 d5 1\nq3 0 d6 1\nq3 0 d7 0\nq4 0 d8 1\n"), "qrels.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := compare.LoadSide("dense", filepath.Join(dir, "fixtures-dense"), g, opts)
+	opts := metrics.DefaultOptions("map", "P.2")
+	var runs []compare.TrecRun
+	for _, r := range []struct{ name, text string }{
+		{"bm25", "q1 Q0 d1 1 3 x\nq1 Q0 d2 2 2 x\nq1 Q0 d3 3 1 x\nq2 Q0 d9 1 2 x\nq2 Q0 d4 2 1 x\nq3 Q0 d6 1 1 x\nq4 Q0 d8 1 1 x\n"},
+		{"dense", "q1 Q0 d3 1 3 x\nq1 Q0 d1 2 2 x\nq2 Q0 d4 1 2 x\nq2 Q0 d5 2 1 x\nq3 Q0 d7 1 2 x\nq3 Q0 d6 2 1 x\n"},
+		{hostileRun, "q1 Q0 d2 1 3 x\nq2 Q0 d9 1 2 x\nq3 Q0 d7 1 2 x\nq4 Q0 d1 1 1 x\n"},
+	} {
+		run, err := metrics.ReadRun(strings.NewReader(r.text), r.name+".run")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := metrics.Eval(opts, qrels, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, compare.TrecRun{Name: r.name, Path: r.name + ".run", SHA256: "0123456789abcdef0123", Result: res})
+	}
+	rep, err := compare.BuildTrec(compare.TrecInputs{Qrels: "qrels.txt", QrelsSHA256: "fedcba9876543210", Measures: []string{"map", "P.2"}, RelLevel: 1}, qrels, runs, -1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return compare.Build(compare.Inputs{Cases: "cases.json", CasesSHA256: sum, K: g.ReportK(0)}, l, r)
+	return rep
 }

@@ -119,6 +119,34 @@ func TestExportTRECReproducesMetrics(t *testing.T) {
 	if judged < 300 {
 		t.Fatalf("only %d cases with metrics; the generator is off", judged)
 	}
+	// Every measure of trec_eval reads the files: the grades are trec_eval
+	// relevance levels (0 judged non-relevant, 1 and up relevant), and
+	// nDCG over the whole ranking is ndcg_cut at a cutoff beyond it.
+	for _, level := range []int{1, 2} {
+		opts := metrics.DefaultOptions("all_trec")
+		opts.Complete, opts.RelLevel = true, level
+		all, err := metrics.Eval(opts, qrels, run)
+		if err != nil {
+			t.Fatalf("-m all_trec -l %d: %v", level, err)
+		}
+		c := map[string]int{}
+		for i, col := range all.Columns {
+			c[col.Name] = i
+		}
+		for _, q := range all.Queries {
+			if a, b := q.Values[c["ndcg"]], q.Values[c["ndcg_cut_1000"]]; math.Abs(a-b) > 1e-12 {
+				t.Errorf("%s: ndcg %v, ndcg_cut_1000 %v", q.QID, a, b)
+			}
+		}
+	}
+	for _, id := range qrels.QueryIDs() {
+		for d, g := range qrels.Judgments(id) {
+			if g < 0 {
+				t.Errorf("%s %s: grade %d, want a trec_eval level >= 0", id, d, g)
+			}
+		}
+	}
+
 	// The mean over all cases equals the summary's MRR.
 	all := make([]*CaseResult, len(res.Cases))
 	for i := range res.Cases {

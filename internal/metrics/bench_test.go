@@ -12,12 +12,19 @@ import (
 // the measures of scripts/bench_trec.py, print -q output) on generated data:
 // 2,000 queries × 100 results, 40 graded judgments each.
 func BenchmarkTrec(b *testing.B) {
+	benchTrec(b, "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank", "Rprec",
+		"P.5,10,20", "recall.5,10,100", "ndcg_cut.5,10,20", "success.1,5,10")
+}
+
+// BenchmarkTrecAllTrec is BenchmarkTrec with -m all_trec.
+func BenchmarkTrecAllTrec(b *testing.B) { benchTrec(b, "all_trec") }
+
+func benchTrec(b *testing.B, measures ...string) {
 	var qrels, run bytes.Buffer
 	if err := trecgen.Write(&qrels, &run, trecgen.Config{Seed: 1, Queries: 2000}); err != nil {
 		b.Fatal(err)
 	}
-	opts := DefaultOptions("num_ret", "num_rel", "num_rel_ret", "map", "recip_rank", "Rprec",
-		"P.5,10,20", "recall.5,10,100", "ndcg_cut.5,10,20", "success.1,5,10")
+	opts := DefaultOptions(measures...)
 	b.SetBytes(int64(qrels.Len() + run.Len()))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -25,8 +25,10 @@
 //
 // A qrels line is "qid iter docno rel" and a run line is
 // "qid iter docno rank score tag"; fields are separated by any C white
-// space (space, tab, \v, \f, \r), so CRLF files read fine. The iter, rank
-// and tag fields are ignored.
+// space (space, tab, \v, \f, \r), so CRLF files read fine. The rank field
+// is ignored, the run's tag is the runid, and the qrels' iter field is
+// ignored but under -R qrels_jg and -R qrels_prefs, where it names the
+// judgment group.
 //
 //   - rel is read as C's atol reads it: "2" is 2, "2.7" is 2, "x" is 0.
 //     score is read as C's atof reads it: the longest prefix that is a
@@ -57,39 +59,144 @@
 //
 // # Measures
 //
-// R is the number of judged documents of the query with grade >= RelLevel
-// (retrieved or not); a query with R = 0 scores 0 on every ratio below.
+// Every measure of trec_eval 9.0.8 is computed; Measures lists them with
+// their default parameters and MeasureSets the sets ("official",
+// "all_trec", "set", "qrels_jg", and the preference sets "all_prefs" and
+// "prefs", see Preferences below). R is the number of judged
+// documents of the query with grade >= RelLevel (retrieved or not); a
+// query with R = 0 scores 0 on every ratio over R.
 //
+//	runid        the tag (sixth field) of the last evaluated query ("all" only)
 //	num_q        number of queries averaged over ("all" only)
-//	num_ret      documents retrieved (after -M); sum over queries
+//	num_ret      documents retrieved (after -M, -J); sum over queries
 //	num_rel      R; sum over queries
 //	num_rel_ret  relevant documents retrieved; sum over queries
 //	map          sum over relevant retrieved documents of precision at
 //	             their rank, divided by R
+//	gm_map       map's geometric mean over the queries ("all" only)
 //	Rprec        relevant documents among the first R, divided by R
+//	bpref        binary preference (see the traps below)
 //	recip_rank   1/rank of the first relevant document (no cutoff: use -M)
+//	iprec_at_recall.x   interpolated precision (the best precision at or
+//	             below the rank) where a fraction x of R is retrieved
 //	P.k          relevant documents among the first k, divided by k (always
 //	             k, even when fewer documents were retrieved)
+//	relstring.N  the grades of the first N documents as text (queries only)
 //	recall.k     relevant documents among the first k, divided by R
+//	infAP        inferred AP for sampled judgments (see the traps)
+//	gm_bpref     bpref's geometric mean ("all" only)
+//	Rprec_mult.x precision at (long)(x·R + 0.9) documents
+//	utility.a,b,c,d  a·relret + b·nonrelret + c·relnotret + d·(N − the
+//	             rest), N the collection size of -N (0 by default)
+//	11pt_avg.x,…  iprec_at_recall averaged over the fractions given
+//	binG, G      experimental gain measures of trec_eval
+//	ndcg.l=g,…   nDCG of the whole ranking; the gain of grade l is l unless
+//	             a pair sets it; the ideal ranking is every judged document
+//	ndcg_rel, Rndcg  nDCG averaged at the relevant documents, at the R levels
 //	ndcg_cut.k   DCG of the first k documents divided by the DCG of the
 //	             ideal ranking (every judged document with grade >= 1, best
 //	             first), truncated at k; gain = the grade itself, whatever
 //	             RelLevel is; discount log2(rank+1)
+//	map_cut.k    map counting the relevant documents of the first k only
+//	relative_P.k relevant documents among the first k, over min(k, R)
 //	success.k    1 if a relevant document is among the first k, else 0
+//	set_P, set_recall, set_relative_P, set_map, set_F.x  the retrieved
+//	             set as a whole: precision, recall, relret/min(ret, R),
+//	             P·recall, (x+1)·P·recall/(x·P + recall)
+//	num_nonrel_judged_ret  judged non-relevant documents retrieved; sum
+//	map_avgjg, P_avgjg.k, Rprec_mult_avgjg.x  with RelFormat "qrels_jg"
+//	             (-R qrels_jg): the qrels' second field names a judgment
+//	             group; each group judges the ranking on its own and the
+//	             measure averages over the groups of the query
 //
-// Cutoff measures named without cutoffs use trec_eval's defaults: P,
-// recall and ndcg_cut 5,10,15,20,30,100,200,500,1000; success 1,5,10.
-// Cutoffs are comma separated ("P.5,10"), read with atol, sorted ascending;
-// a cutoff below 1 or a repeated cutoff is an error. As in trec_eval, when
-// several -m name the same measure, the cutoffs of the first one that gives
-// cutoffs win, and cutoffs given to a measure without cutoffs are ignored.
-// trec_eval's other measures (bpref, gm_map, …) and measure sets (official,
-// all_trec, …) are rejected with an error that names the supported ones.
+// Parameters follow the first '.' and are comma separated. Integer cutoffs
+// (P, recall, ndcg_cut, map_cut, relative_P, success, P_avgjg) are read
+// with atol, sorted ascending, must be positive and distinct, and name one
+// value each ("P_5"). Real cutoffs (iprec_at_recall, Rprec_mult) are read
+// with atof, sorted, distinct, and named with "%3.2f" ("Rprec_mult_0.20").
+// Real parameters (relstring, utility, 11pt_avg, set_F) and level=gain
+// pairs (G, ndcg, ndcg_rel, Rndcg) keep their order and name one value with
+// the text given ("utility_2,-1,0,0", "ndcg_1=3,2=9"). Without parameters a
+// measure uses trec_eval's defaults (Measures). As in trec_eval, when
+// several -m name the same measure the parameters of the first one that
+// gives any win, and parameters given to a measure without parameters, or
+// to a set, are ignored.
 //
-// The discounts are glibc's log2 values, bit for bit (checked for every rank
-// up to 100,000), and every sum is accumulated in trec_eval's order, so
-// values equal those of trec_eval built on glibc exactly, not merely to
-// printing precision.
+// Eval needs at least one measure (the CLI, like trec_eval, asks for
+// "official" when -m is not given).
+//
+// Every sum is accumulated in trec_eval's order and every product rounded
+// on its own, and the integer discounts are glibc's log2 values, bit for
+// bit (checked for every rank up to 100,000), so values equal those of
+// trec_eval built on glibc exactly, not merely to printing precision. The
+// test suite runs trec_eval 9.0.8's own "make quicktest" invocations
+// (testdata/trec/quicktest) and compares the output byte for byte: all
+// eleven pass.
+//
+// # Traps
+//
+// The places where a definition surprises, each pinned by a test of
+// traps_test.go:
+//
+//   - bpref (TestTrapBprefCap): unjudged and unpooled documents are
+//     skipped; a relevant document scores 1 − min(n, R)/min(N, R), n the
+//     judged non-relevant documents above it, N all judged non-relevant
+//     documents. Both counts are capped at R, so past R judged
+//     non-relevant documents a relevant one scores 0.
+//   - gm_map and gm_bpref (TestTrapGMMapFloor): each query's value is
+//     floored at 0.00001 before the log, so one query at 0 pulls the mean
+//     to ~1e-5 instead of 0; under -c a judged query without results counts
+//     as the floor. The per-query value (QueryResult) is the log; trec_eval
+//     prints it for "all" only, as exp of the mean.
+//   - infAP (TestTrapInfAPSampling): a negative grade in the qrels marks a
+//     pooled document left unjudged (the pool was sampled); such documents
+//     are assumed relevant in the proportion of the judged documents above,
+//     documents outside the pool count as non-relevant, and R counts the
+//     judged relevant only.
+//   - relstring (TestTrapRelstringWidth): min(N, retrieved) characters, N
+//     = 10 unless relstring.N (which renames the value relstring_N); '>'
+//     for a grade above 9, '.' pooled but unjudged, '-' not in the pool.
+//     Printed for the queries only, between single quotes.
+//   - iprec_at_recall, 11pt_avg (TestTrapIprecRounding): the fraction x of
+//     R becomes (long)(x·R + 0.9) relevant documents, as in trec_eval 9.0.8
+//     (later trec_eval versions round to nearest and print other values).
+//     11pt_avg's fractions are not sorted.
+//   - Rprec_mult, relative_P, P (TestTrapCutoffsBeyondRanking): a cutoff
+//     beyond the ranking counts the missing documents as non-relevant.
+//   - ndcg, G, ndcg_rel, Rndcg (TestTrapNDCGGains): unlike ndcg_cut, the
+//     ideal ranking walks the levels by gain and stops at the first judged
+//     level whose gain is not positive; a pair may give grade 0, or
+//     documents outside the pool (level -1), a gain. trec_eval sorts the
+//     levels comparing (int)(gain1 − gain2), so gains less than 1 apart
+//     keep their order; this package sorts the same way with the same
+//     merge sort.
+//   - set_F (TestTrapSetMeasures) is 0 when nothing relevant is retrieved;
+//     utility's fourth coefficient multiplies a count that includes the
+//     collection size -N.
+//
+// # Preferences
+//
+// With RelFormat "prefs" (-R prefs, judgments read by ReadPrefs: lines
+// "qid jg jsg docno level", level a real number) or "qrels_prefs" (-R
+// qrels_prefs, ReadQrelsPrefs: a qrels file whose second field is the jg,
+// every line in sub-group "0"), a query's judgments are preferences: within
+// a judgment sub-group (jsg) of a judgment group (jg, one user) every
+// document with a higher level is preferred to every document with a lower
+// one. A jg with one jsg is a set of equivalence classes; a jg with
+// several is a partial order, closed transitively (a preference both ways
+// is an error). A preference A > B is fulfilled when A ranks above B,
+// "implied" when only one of the two is retrieved (fulfilled if that one
+// is A) and "not occurring" when neither is. The prefs_* measures are
+// trec_eval's ratios of fulfilled to possible preferences: over all
+// preferences (simp), averaged over document pairs (pair) or over judgment
+// groups (avgjg), with implied and not-occurring preferences (no suffix),
+// with implied ones only (_imp) or only between retrieved documents
+// (_ret); *_Rnonrel counts only as many non-relevant (level 0 or below)
+// documents as there are relevant ones. Two traps, pinned by the quicktest
+// vectors: ties in score are broken by docno in ascending byte order here
+// (the other measures break them descending, as trec_eval does), and the
+// pair measures keep a judged × judged table per query, so their cost is
+// quadratic in a query's judged documents, as in trec_eval.
 //
 // # Queries and the "all" line
 //
@@ -102,20 +209,28 @@
 // Even under -c, queries without results get no per-query lines, and a run
 // that shares no query with the qrels is an error (ErrNoCommonQuery).
 //
-// "all" holds the mean over the queries (sums for num_*), summed in qid
-// byte order as trec_eval sums. Eval's cost is linear in the number of
+// "all" holds the mean over the queries (sums for num_*, the geometric
+// mean for gm_*), summed in qid byte order as trec_eval sums. Eval's cost is linear in the number of
 // queries: the sorted query lists are merged, where trec_eval searches one
 // list for each query of the other.
 //
 // # Output
 //
 // WriteText prints what trec_eval prints: "%-22s\t%s\t%6.4f" lines
-// (measure, qid or "all", value), num_* as integers, per-query lines (-q)
-// first in qid byte order, measures in trec_eval's table order (num_q,
-// num_ret, num_rel, num_rel_ret, map, Rprec, recip_rank, P, recall,
-// ndcg_cut, success) whatever the order of -m, cutoffs ascending, num_q on
-// the "all" lines only. Rounding is glibc's: the exact binary value to
-// nearest, ties to even (0.03125 prints 0.0312).
+// (measure, qid or "all", value), num_* as integers, runid as text,
+// relstring between single quotes, per-query lines (-q) first in qid byte
+// order, measures in trec_eval's table order whatever the order of -m,
+// cutoffs ascending; num_q, gm_* and runid on the "all" lines only,
+// relstring on the query lines only. Rounding is glibc's: the exact binary
+// value to nearest, ties to even (0.03125 prints 0.0312).
+//
+// With z scores (Options.ZScores, -Z; ReadZScores reads the "qid measure
+// mean stddev" file) every per-query value becomes (value − mean)/stddev
+// before the "all" values are formed; a value whose query or measure is
+// missing from the file, or whose stddev is 0 while the value is not the
+// mean, becomes -1000000 (MissingZScore). Names are then printed "Z%-22s"
+// and every number with 4 decimals, num_* included (runid and relstring
+// are left alone).
 //
 // # Where this package differs from trec_eval 9.0.8
 //
@@ -134,6 +249,17 @@
 //   - A NUL byte ("files may contain no NUL characters") and a file with no
 //     data line make trec_eval read garbage; here they are errors.
 //   - -M with a negative number crashes trec_eval; the CLI rejects it.
+//   - trec_eval allocates an array as long as the highest grade of a
+//     query; ndcg, G, ndcg_rel and Rndcg list the levels one by one up to
+//     grade 65536 and beyond that only the grades judged, which can only
+//     change the order of levels whose gains are less than 1 apart.
+//   - log2 of a non-integer (G with fractional gains), log and exp (gm_*)
+//     are Go's, which may differ from glibc's in the last bit; the
+//     integer discounts are glibc's exactly.
+//   - Under qrels_jg, a docno repeated within a judgment group is reported
+//     for the evaluated queries only (trec_eval checks the whole file), and
+//     the z-score file may not give a (query, measure) twice (trec_eval
+//     would use either).
 //   - On an input error nothing is printed; trec_eval may already have
 //     printed the per-query lines of earlier queries. Error messages are
 //     this package's (with file and line), not trec_eval's.

@@ -242,8 +242,11 @@ func TestEvalMeasureOrder(t *testing.T) {
 func TestEvalMeasureErrors(t *testing.T) {
 	for _, tt := range []struct{ args, want string }{
 		{"", "no measure requested"},
-		{"bpref", `measure "bpref": trec_eval measure not supported`},
-		{"all_trec", `measure "all_trec": trec_eval measure not supported`},
+		{"dcg", `illegal measure "dcg"`},
+		{"iprec_at_recall..1,.10", "duplicate cutoff 0.1"},
+		{"utility.1,2,3", "utility takes 4 coefficients, found 3"},
+		{"ndcg.1=2,3", "malformed pair parameters"},
+		{"ndcg.1=2=3", "malformed pair parameters"},
 		{"mapp", `illegal measure "mapp"`},
 		{"P.", "empty parameter list"},
 		{"P.0,5", "cutoffs must be positive"},
@@ -260,7 +263,7 @@ func TestEvalMeasureErrors(t *testing.T) {
 		}
 	}
 	// Parameters of measures without cutoffs are ignored, as trec_eval does.
-	if err := ValidateMeasures([]string{"map.5", "P.5.9"}); err != nil {
+	if err := ValidateMeasures([]string{"map.5", "P.5.9", "all_trec", "official.5", "ndcg.1=3,2=9"}); err != nil {
 		t.Errorf("ValidateMeasures: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -82,9 +83,15 @@ func checkSyntaxError(t *testing.T, err error, in string) {
 
 func evalAll(t *testing.T, q *Qrels, run *Run) {
 	t.Helper()
+	params := []string{"all_trec", "relstring.3", "ndcg.1=2.5,0=-1,-1=0.3", "G.2=0.4,1=0.9", "Rndcg.3=-2", "ndcg_rel.1=0",
+		"iprec_at_recall..33,1", "11pt_avg.1,.5,0", "Rprec_mult.0,3", "utility.1,2,3,4", "set_F.0"}
 	for _, opts := range []Options{
 		DefaultOptions(allMeasures...),
 		{Measures: allMeasures, Complete: true, RelLevel: -1, MaxRetrieved: 2},
+		DefaultOptions(params...),
+		{Measures: params, Complete: true, RelLevel: 2, MaxRetrieved: 3, JudgedOnly: true, NumDocs: 10},
+		{Measures: params, RelLevel: 0, MaxRetrieved: -1},
+		{Measures: []string{"qrels_jg"}, RelLevel: 1, MaxRetrieved: -1, RelFormat: "qrels_jg"},
 	} {
 		res, err := Eval(opts, q, run)
 		if err != nil {
@@ -99,4 +106,39 @@ func evalAll(t *testing.T, q *Qrels, run *Run) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func FuzzReadPrefs(f *testing.F) {
+	for _, s := range []string{"q u s a 1\nq u s b 0\n", "q u s1 a 2\nq u s1 b 1\nq u s2 b 1\nq u s2 c 0\n",
+		"q u s a 1\nq u s a 0\n", "q u s1 a 1\nq u s1 b 0\nq u s2 b 1\nq u s2 a 0\n", "", "q u s a\n", "# c\nq u s a nan\n"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, in string, qrelsPrefs bool) {
+		read := ReadPrefs
+		if qrelsPrefs {
+			read = ReadQrelsPrefs
+		}
+		q, err := read(strings.NewReader(in), "p")
+		if err != nil {
+			checkSyntaxError(t, err, in)
+			return
+		}
+		run, err := ReadRun(strings.NewReader("q Q0 a 1 3 t\nq Q0 c 2 2 t\nq Q0 x 3 2 t\n"), "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range []Options{
+			{Measures: []string{"all_prefs"}, RelLevel: 1, MaxRetrieved: -1, RelFormat: "prefs"},
+			{Measures: []string{"all_prefs"}, RelLevel: 1, MaxRetrieved: 1, RelFormat: "qrels_prefs", Complete: true},
+		} {
+			res, err := Eval(opts, q, run)
+			if err != nil {
+				continue // no common query, or inconsistent preferences
+			}
+			if err := WriteText(io.Discard, res, TextOptions{PerQuery: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }

@@ -28,6 +28,21 @@ type query struct {
 	numRel int   // judged documents with grade >= 0 and grade >= level
 	ideal  []int // grades >= 1 of all judged documents, descending
 	level  int
+
+	// Filled by prepare, for the measures beyond the judge's.
+	levels      []levelCount // judged grades >= 0, ascending, with their counts (lvls)
+	levelsReady bool
+	grades      []int   // judged grades >= 0, in no order until lvls sorts them
+	relRet      int     // retrieved documents with grade >= 0 and >= level
+	nonpool     int     // retrieved documents without a judgment
+	unjudged    int     // retrieved documents judged with a negative grade
+	cum         []int32 // cum[i]: documents among the first i with isRel
+}
+
+// levelCount is one judged grade and its number of judgments.
+type levelCount struct {
+	grade int
+	n     int
 }
 
 // isRel reports whether a ranked document counts as relevant for the
@@ -36,31 +51,8 @@ type query struct {
 // unjudged markers count too.
 func (q *query) isRel(i int) bool { return q.rels[i] >= q.level }
 
-// numRelRet counts retrieved documents whose judged grade is >= 0 and >= the
-// level (form_res_rels.c counts unjudged markers separately).
-func (q *query) numRelRet() int {
-	n := 0
-	for _, r := range q.rels {
-		if r >= 0 && r >= q.level {
-			n++
-		}
-	}
-	return n
-}
-
 // relAt counts relevant documents among the first min(k, len(rels)).
-func (q *query) relAt(k int64) int {
-	n := 0
-	for i := range q.rels {
-		if int64(i) >= k {
-			break
-		}
-		if q.isRel(i) {
-			n++
-		}
-	}
-	return n
-}
+func (q *query) relAt(k int64) int { return q.relIn(k) }
 
 func (q *query) avgPrec() float64 {
 	relSoFar := 0
@@ -106,13 +98,8 @@ func (q *query) recall(k int64) float64 {
 }
 
 func (q *query) success(k int64) float64 {
-	for i := range q.rels {
-		if int64(i) >= k {
-			break
-		}
-		if q.isRel(i) {
-			return 1
-		}
+	if q.relIn(k) > 0 {
+		return 1
 	}
 	return 0
 }
@@ -157,6 +144,7 @@ func newQuery(ranking []string, j Judgments, relLevel int) *query {
 			q.rels[i] = g
 		}
 	}
+	var grades []int
 	for _, g := range j {
 		if g >= 0 && g >= relLevel {
 			q.numRel++
@@ -164,8 +152,12 @@ func newQuery(ranking []string, j Judgments, relLevel int) *query {
 		if g > 0 {
 			q.ideal = append(q.ideal, g)
 		}
+		if g >= 0 {
+			grades = append(grades, g)
+		}
 	}
 	sortDesc(q.ideal)
+	q.finish(grades, nil)
 	return q
 }
 
@@ -218,3 +210,7 @@ func NDCGCutAt(ranking []string, j Judgments, k int) float64 {
 	}
 	return newQuery(ranking, j, DefaultRelLevel).ndcgCut(int64(k))
 }
+
+// numRelRet counts retrieved documents whose judged grade is >= 0 and >= the
+// level (form_res_rels.c counts unjudged markers separately).
+func (q *query) numRelRet() int { return q.relRet }

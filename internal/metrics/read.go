@@ -31,11 +31,13 @@ type Qrels struct {
 	entries  []judgment // grouped by query, file order within a query
 	queries  []span     // sorted by qid, byte order
 	index    map[string]int
-	positive int // judgments with grade > 0 over every query (num_rel under -c)
+	positive int        // judgments with grade > 0 over every query (num_rel under -c)
+	prefs    []prefLine // instead of entries, when read as preferences
 }
 
 type judgment struct {
 	docno string
+	group string // the second field: the judgment group under -R qrels_jg
 	rel   int
 	line  int
 }
@@ -57,6 +59,7 @@ type Run struct {
 
 type result struct {
 	docno string
+	tag   string
 	sim   float64
 	line  int
 }
@@ -73,11 +76,12 @@ func (q *Qrels) QueryIDs() []string {
 	return ids
 }
 
-// Judgments returns the judgments of query qid (nil when it has none). A
-// docno judged twice keeps its last grade.
+// Judgments returns the judgments of query qid (nil when it has none, and
+// for preferences read by ReadPrefs or ReadQrelsPrefs). A docno judged
+// twice keeps its last grade.
 func (q *Qrels) Judgments(qid string) Judgments {
 	i, ok := q.index[qid]
-	if !ok {
+	if !ok || q.prefs != nil {
 		return nil
 	}
 	s := q.queries[i]
@@ -144,7 +148,7 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 // (get_trec_results.c): each line is "qid iter docno rank score tag",
 // fields separated by white space, fields after the sixth ignored; score is
 // read as C's atof reads it (the longest numeric prefix, "1e3x" is 1000,
-// "x" is 0); iter, rank and tag are ignored. Blank lines are skipped, and
+// "x" is 0); iter and rank are ignored, tag is the runid. Blank lines are skipped, and
 // so is a line whose first non-blank byte is '#'. A line with fewer than 6
 // fields, a NUL byte, or a file without results is a *SyntaxError naming the
 // file and line. name is used in errors only.
@@ -427,7 +431,7 @@ func parseQrels(text, name string) (*Qrels, error) {
 			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 4 fields (qid iter docno rel), found %s", countFields(n, 4))}
 		}
-		return f[0], judgment{docno: f[2], rel: int(atol(f[3])), line: lineNo}, true, nil
+		return f[0], judgment{docno: f[2], group: f[1], rel: int(atol(f[3])), line: lineNo}, true, nil
 	})
 	if err != nil {
 		return nil, err
@@ -461,7 +465,7 @@ func parseRun(text, name string) (*Run, error) {
 			return "", result{}, false, &SyntaxError{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 6 fields (qid iter docno rank score tag), found %d", n)}
 		}
-		return f[0], result{docno: f[2], sim: atof(f[4]), line: lineNo}, true, nil
+		return f[0], result{docno: f[2], tag: f[5], sim: atof(f[4]), line: lineNo}, true, nil
 	})
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -73,5 +75,33 @@ func TestWriteText(t *testing.T) {
 	WriteText(&b, res, TextOptions{Decimals: 6})
 	if !strings.Contains(b.String(), "map                   \tall\t0.092593\n") {
 		t.Errorf("Decimals 6:\n%s", b.String())
+	}
+}
+
+// TestAppendFixed4 checks the fast path of "%6.4f" against strconv's exact
+// conversion on values around every rounding boundary and at random.
+func TestAppendFixed4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(v float64) {
+		t.Helper()
+		want := strconv.AppendFloat(nil, v, 'f', 4, 64)
+		for len(want) < 6 {
+			want = append([]byte{' '}, want...)
+		}
+		if got, ok := appendFixed4(nil, v); ok && string(got) != string(want) {
+			t.Fatalf("%.17g: %q, want %q", v, got, want)
+		}
+	}
+	for i := range 200000 {
+		check(rng.Float64())
+		check(rng.Float64() * 1000)
+		c := (float64(i) + 0.5) / 1e4 // ties and their neighbours
+		check(c)
+		check(math.Nextafter(c, 0))
+		check(math.Nextafter(c, 1))
+		check(float64(i) / 7)
+	}
+	for _, v := range []float64{0, 1, 0.03125, 0.00005, 0.99995, 1<<20 - 1, 123456.78905} {
+		check(v)
 	}
 }

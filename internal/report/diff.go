@@ -308,7 +308,7 @@ func (d *Diff) InputLines() []string {
 		if label == "" {
 			label = f.Field
 		}
-		bv, cv := jsonText(f.Baseline), jsonText(f.Current)
+		bv, cv := texttab.JSONText(f.Baseline), texttab.JSONText(f.Current)
 		if f.Field == "seed.corpusSha256" || f.Field == "casesSha256" {
 			bv, cv = texttab.ShortHash(bv), texttab.ShortHash(cv)
 		}
@@ -729,20 +729,8 @@ func writeCaseTable(b *bufio.Writer, cases []CaseDiff, keep func(CaseDiff) bool)
 			if i == 0 {
 				id = escape(c.CaseID)
 			}
-			row(b, id, c.Change, f.Field, escape(jsonText(f.Baseline)), escape(jsonText(f.Current)))
+			row(b, id, c.Change, f.Field, escape(texttab.JSONText(f.Baseline)), escape(texttab.JSONText(f.Current)))
 		}
 	}
 	b.WriteString("\n")
-}
-
-func jsonText(v any) string {
-	j, _ := json.Marshal(v)
-	s := string(j)
-	if strings.HasPrefix(s, `"`) {
-		var str string
-		if json.Unmarshal(j, &str) == nil {
-			return str
-		}
-	}
-	return s
 }

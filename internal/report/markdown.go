@@ -82,7 +82,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			tops[i] = fmt.Sprintf("%d. %s", t.Rank, t.Source)
 		}
 		row(b, escape(c.CaseID), escape(c.Scenario), string(c.Status), texttab.Or(c.HitLevel, texttab.None), texttab.Int(c.FirstExpectedRank),
-			escape(strings.Join(tops, "\n")), escape(checksCell(c)))
+			escape(strings.Join(tops, "\n")), escape(ChecksCell(c)))
 	}
 	b.WriteString("\n")
 
@@ -159,9 +159,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// checksCell is the failed checks of c, then its skipped ones: "found;
+// ChecksCell is the failed checks of c, then its skipped ones: "found;
 // skipped: selected_attempt, rerank_top_source".
-func checksCell(c *judge.CaseResult) string {
+func ChecksCell(c *judge.CaseResult) string {
 	cell := strings.Join(c.FailedChecks, ", ")
 	if len(c.SkippedChecks) > 0 {
 		if cell != "" {

@@ -11,6 +11,7 @@
 package texttab
 
 import (
+	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -91,4 +92,17 @@ func Or(p *string, absent string) string {
 		return absent
 	}
 	return *p
+}
+
+// JSONText is a JSON value as cell text: a string as itself, anything else
+// (a number, a list, null) as its JSON.
+func JSONText(v any) string {
+	j, _ := json.Marshal(v)
+	if len(j) > 0 && j[0] == '"' {
+		var s string
+		if json.Unmarshal(j, &s) == nil {
+			return s
+		}
+	}
+	return string(j)
 }

@@ -1,0 +1,228 @@
+package compare
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/metrics"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
+)
+
+// TrecRun is one TREC run to compare: its name, its file and its
+// evaluation by metrics.Eval.
+type TrecRun struct {
+	Name   string
+	Path   string
+	SHA256 string
+	Result *metrics.Result
+}
+
+// TrecInputs identify what the runs were evaluated against and how, as
+// rag-eval trec's flags say it.
+type TrecInputs struct {
+	Qrels       string `json:"qrels"`
+	QrelsSHA256 string `json:"qrelsSha256"`
+	// Measures are the -m arguments as given.
+	Measures []string `json:"measures"`
+	// Complete is -c; RelLevel -l; MaxRetrieved -M (null: no limit).
+	Complete     bool `json:"complete"`
+	RelLevel     int  `json:"relLevel"`
+	MaxRetrieved *int `json:"maxRetrieved"`
+	// Missing says what a query judged in the qrels but absent from a run
+	// is in a pair: "zero" with -c (it scores 0 on every measure, as
+	// trec_eval -c averages it), "dropped" without (the pair leaves the
+	// query out; each run's mean is still over its own queries).
+	Missing string `json:"missing"`
+	// Queries is the number of queries compared: the judged queries with
+	// -c, else those evaluated in at least one run.
+	Queries int `json:"queries"`
+}
+
+// TrecSide is one run's identity and coverage.
+type TrecSide struct {
+	Name   string `json:"name"`
+	Run    string `json:"run"`
+	SHA256 string `json:"sha256"`
+	Status string `json:"status"`
+	// Queries is the number of queries evaluated (in the run and the
+	// qrels); Missing the judged queries the run has no result for.
+	Queries int `json:"queries"`
+	Missing int `json:"missing"`
+}
+
+// TrecReport is a comparison of TREC runs (rag-eval trec-compare,
+// docs/reports.md): the same statistics as Report over queries instead of
+// golden cases, without per-case detail. Field order is the JSON key
+// order.
+type TrecReport struct {
+	SchemaVersion int        `json:"schemaVersion"`
+	Sides         []TrecSide `json:"sides"`
+	Comparison
+	Tool   string     `json:"tool"`
+	Inputs TrecInputs `json:"inputs"`
+	Method Method     `json:"method"`
+}
+
+// TrecMeasures returns the indices of the columns of r that are compared:
+// the per-query measures, not num_q, num_ret, num_rel and num_rel_ret,
+// which are counts whose "all" value is a sum.
+func TrecMeasures(r *metrics.Result) []int {
+	var out []int
+	for i, c := range r.Columns {
+		if !c.Integer && !c.SummaryOnly {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// BuildTrec compares runs evaluated with the same options against qrels
+// (every pair, or every run against runs[baseline] when baseline ≥ 0).
+// The items are the queries in byte order: with in.Complete every judged
+// query, a run's missing ones counting 0; otherwise every query some run
+// evaluated, a pair using those both runs evaluated. Each run's mean of a
+// measure is then the "all" value rag-eval trec prints for it. Pairs are
+// computed on up to workers goroutines (0: one per CPU).
+func BuildTrec(in TrecInputs, qrels *metrics.Qrels, runs []TrecRun, baseline, workers int) (*TrecReport, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no run to compare")
+	}
+	cols := TrecMeasures(runs[0].Result)
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("no measure to compare: num_q, num_ret, num_rel and num_rel_ret are counts; name per-query measures such as map, P.10 or ndcg_cut.10")
+	}
+	t := &Table{}
+	for _, c := range cols {
+		t.Metrics = append(t.Metrics, runs[0].Result.Columns[c].Name)
+	}
+	var qids []string
+	if in.Complete {
+		qids = qrels.QueryIDs()
+		in.Missing = "zero"
+	} else {
+		seen := map[string]bool{}
+		for _, r := range runs {
+			for _, q := range r.Result.Queries {
+				if !seen[q.QID] {
+					seen[q.QID] = true
+					qids = append(qids, q.QID)
+				}
+			}
+		}
+		slices.Sort(qids)
+		in.Missing = "dropped"
+	}
+	in.Queries = len(qids)
+	index := make(map[string]int, len(qids))
+	for i, q := range qids {
+		index[q] = i
+	}
+	rep := &TrecReport{SchemaVersion: SchemaVersion, Tool: "rag-eval trec-compare", Inputs: in}
+	judged := len(qrels.QueryIDs())
+	for _, r := range runs {
+		if !slices.Equal(r.Result.Columns, runs[0].Result.Columns) {
+			return nil, fmt.Errorf("%s: evaluated with other measures than %s", r.Name, runs[0].Name)
+		}
+		t.Sides = append(t.Sides, r.Name)
+		fill := math.NaN()
+		if in.Complete {
+			fill = 0
+		}
+		vals := make([][]float64, len(cols))
+		for m := range vals {
+			vals[m] = make([]float64, len(qids))
+			for i := range vals[m] {
+				vals[m][i] = fill
+			}
+		}
+		for _, q := range r.Result.Queries {
+			i, ok := index[q.QID]
+			if !ok {
+				return nil, fmt.Errorf("%s: query %q is not in the qrels", r.Name, q.QID)
+			}
+			for m, c := range cols {
+				vals[m][i] = q.Values[c]
+			}
+		}
+		t.Values = append(t.Values, vals)
+		rep.Sides = append(rep.Sides, TrecSide{Name: r.Name, Run: r.Path, SHA256: r.SHA256, Status: Available,
+			Queries: len(r.Result.Queries), Missing: judged - len(r.Result.Queries)})
+	}
+	pairs := AllPairs(len(runs))
+	if baseline >= 0 {
+		pairs = BaselinePairs(len(runs), baseline)
+	}
+	rep.Comparison = Analyze(t, pairs, baseline, workers)
+	rep.Method = NewMethod(rep.Family())
+	return rep, nil
+}
+
+// WriteJSON writes r as indented JSON, as Report.WriteJSON does.
+func (r *TrecReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+func (r *TrecReport) names() []string {
+	var out []string
+	for _, s := range r.Sides {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func trecTitle(name string) string { return name }
+
+// MissingSentence states how queries missing from a run are treated.
+func (r *TrecReport) MissingSentence() string {
+	if r.Inputs.Complete {
+		return fmt.Sprintf("-c: every one of the %d judged queries is compared; a query a run has no result for counts 0 on every measure.", r.Inputs.Queries)
+	}
+	return fmt.Sprintf("%d queries evaluated by at least one run; a pair compares the queries both runs evaluated (a query one run lacks is dropped from the pair), while each run's mean in the summary is over its own queries, as rag-eval trec averages.", r.Inputs.Queries)
+}
+
+// WriteMarkdown renders r: the runs, the summary table of means, then per
+// pair its metric table.
+func (r *TrecReport) WriteMarkdown(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	var names []string
+	for _, s := range r.Sides {
+		names = append(names, texttab.Escape(s.Name))
+	}
+	fmt.Fprintf(b, "# Run comparison: %s\n\n", strings.Join(names, " vs "))
+	maxRet := "all"
+	if r.Inputs.MaxRetrieved != nil {
+		maxRet = strconv.Itoa(*r.Inputs.MaxRetrieved)
+	}
+	fmt.Fprintf(b, "Qrels `%s` (sha256 `%s`); measures %s; relevant: grade ≥ %d (-l); documents per query: %s (-M). %s %s\n\n",
+		texttab.Code(r.Inputs.Qrels), texttab.ShortHash(r.Inputs.QrelsSHA256), texttab.Escape(strings.Join(r.Inputs.Measures, " ")),
+		r.Inputs.RelLevel, maxRet, r.MissingSentence(), r.methodSentence(r.Method))
+	fmt.Fprintf(b, "## Runs\n\n")
+	texttab.Row(b, "run", "file", "queries evaluated", "judged queries without results")
+	texttab.Row(b, "---", "---", "---:", "---:")
+	for i, s := range r.Sides {
+		texttab.Row(b, texttab.Escape(s.Name)+" ("+Letter(i)+")", texttab.CodeCell(s.Run), strconv.Itoa(s.Queries), strconv.Itoa(s.Missing))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "## Summary\n\nEach run's mean (rag-eval trec's \"all\" value); a superscript lists the runs it is significantly better than.\n\n")
+	r.writeSummaryMarkdown(b, r.names(), trecTitle)
+	for k, p := range r.Pairs {
+		fmt.Fprintf(b, "## %s vs %s\n\n", texttab.Escape(p.A), texttab.Escape(p.B))
+		r.writePairMarkdown(b, k, trecTitle)
+	}
+	return b.Flush()
+}
+
+// WriteText writes the plain-text summary rag-eval trec-compare prints.
+func (r *TrecReport) WriteText(w io.Writer) error {
+	for _, s := range r.Sides {
+		fmt.Fprintf(w, "%s: %d queries evaluated, %d judged queries without results (%s)\n", s.Name, s.Queries, s.Missing, s.Run)
+	}
+	if err := r.writeText(w, r.names()); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values). %s\n", Significance, r.Method.Family, r.MissingSentence())
+	return err
+}
