@@ -146,7 +146,8 @@ ext-services-load: models
 
 # The shipped eval set through every shipped config (deploy/mapped) against
 # the running servers, judged and compared with the builtin pipeline's
-# committed fixtures, into .ragbaseline/ext-eval (the table of README.md and
+# committed fixtures (one rag-eval compare of every side against it,
+# compare.md), into .ragbaseline/ext-eval (the table of README.md and
 # docs/mapped-pipeline.md: .ragbaseline/ext-eval/table.md). Loads the corpus
 # first, as ext-services-load does.
 ext-eval: build models

@@ -6,10 +6,10 @@
 #
 # Loads the shipped corpus into each server under the default names (as
 # make ext-services-load does), then for each config: rag-snapshot into
-# .ragbaseline/ext-eval/<config>/, rag-eval into <config>.json|md, and
-# rag-eval compare against eval/rag-retrieval/fixtures (the builtin
-# pipeline, hybrid) into compare-<config>.json|md. The table goes to
-# .ragbaseline/ext-eval/table.md and stdout.
+# .ragbaseline/ext-eval/<config>/ and rag-eval into <config>.json|md. Then
+# one rag-eval compare of every side against the builtin pipeline (hybrid,
+# eval/rag-retrieval/fixtures) into compare.json|md|html. The table goes
+# to .ragbaseline/ext-eval/table.md and stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -49,13 +49,15 @@ judge "$SET/fixtures" builtin-hybrid
 judge "$SET/fixtures-dense" builtin-dense
 
 configs=(weaviate chroma opensearch-knn opensearch-bm25 opensearch-hybrid)
+sides=(--side "builtin-hybrid=$SET/fixtures" --side "builtin-dense=$SET/fixtures-dense")
 for c in "${configs[@]}"; do
 	echo "ext-eval: $c"
 	"$BIN/rag-snapshot" --pipeline-config "deploy/mapped/$c.yaml" --fixtures "$OUT/$c" --skip-eval
 	judge "$OUT/$c" "$c"
-	"$BIN/rag-eval" compare -q --left "$SET/fixtures" --left-name builtin-hybrid --right "$OUT/$c" --right-name "$c" \
-		--json-report "$OUT/compare-$c.json" --markdown-report "$OUT/compare-$c.md"
+	sides+=(--side "$c=$OUT/$c")
 done
+"$BIN/rag-eval" compare -q "${sides[@]}" --baseline builtin-hybrid \
+	--json-report "$OUT/compare.json" --markdown-report "$OUT/compare.md" --html-report "$OUT/compare.html"
 
 python3 - "$OUT" "${configs[@]}" <<'PY' | tee "$OUT/table.md"
 import json, sys
@@ -82,4 +84,4 @@ for label, name in rows:
         label, s["passCount"], s["caseCount"], skipped, num(s["recallAtK"]), num(s["mrr"]), num(s["ndcgAtK"]),
         ev.get("none", 0), ev.get("weak", 0), ev.get("sufficient", 0)))
 PY
-echo "ext-eval: fixtures, reports and compare-<config>.json|md against the builtin pipeline in $OUT"
+echo "ext-eval: fixtures, reports and compare.md (every side against builtin-hybrid) in $OUT"

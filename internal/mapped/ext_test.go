@@ -177,16 +177,16 @@ func ptrs(cs []judge.CaseResult) []*judge.CaseResult {
 	return out
 }
 
-// compareWithBuiltin compares the builtin pipeline's committed fixtures
-// (left) with dir (right) as rag-eval compare does, and checks the report
-// says what the two judgements say.
+// compareWithBuiltin compares dir with the builtin pipeline's committed
+// fixtures as rag-eval compare --baseline builtin does, and checks the
+// report says what the two judgements say.
 func compareWithBuiltin(t *testing.T, g *contract.GoldenFile, name, dir string, pass int) {
 	t.Helper()
-	left, err := compare.LoadSide("builtin", builtinFixtures, g, judge.Options{})
+	builtin, err := compare.LoadSide("builtin", builtinFixtures, g, judge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	right, err := compare.LoadSide(name, dir, g, judge.Options{})
+	mapped, err := compare.LoadSide(name, dir, g, judge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +195,14 @@ func compareWithBuiltin(t *testing.T, g *contract.GoldenFile, name, dir string, 
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(data)
-	rep := compare.Build(compare.Inputs{Cases: shippedGolden, CasesSHA256: hex.EncodeToString(sum[:]), K: g.ReportK(0)}, left, right)
-	if rep.Left.Status != compare.Available || rep.Right.Status != compare.Available || len(rep.Cases) != len(g.Cases) {
-		t.Fatalf("%s: compare: sides %s %s, %d cases", name, rep.Left.Status, rep.Right.Status, len(rep.Cases))
+	rep := compare.Build(compare.Inputs{Cases: shippedGolden, CasesSHA256: hex.EncodeToString(sum[:]), K: g.ReportK(0)},
+		[]compare.Side{builtin, mapped}, 0, 0)
+	if len(rep.Sides) != 2 || rep.Sides[0].Status != compare.Available || rep.Sides[1].Status != compare.Available ||
+		len(rep.Pairs) != 1 || rep.Pairs[0].A != name || rep.Pairs[0].B != "builtin" || len(rep.Cases) != len(g.Cases) {
+		t.Fatalf("%s: compare: %d sides, pairs %+v, %d cases", name, len(rep.Sides), rep.Pairs, len(rep.Cases))
 	}
-	if rep.Left.Summary.PassCount != len(g.Cases) || rep.Right.Summary.PassCount != pass {
-		t.Errorf("%s: compare: builtin passes %d, mapped %d (judged %d)", name, rep.Left.Summary.PassCount, rep.Right.Summary.PassCount, pass)
+	if rep.Sides[0].Summary.PassCount != len(g.Cases) || rep.Sides[1].Summary.PassCount != pass {
+		t.Errorf("%s: compare: builtin passes %d, mapped %d (judged %d)", name, rep.Sides[0].Summary.PassCount, rep.Sides[1].Summary.PassCount, pass)
 	}
 	expectDocs := 0
 	for i := range g.Cases {
@@ -208,14 +210,14 @@ func compareWithBuiltin(t *testing.T, g *contract.GoldenFile, name, dir string, 
 			expectDocs++
 		}
 	}
-	for _, m := range rep.Metrics {
-		if m.Name == compare.MetricRecallAtK && (m.Pairs != expectDocs || m.Left == nil || m.Right == nil) {
+	for _, m := range rep.Pairs[0].Metrics {
+		if m.Name == compare.MetricRecallAtK && (m.Pairs != expectDocs || m.A == nil || m.B == nil) {
 			t.Errorf("%s: compare: recallAtK %d pairs, want %d", name, m.Pairs, expectDocs)
 		}
 	}
 	// The mapped side has no retrieval trace: the selected attempt differs
 	// wherever the builtin pipeline records one.
-	if sub, _ := rep.Differing(); sub == 0 {
+	if sub, _ := rep.Differing(0); sub == 0 {
 		t.Errorf("%s: compare: no case differs from the builtin pipeline", name)
 	}
 	var js, md bytes.Buffer
