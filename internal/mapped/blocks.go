@@ -96,7 +96,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 				}
 				// A service echoing a token into a result must not put it
 				// into a fixture either.
-				s = p.secrets.scrub(strings.ToValidUTF8(s, "\uFFFD"))
+				s = p.secrets.Scrub(strings.ToValidUTF8(s, "\uFFFD"))
 				switch k {
 				case "evidenceKey":
 					b.EvidenceKey, b.Has = s, b.Has|contract.BlockHasEvidenceKey

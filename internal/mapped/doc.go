@@ -34,7 +34,9 @@
 // the transient and unreachable classification still works); Describe's
 // store is the URL as the config writes it; the string fields of blocks
 // are scrubbed the same way, so a service echoing a token cannot put it
-// into a fixture. Values under 4 bytes are left alone.
+// into a fixture. Values under 4 bytes are left alone. The reference syntax
+// and the scrubbing are package internal/secret's, which rag-snapshot's
+// --lookup-header and --sidecar-header share.
 //
 // # Calls and errors
 //

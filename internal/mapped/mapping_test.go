@@ -13,6 +13,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
 
 // The shipped configs against responses written by hand in the shape of
@@ -337,7 +338,7 @@ func TestTemplates(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmpl := &template{src: "…", parts: parts}
-	var secrets secretSet
+	var secrets secret.Set
 	for _, tc := range []struct {
 		env  map[string]string
 		want string
@@ -354,7 +355,7 @@ func TestTemplates(t *testing.T) {
 			t.Errorf("%v: got %s, want %s", tc.env, got, tc.want)
 		}
 	}
-	if got := secrets.scrub("dial tcp hostname:1: refused; GET http://hostname:1/p"); got != "dial tcp ${B}: refused; GET ${B}/p" {
+	if got := secrets.Scrub("dial tcp hostname:1: refused; GET http://hostname:1/p"); got != "dial tcp ${B}: refused; GET ${B}/p" {
 		t.Errorf("scrub: %s", got)
 	}
 }

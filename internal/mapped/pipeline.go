@@ -20,6 +20,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
 
 // DefaultMaxResponseBytes bounds a response body.
@@ -54,7 +55,7 @@ type Pipeline struct {
 	opt        Options
 	thresholds lookup.Thresholds
 	warnings   []error
-	secrets    secretSet
+	secrets    secret.Set
 
 	headers []resolvedHeader
 	setup   []resolvedCall
@@ -201,7 +202,7 @@ func (p *Pipeline) Describe() contract.Pipeline {
 // does nothing.
 func (p *Pipeline) Health(ctx context.Context) error {
 	_, err := p.setupVars(ctx)
-	return p.secrets.redact(err)
+	return p.secrets.Redact(err)
 }
 
 // setupVars returns the setup values, running the steps the first time
@@ -235,7 +236,7 @@ func (p *Pipeline) setupVars(ctx context.Context) (map[string]any, error) {
 // qualityScore and graded by the thresholds, and the blocks cut to topK.
 func (p *Pipeline) Lookup(ctx context.Context, req lookup.Request) (*contract.LookupResult, error) {
 	lr, err := p.lookup(ctx, req)
-	return lr, p.secrets.redact(err)
+	return lr, p.secrets.Redact(err)
 }
 
 func (p *Pipeline) lookup(ctx context.Context, req lookup.Request) (*contract.LookupResult, error) {

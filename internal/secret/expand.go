@@ -1,0 +1,111 @@
+package secret
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrUnterminated is ParseRef's error for a "${" without its "}".
+var ErrUnterminated = errors.New("unterminated ${")
+
+// A Ref is a reference to an environment variable: ${Name}, or
+// ${Name:-Default} when HasDefault.
+type Ref struct {
+	Name       string
+	Default    string
+	HasDefault bool
+}
+
+// ParseRef parses the reference at the start of s, which starts with
+// "${", and returns it with its length in bytes. The name is
+// [A-Za-z_][A-Za-z0-9_]*; the default is any text up to the first "}"
+// (so it cannot hold one). Errors: no closing brace (ErrUnterminated),
+// and a name that is not one.
+func ParseRef(s string) (Ref, int, error) {
+	if !strings.HasPrefix(s, "${") {
+		return Ref{}, 0, fmt.Errorf("not a ${ reference")
+	}
+	end := strings.IndexByte(s[2:], '}')
+	if end < 0 {
+		return Ref{}, 0, ErrUnterminated
+	}
+	ref := s[2 : 2+end]
+	name, def, hasDef := strings.Cut(ref, ":-")
+	if !ValidName(name) {
+		return Ref{}, 0, fmt.Errorf("${%s}: not an environment variable name (want ${NAME} or ${NAME:-default})", ref)
+	}
+	return Ref{Name: name, Default: def, HasDefault: hasDef}, 2 + end + 1, nil
+}
+
+// Value returns the variable's value, fromEnv true, when getenv says it
+// is set (even empty); else the default, fromEnv false; else an error
+// naming the variable.
+func (r Ref) Value(getenv func(string) (string, bool)) (v string, fromEnv bool, err error) {
+	if v, ok := getenv(r.Name); ok {
+		return v, true, nil
+	}
+	if r.HasDefault {
+		return r.Default, false, nil
+	}
+	return "", false, fmt.Errorf("environment variable %s is not set", r.Name)
+}
+
+// ValidName reports whether s is an environment variable name a reference
+// can use: [A-Za-z_][A-Za-z0-9_]*.
+func ValidName(s string) bool {
+	if s == "" || !isNameStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isNameStart(s[i]) && !('0' <= s[i] && s[i] <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func isNameStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// Expand replaces each ${NAME} and ${NAME:-default} in s by the variable's
+// value (getenv reports whether it is set; a set but empty variable is
+// empty, not defaulted) and adds every value read from the environment to
+// secrets (nil: none kept); a default, written in s itself, is not a
+// secret. $$ is a literal $ (so $${NAME} is the text ${NAME}); any other $
+// is itself. Errors: a variable neither set nor given a default (the
+// error names it), an unterminated ${ (the error gives its byte offset),
+// a reference whose name is not one. The errors never hold a value.
+func Expand(s string, getenv func(string) (string, bool), secrets *Set) (string, error) {
+	if !strings.Contains(s, "$") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '$' && i+1 < len(s) && s[i+1] == '$':
+			b.WriteByte('$')
+			i++
+		case c == '$' && i+1 < len(s) && s[i+1] == '{':
+			ref, n, err := ParseRef(s[i:])
+			if errors.Is(err, ErrUnterminated) {
+				return "", fmt.Errorf("%v at byte %d", err, i)
+			}
+			if err != nil {
+				return "", err
+			}
+			v, fromEnv, err := ref.Value(getenv)
+			if err != nil {
+				return "", err
+			}
+			if fromEnv && secrets != nil {
+				secrets.Add(ref.Name, v)
+			}
+			b.WriteString(v)
+			i += n - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,114 @@
+// Package secret keeps values read from the environment (tokens, URLs with
+// credentials) out of everything a tool writes: a Set collects them as
+// they are read, and Scrub and Redact replace each with a reference to its
+// variable, ${NAME}, in a message or an error.
+//
+// Expand reads ${NAME} and ${NAME:-default} references in a string, as a
+// shell would but with nothing else of a shell's syntax, and puts every
+// value it reads into a Set: the header values of rag-snapshot's
+// --lookup-header and --sidecar-header use it, and the mapped pipeline's
+// templates share its reference syntax (ParseRef) and lookup rule
+// (Ref.Value).
+//
+// What a Set hides: each value of at least MinLen bytes, and, for a value
+// that is a URL, its host and its user info (and password), also in their
+// URL-escaped forms. Shorter values are left alone: replacing every "1" or
+// "on" in a message would garble it, and such values hide nothing.
+package secret
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// MinLen is the length under which a value is not scrubbed.
+const MinLen = 4
+
+// A Set holds the values read from the environment, each with the name of
+// its variable. The zero Set is empty and ready to use; a nil *Set scrubs
+// nothing. A Set is not safe for concurrent Add; Scrub and Redact may run
+// concurrently once it is filled.
+type Set struct {
+	pairs []pair
+}
+
+type pair struct{ value, name string }
+
+// Add records value, read from the variable name: the value itself and,
+// when it is a URL with a host, the host and the user info (and the
+// password alone) too.
+func (s *Set) Add(name, value string) {
+	s.addValue(name, value)
+	if u, err := url.Parse(strings.TrimSpace(value)); err == nil && u.Host != "" {
+		s.addValue(name, u.Host)
+		if u.User != nil {
+			s.addValue(name, u.User.String())
+			if p, ok := u.User.Password(); ok {
+				s.addValue(name, p)
+			}
+		}
+	}
+}
+
+func (s *Set) addValue(name, v string) {
+	if len(v) < MinLen {
+		return
+	}
+	for _, p := range s.pairs {
+		if p.value == v {
+			return
+		}
+	}
+	s.pairs = append(s.pairs, pair{v, name})
+	// Longest first, so a value containing another is replaced whole.
+	sort.SliceStable(s.pairs, func(i, j int) bool { return len(s.pairs[i].value) > len(s.pairs[j].value) })
+}
+
+// Len is the number of values the Set replaces.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.pairs)
+}
+
+// Scrub replaces every value of the Set in msg by ${NAME}, also in its
+// URL-escaped (query and path) forms.
+func (s *Set) Scrub(msg string) string {
+	if s == nil {
+		return msg
+	}
+	for _, p := range s.pairs {
+		ref := "${" + p.name + "}"
+		msg = strings.ReplaceAll(msg, p.value, ref)
+		if q := url.QueryEscape(p.value); q != p.value {
+			msg = strings.ReplaceAll(msg, q, ref)
+		}
+		if q := url.PathEscape(p.value); q != p.value {
+			msg = strings.ReplaceAll(msg, q, ref)
+		}
+	}
+	return msg
+}
+
+// Redact returns err with its message scrubbed (nil for nil). The error
+// it wraps stays reachable through Unwrap, for errors.Is and errors.As:
+// only the message changes.
+func (s *Set) Redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redactedError{msg: s.Scrub(err.Error()), err: err}
+}
+
+// redactedError is an error whose message has the secrets removed; Unwrap
+// keeps the original for errors.Is and errors.As (the transient and
+// unreachable classification).
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
