@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
+	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
 
 // PipelineName is the name Client.Describe gives the pipelines it calls.
@@ -33,6 +35,12 @@ const bodyExcerptLen = 200
 //
 // User info in BaseURL is sent as HTTP basic authentication, but never
 // appears in Describe or in an error; nor do the query string or fragment.
+// Header is sent with every request (rag-snapshot's --lookup-header and
+// --sidecar-header, parsed by ParseHeaders); the values in Secrets (the
+// ones ParseHeaders read from the environment) are replaced by ${NAME} in
+// every error Health and Lookup return, and in every string of a result or
+// of the pipeline the server describes, so a server echoing a token cannot
+// put it into a message or a fixture.
 //
 // Client sends each call once; retrying is the caller's (internal/snapshot
 // retries an error whose Transient method says true). Its errors: an
@@ -63,6 +71,13 @@ type Client struct {
 	// --pipeline-search-mode and --pipeline-capabilities).
 	SearchMode   string
 	Capabilities []string
+	// Header is sent with every request, GET /healthz and POST
+	// /v1/lookup: set after the client's Content-Type and Accept (which it
+	// can replace); a Host entry is the request's Host.
+	Header http.Header
+	// Secrets are removed from errors, results and Describe (see above);
+	// nil removes nothing.
+	Secrets *secret.Set
 
 	mu     sync.Mutex
 	remote *contract.Pipeline // from the last successful Health
@@ -222,6 +237,10 @@ func (c *Client) Describe() contract.Pipeline {
 // or contract.Capabilities is a *ProtocolError, unless the client's own
 // SearchMode or Capabilities replace it.
 func (c *Client) Health(ctx context.Context) error {
+	return c.redact(c.health(ctx))
+}
+
+func (c *Client) health(ctx context.Context) error {
 	u, err := c.endpoint(HealthPath)
 	if err != nil {
 		return err
@@ -239,6 +258,9 @@ func (c *Client) Health(ctx context.Context) error {
 		if err := contract.ValidCapabilities(h.Pipeline.Capabilities); err != nil && c.Capabilities == nil {
 			return &ProtocolError{where, "pipeline.capabilities: " + err.Error() + "; --pipeline-capabilities overrides them"}
 		}
+		if c.Secrets.Len() > 0 {
+			scrubStrings(reflect.ValueOf(h.Pipeline), c.Secrets)
+		}
 		c.mu.Lock()
 		c.remote = h.Pipeline
 		c.mu.Unlock()
@@ -250,6 +272,17 @@ func (c *Client) Health(ctx context.Context) error {
 // (DecodeResult): it must have found and evidenceBlocks, and what the
 // server did not send stays absent in the fixture.
 func (c *Client) Lookup(ctx context.Context, req lookup.Request) (*contract.LookupResult, error) {
+	lr, err := c.lookup(ctx, req)
+	if err != nil {
+		return nil, c.redact(err)
+	}
+	if c.Secrets.Len() > 0 {
+		scrubStrings(reflect.ValueOf(lr), c.Secrets)
+	}
+	return lr, nil
+}
+
+func (c *Client) lookup(ctx context.Context, req lookup.Request) (*contract.LookupResult, error) {
 	u, err := c.endpoint(LookupPath)
 	if err != nil {
 		return nil, err
@@ -479,6 +512,13 @@ func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []by
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	for name, values := range c.Header {
+		if http.CanonicalHeaderKey(name) == "Host" && len(values) > 0 {
+			req.Host = values[0]
+			continue
+		}
+		req.Header[http.CanonicalHeaderKey(name)] = values
+	}
 	hc := c.HTTPClient
 	if hc == nil {
 		hc = defaultClient
@@ -503,6 +543,50 @@ func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []by
 		return nil, &StatusError{URL: where, StatusCode: resp.StatusCode, Message: errorMessage(body)}
 	}
 	return body, nil
+}
+
+// redact returns err with the values of Secrets replaced by ${NAME} in its
+// message; the error it wraps stays reachable for errors.As (Transient,
+// Unreachable, NoEndpoint), and the server's text in a *StatusError or
+// *ProtocolError it wraps (made by this call) is scrubbed too. Without
+// secrets err is returned as is.
+func (c *Client) redact(err error) error {
+	if err == nil || c.Secrets.Len() == 0 {
+		return err
+	}
+	if se := (*StatusError)(nil); errors.As(err, &se) {
+		se.Message = c.Secrets.Scrub(se.Message)
+	}
+	if pe := (*ProtocolError)(nil); errors.As(err, &pe) {
+		pe.Msg = c.Secrets.Scrub(pe.Msg)
+	}
+	return c.Secrets.Redact(err)
+}
+
+// scrubStrings replaces the secrets in every string reachable from v
+// (structs, pointers, slices; the types of package contract have no
+// maps).
+func scrubStrings(v reflect.Value, s *secret.Set) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			scrubStrings(v.Elem(), s)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				scrubStrings(v.Field(i), s)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			scrubStrings(v.Index(i), s)
+		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(s.Scrub(v.String()))
+		}
+	}
 }
 
 // transportError classifies an error that left no complete response.

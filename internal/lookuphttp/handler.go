@@ -53,7 +53,11 @@
 //
 // Handler is the server side (rag-snapshot serve); Client is the client
 // side, a lookup.Lookuper, used by rag-snapshot --pipeline http and
-// --sidecar-url.
+// --sidecar-url. Client sends the user info of its URL as basic
+// authentication and Client.Header on every request (ParseHeaders reads
+// --lookup-header and --sidecar-header, expanding ${ENV} references); the
+// values read from the environment never appear in its errors, results or
+// Describe (package internal/secret).
 package lookuphttp
 
 import (
