@@ -139,3 +139,50 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// --lookup-header and --sidecar-header repeat, keep commas, and are
+// expanded by defaults from the environment, each value read kept secret.
+func TestHeaderFlags(t *testing.T) {
+	for _, k := range ragEnv {
+		t.Setenv(k, "")
+	}
+	o, err := parse(t, newCmdSnapshot, "--lookup-url", "http://x", "--lookup-header", "Authorization: Bearer ${T}",
+		"--lookup-header", "Accept-Language: de, en;q=0.5", "--sidecar-url", "http://y", "--sidecar-header", "X-Key: ${K:-literal}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.LookupHeaders) != 2 || o.LookupHeaders[1] != "Accept-Language: de, en;q=0.5" || len(o.SidecarHeaders) != 1 {
+		t.Fatalf("headers %q %q", o.LookupHeaders, o.SidecarHeaders)
+	}
+	o.lookupEnv = func(k string) (string, bool) { return "t0ken-1234", k == "T" }
+	if err := o.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Pipeline != pipelineHTTP || o.lookupHeader.Get("Authorization") != "Bearer t0ken-1234" ||
+		o.lookupHeader.Get("Accept-Language") != "de, en;q=0.5" || o.sidecarHeader.Get("X-Key") != "literal" {
+		t.Errorf("expanded %v, sidecar %v", o.lookupHeader, o.sidecarHeader)
+	}
+	if got := o.secrets.Scrub("echo Bearer t0ken-1234"); got != "echo Bearer ${T}" {
+		t.Errorf("secrets: %s", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lookup-header", "A: 1"}, "--lookup-header needs --lookup-url (--pipeline http; a mapped pipeline's headers are in its config)"},
+		{[]string{"--pipeline-config", "p.yaml", "--lookup-header", "A: 1"}, "--lookup-header needs --lookup-url (--pipeline http; a mapped pipeline's headers are in its config)"},
+		{[]string{"--sidecar-header", "A: 1"}, "--sidecar-header needs --sidecar-url"},
+		{[]string{"--lookup-url", "http://x", "--lookup-header", "A: ${NOPE}"}, "--lookup-header: A: environment variable NOPE is not set"},
+		{[]string{"--sidecar-url", "http://x", "--sidecar-header", "A"}, `--sidecar-header: want "Name: value", got an entry without a colon`},
+	} {
+		o, err := parse(t, newCmdSnapshot, tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.lookupEnv = func(string) (string, bool) { return "", false }
+		err = o.defaults()
+		if err == nil || err.Error() != tc.want || tool.ExitCode(err) != cmdutil.ExitUsage {
+			t.Errorf("%q: %v (exit %d), want %q (exit 2)", tc.args, err, tool.ExitCode(err), tc.want)
+		}
+	}
+}

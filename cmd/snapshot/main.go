@@ -8,6 +8,7 @@
 //	rag-snapshot                               # hybrid → eval/rag-retrieval/fixtures
 //	rag-snapshot --search-mode dense           # dense  → eval/rag-retrieval/fixtures-dense
 //	rag-snapshot --pipeline http --lookup-url http://127.0.0.1:9000
+//	rag-snapshot --lookup-url https://search.example --lookup-header 'Authorization: Bearer ${SVC_TOKEN}'
 //	rag-snapshot --pipeline mapped --pipeline-config deploy/mapped/chroma.yaml   # any HTTP retrieval API
 //	rag-snapshot --sidecar-url http://127.0.0.1:8081   # also → eval/rag-retrieval/fixtures-sidecar
 //	rag-snapshot serve --addr 127.0.0.1:8080   # the builtin pipeline over HTTP
@@ -37,6 +38,18 @@
 // gates CI). Its verdict does not change rag-snapshot's exit status: a
 // failing case is a finding about retrieval, not a failed snapshot, and a
 // dense or sidecar snapshot is expected to fail some cases.
+//
+// --lookup-header 'Name: value' and --sidecar-header (repeatable) send a
+// header on every request to --lookup-url or --sidecar-url, /healthz
+// included. ${NAME} and ${NAME:-default} in the value are read from the
+// environment at start (quote the flag in single quotes so the shell
+// leaves them alone); a malformed header, an unset variable or a header
+// flag without its URL is a usage error naming the flag. The values read
+// are written nowhere: the manifest's pipeline.store is the URL without
+// credentials, and every message (and every string of a result) has them
+// replaced by ${NAME}, also when the service echoes them (package
+// internal/secret). A value typed into the flag literally is sent as
+// written and is not hidden: put tokens in variables.
 //
 // Before the builtin pipeline runs, the store must hold chunks of the
 // kbScope (else "run rag-seed first", exit 1) of the embedder's dimension

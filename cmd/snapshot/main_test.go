@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,20 +120,42 @@ func seedWith(docs, dataDir, embedder string) (int, error) {
 	return len(ds), err
 }
 
-// cmdLookupServer is "lookupserver FILE": a loopback HTTP server speaking
-// the /v1/lookup protocol with canned answers, as a team's own service
-// would, until the script ends; its base URL is $LOOKUP_URL. FILE is
-// {"healthz": {…}, "answers": {"<query>": {lookupResult}}}; a query without
-// an answer gets a 500.
+// cmdLookupServer is "lookupserver FILE [VAR]": a loopback HTTP server
+// speaking the /v1/lookup protocol with canned answers, as a team's own
+// service would, until the script ends; its base URL is $VAR, by default
+// $LOOKUP_URL. FILE is {"healthz": {…}, "answers": {"<query>":
+// {lookupResult}}, "requireHeaders": {"<name>": "<value>"}}; a query without
+// an answer gets a 500. A request (to /healthz too) lacking one of
+// requireHeaders gets a 401; both errors echo the required headers as the
+// request sent them, as a careless service would.
 func cmdLookupServer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: lookupserver FILE")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: lookupserver FILE [VAR]")
+	}
+	urlVar := "LOOKUP_URL"
+	if len(args) == 2 {
+		urlVar = args[1]
 	}
 	var canned struct {
-		Healthz json.RawMessage            `json:"healthz"`
-		Answers map[string]json.RawMessage `json:"answers"`
+		Healthz        json.RawMessage            `json:"healthz"`
+		Answers        map[string]json.RawMessage `json:"answers"`
+		RequireHeaders map[string]string          `json:"requireHeaders"`
 	}
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &canned))
+	// sent lists the required headers as r sent them, sorted by name.
+	sent := func(r *http.Request) string {
+		var b strings.Builder
+		for _, name := range slices.Sorted(maps.Keys(canned.RequireHeaders)) {
+			fmt.Fprintf(&b, " (%s: %s)", name, r.Header.Get(name))
+		}
+		return b.String()
+	}
+	fail := func(w http.ResponseWriter, status int, msg string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		b, _ := json.Marshal(map[string]string{"error": msg})
+		w.Write(b)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -143,17 +167,24 @@ func cmdLookupServer(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req) // a bad request has no answer
 		answer, ok := canned.Answers[req.Query]
-		w.Header().Set("Content-Type", "application/json")
 		if !ok {
-			w.WriteHeader(http.StatusInternalServerError)
-			fmt.Fprintf(w, `{"error": "no answer for %q"}`, req.Query)
+			fail(w, http.StatusInternalServerError, fmt.Sprintf("no answer for %q%s", req.Query, sent(r)))
 			return
 		}
+		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"lookupResult": %s}`, answer)
 	})
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for name, want := range canned.RequireHeaders {
+			if r.Header.Get(name) != want {
+				fail(w, http.StatusUnauthorized, "unauthorized:"+sent(r))
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	ts.Defer(srv.Close)
-	ts.Setenv("LOOKUP_URL", srv.URL)
+	ts.Setenv(urlVar, srv.URL)
 }
 
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {

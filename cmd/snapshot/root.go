@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 	"github.com/ragbaseline/ragbaseline/internal/mapped"
 	"github.com/ragbaseline/ragbaseline/internal/report"
+	"github.com/ragbaseline/ragbaseline/internal/secret"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
 
@@ -61,8 +64,18 @@ type snapshotOptions struct {
 	// declares of itself (--pipeline-search-mode, --pipeline-capabilities).
 	PipelineSearchMode string
 	PipelineCaps       capabilitiesValue
+	// LookupHeaders and SidecarHeaders are --lookup-header and
+	// --sidecar-header as given ("Name: value", ${ENV} not yet expanded);
+	// defaults parses them into lookupHeader and sidecarHeader, the values
+	// read from the environment into secrets.
+	LookupHeaders  []string
+	SidecarHeaders []string
 
-	pipelineSet bool // --pipeline given
+	pipelineSet   bool                        // --pipeline given
+	lookupEnv     func(string) (string, bool) // os.LookupEnv; the tests' environment
+	lookupHeader  http.Header                 // --lookup-header, expanded
+	sidecarHeader http.Header                 // --sidecar-header, expanded
+	secrets       secret.Set                  // the values the headers read
 }
 
 // capabilitiesValue is --pipeline-capabilities: a comma-separated list of
@@ -125,6 +138,15 @@ With --sidecar-url the same cases also go to a second pipeline over HTTP,
 into --sidecar-fixtures; when it is unreachable that directory only gets a
 manifest with "status": "unavailable" and the reason.
 
+--lookup-header 'Name: value' (for --lookup-url) and --sidecar-header (for
+--sidecar-url), repeatable, send a header on every request to that service,
+/healthz included. ${NAME} and ${NAME:-default} in a value are read from the
+environment at start (single-quote the flag, so the shell leaves them to
+rag-snapshot); an unset variable is a usage error. The values read are sent
+and written nowhere: fixtures and the manifest record the URL without
+credentials, and messages have each value replaced by ${NAME}, even when
+the service echoes it back.
+
 Exit status: 0 written, 1 a case failed (nothing moved in unless --partial)
 or the pipeline or store failed, 2 usage or input error. The judge's verdict
 does not change it; rag-eval is the gate.`,
@@ -136,6 +158,9 @@ does not change it; rag-eval is the gate.`,
 
   # an external pipeline speaking POST /v1/lookup
   rag-snapshot --pipeline http --lookup-url http://127.0.0.1:9000 --fixtures /tmp/ext
+
+  # the same behind a token: rag-snapshot, not the shell, reads SVC_TOKEN
+  rag-snapshot --lookup-url https://search.example --lookup-header 'Authorization: Bearer ${SVC_TOKEN}' --fixtures /tmp/ext
 
   # Chroma through its own API (CHROMA_URL=http://127.0.0.1:8000), no adapter
   rag-snapshot --pipeline mapped --pipeline-config deploy/mapped/chroma.yaml --fixtures /tmp/chroma
@@ -169,7 +194,9 @@ does not change it; rag-eval is the gate.`,
 	fs.Var(&o.PipelineCaps, "pipeline-capabilities",
 		"the parts of a lookup result the http pipeline produces, comma-separated: "+strings.Join(contract.Capabilities, ", ")+
 			", or none (default: what its /healthz says, else all); checks that need a part it lacks are skipped")
+	fs.StringArrayVar(&o.LookupHeaders, "lookup-header", nil, "HTTP `header` \"Name: value\" sent on every request to --lookup-url (repeatable); ${NAME} and ${NAME:-default} in it are read from the environment at start and never written out: single-quote the flag")
 	fs.StringVar(&o.SidecarURL, "sidecar-url", "", "base URL of a sidecar pipeline that also runs every case")
+	fs.StringArrayVar(&o.SidecarHeaders, "sidecar-header", nil, "HTTP `header` \"Name: value\" sent on every request to --sidecar-url (repeatable), expanded as --lookup-header's")
 	fs.StringVar(&o.SidecarFixtures, "sidecar-fixtures", "", "sidecar fixture directory (default <dir>/fixtures-sidecar, or fixtures-sidecar-dense)")
 	fs.BoolVar(&o.SkipEval, "skip-eval", false, "do not judge the fixtures after the snapshot")
 	fs.BoolVar(&o.Partial, "partial", false, "move the successful cases in even when some failed")
@@ -224,6 +251,9 @@ func (o *snapshotOptions) defaults() error {
 	if o.SidecarFixtures != "" && o.SidecarURL == "" {
 		return cmdutil.Usagef("--sidecar-fixtures needs --sidecar-url")
 	}
+	if err := o.parseHeaders(); err != nil {
+		return err
+	}
 	if o.SidecarURL != "" {
 		o.Default(&o.SidecarFixtures, "fixtures-sidecar"+suffix)
 	}
@@ -253,6 +283,30 @@ func (o *snapshotOptions) defaults() error {
 	return nil
 }
 
+// parseHeaders checks that each header flag goes with its URL and expands
+// the headers: a malformed one or an unset variable is a usage error
+// naming the flag (and never quoting a value).
+func (o *snapshotOptions) parseHeaders() error {
+	switch {
+	case len(o.LookupHeaders) > 0 && o.Pipeline != pipelineHTTP:
+		return cmdutil.Usagef("--lookup-header needs --lookup-url (--pipeline http; a mapped pipeline's headers are in its config)")
+	case len(o.SidecarHeaders) > 0 && o.SidecarURL == "":
+		return cmdutil.Usagef("--sidecar-header needs --sidecar-url")
+	}
+	getenv := o.lookupEnv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	var err error
+	if o.lookupHeader, err = lookuphttp.ParseHeaders(o.LookupHeaders, getenv, &o.secrets); err != nil {
+		return cmdutil.Usagef("--lookup-header: %w", err)
+	}
+	if o.sidecarHeader, err = lookuphttp.ParseHeaders(o.SidecarHeaders, getenv, &o.secrets); err != nil {
+		return cmdutil.Usagef("--sidecar-header: %w", err)
+	}
+	return nil
+}
+
 func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 	if err := o.defaults(); err != nil {
 		return err
@@ -265,14 +319,16 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 
 	var sidecar *lookuphttp.Client
 	if o.SidecarURL != "" {
-		sidecar = &lookuphttp.Client{BaseURL: o.SidecarURL, Timeout: o.Config.Timeout}
+		sidecar = &lookuphttp.Client{BaseURL: o.SidecarURL, Timeout: o.Config.Timeout,
+			Header: o.sidecarHeader, Secrets: &o.secrets}
 	}
 	var l lookup.Lookuper
 	var seed *contract.SeedRecord
 	switch o.Pipeline {
 	case pipelineHTTP:
 		l = &lookuphttp.Client{BaseURL: o.LookupURL, Timeout: o.Config.Timeout,
-			SearchMode: o.PipelineSearchMode, Capabilities: o.PipelineCaps.caps}
+			SearchMode: o.PipelineSearchMode, Capabilities: o.PipelineCaps.caps,
+			Header: o.lookupHeader, Secrets: &o.secrets}
 	case pipelineMapped:
 		m, err := openMapped(o)
 		if err != nil {
