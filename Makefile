@@ -211,6 +211,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) ./internal/index/embedded
 	$(GO) test -run '^$$' -fuzz '^FuzzReadQrels$$' -fuzztime $(FUZZTIME) ./internal/metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRun$$' -fuzztime $(FUZZTIME) ./internal/metrics
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPrefs$$' -fuzztime $(FUZZTIME) ./internal/metrics
+	$(GO) test -run '^$$' -fuzz '^FuzzFirstTag$$' -fuzztime $(FUZZTIME) ./cmd/eval
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/mapped
+	$(GO) test -run '^$$' -fuzz '^FuzzTokenizer$$' -fuzztime $(FUZZTIME) ./internal/embed/usem3
 
 vet:
 	$(GO) vet ./...
