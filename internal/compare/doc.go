@@ -36,19 +36,26 @@
 //
 // # Statistics of a pair
 //
-// The pairs of items of a metric are the items with a value on both sides;
-// d_i = a_i − b_i. A metric reports a and b (the means over the pairs, so
-// delta = a − b; with the other side unavailable, a side's mean over its own
-// valued items), delta (mean d), ci95 (the percentile bootstrap interval of
-// mean d: 10,000 resamples of the pairs with replacement, 2.5% and 97.5%
-// type-7 quantiles as numpy.percentile; see Interval), pValue (the
+// The pairs of items of a metric are the items with a value on both sides,
+// in item order (the golden file's case order; for TREC runs the query ids
+// in byte order, so q10 comes before q2); d_i = a_i − b_i. The order
+// matters: the bootstrap draws indices into d. A metric reports a and b
+// (the means over the pairs, so delta = a − b; with the other side
+// unavailable, a side's mean over its own valued items), delta (mean d),
+// ci95 (the percentile bootstrap interval of mean d: 10,000 resamples of
+// the pairs with replacement, the 2.5% and 97.5% type-7 quantiles of
+// numpy.percentile's default, computed as Interval says), pValue (the
 // two-sided paired sign-flip randomization test: 10,000 permutations each
 // flipping every d_i's sign with probability ½, p = (#{|permuted mean| ≥
-// |observed mean|} + 1) / 10,001), wins, ties and losses (the d_i above, at
-// and below 0; nonZero = wins + losses), pAdjusted (below) and tTestP (the
-// paired t-test's two-sided p, TTest, as scipy.stats.ttest_rel computes it:
-// a reference only; nothing is decided on it). With no pairs every
-// statistic is null. Every sum (a resample's, a permutation's, a
+// |observed mean|} + 1) / 10,001, where a permutation counts when
+// |Σ ±d_i| ≥ |Σ d_i| − 10⁻¹²·(1 + Σ |d_i|): sums rather than means, and a
+// slack so that a permuted sum equal to the observed one in exact
+// arithmetic counts even when rounding puts it a few ulps below, as it
+// does for values on a grid such as P_10), wins, ties and losses (the d_i
+// above, at and below 0; nonZero = wins + losses), pAdjusted (below) and
+// tTestP (the paired t-test's two-sided p, TTest, as scipy.stats.ttest_rel
+// computes it: a reference only; nothing is decided on it). With no pairs
+// every statistic is null. Every sum (a resample's, a permutation's, a
 // mean's) adds its terms from the first to the last in float64.
 //
 // # Random numbers

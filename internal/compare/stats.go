@@ -185,9 +185,11 @@ func Quantile(sorted []float64, p float64) float64 {
 // The signs of a permutation are the bits of successive rng.Uint64 words,
 // lowest bit first, a fresh word for every 64 differences (permutation r
 // uses words r·⌈len(d)/64⌉ to (r+1)·⌈len(d)/64⌉ − 1 of the stream); a
-// permuted sum adds ±d_i for i = 0, 1, … in order. The comparison allows a
-// relative rounding slack of 1e-12 so that a permutation whose mean equals
-// the observed one mathematically counts as reaching it.
+// permuted sum adds ±d_i for i = 0, 1, … in order. A permutation counts
+// when |Σ ±d_i| ≥ |Σ d_i| − 10⁻¹²·(1 + Σ |d_i|) (the sums in that order): the
+// slack makes a permutation whose mean equals the observed one in exact
+// arithmetic count as reaching it whatever the rounding (on values on a
+// grid, P_10 say, that changes p).
 func SignFlip(d []float64, perms int, rng *PCG) float64 {
 	var obs, abs float64
 	for _, v := range d {
