@@ -142,10 +142,16 @@ func trecCompareRun(opts *trecCompareOptions) error {
 		}
 	}
 
-	for i, p := range opts.runPaths {
-		if slices.Contains(opts.runPaths[:i], p) {
-			return fmt.Errorf("the run %s is given twice", p)
+	seen := map[string]string{}
+	for _, p := range opts.runPaths {
+		key := samePath(p)
+		if prev, ok := seen[key]; ok {
+			if prev == p {
+				return fmt.Errorf("the run %s is given twice", p)
+			}
+			return fmt.Errorf("the runs %s and %s are the same file", prev, p)
 		}
+		seen[key] = p
 	}
 	qf, err := readCompareFile(opts.qrelsPath, metrics.ReadQrels)
 	if err != nil {
