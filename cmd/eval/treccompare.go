@@ -206,9 +206,6 @@ func trecCompareRun(opts *trecCompareOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "rag-eval: warning: %s has no per-query value, not compared\n", c.Name)
 		}
 	}
-	for i := range runs {
-		dropTextColumns(runs[i].Result)
-	}
 	in := compare.TrecInputs{Qrels: opts.qrelsPath, QrelsSHA256: qf.sha256, Measures: opts.measures,
 		Complete: opts.complete, RelLevel: opts.relLevel, MaxRetrieved: maxRet}
 	rep, err := compare.BuildTrec(in, qf.v, runs, base, 0)
@@ -314,33 +311,4 @@ func runNames(paths, tags []string) []string {
 		return base
 	}
 	return slices.Clone(paths)
-}
-
-// dropTextColumns removes the text columns (runid, relstring) from r: they
-// hold no number to compare.
-func dropTextColumns(r *metrics.Result) {
-	keep := make([]int, 0, len(r.Columns))
-	for i, c := range r.Columns {
-		if !c.Text {
-			keep = append(keep, i)
-		}
-	}
-	if len(keep) == len(r.Columns) {
-		return
-	}
-	pick := func(v []float64) []float64 {
-		out := make([]float64, len(keep))
-		for j, i := range keep {
-			out[j] = v[i]
-		}
-		return out
-	}
-	cols := make([]metrics.Column, len(keep))
-	for j, i := range keep {
-		cols[j] = r.Columns[i]
-	}
-	r.Columns, r.All = cols, pick(r.All)
-	for q := range r.Queries {
-		r.Queries[q].Values, r.Queries[q].Texts = pick(r.Queries[q].Values), nil
-	}
 }

@@ -69,12 +69,13 @@ type TrecReport struct {
 }
 
 // TrecMeasures returns the indices of the columns of r that are compared:
-// the per-query measures, not num_q, num_ret, num_rel and num_rel_ret,
-// which are counts whose "all" value is a sum.
+// the per-query numbers, not the counts (num_q, num_ret, num_rel,
+// num_rel_ret: their "all" value is a sum), the values of "all" only
+// (gm_map, gm_bpref, runid) nor the text of relstring.
 func TrecMeasures(r *metrics.Result) []int {
 	var out []int
 	for i, c := range r.Columns {
-		if !c.Integer && !c.SummaryOnly {
+		if !c.Integer && !c.SummaryOnly && !c.Text {
 			out = append(out, i)
 		}
 	}
