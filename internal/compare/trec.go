@@ -184,6 +184,19 @@ func (r *TrecReport) MissingSentence() string {
 	return fmt.Sprintf("%d queries evaluated by at least one run; a pair compares the queries both runs evaluated (a query one run lacks is dropped from the pair), while each run's mean in the summary is over its own queries, as rag-eval trec averages.", r.Inputs.Queries)
 }
 
+// disjointSentence says that pair k has no query in common, "" when it
+// has: without -c, two runs that evaluated different queries have nothing
+// to compare.
+func (r *TrecReport) disjointSentence(k int) string {
+	p := &r.Pairs[k]
+	for _, m := range p.Metrics {
+		if m.Pairs > 0 {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s and %s evaluated no query in common: nothing is compared (with -c, a query a run lacks would count 0).", p.A, p.B)
+}
+
 // WriteMarkdown renders r: the runs, the summary table of means, then per
 // pair its metric table.
 func (r *TrecReport) WriteMarkdown(w io.Writer) error {
@@ -212,6 +225,9 @@ func (r *TrecReport) WriteMarkdown(w io.Writer) error {
 	for k, p := range r.Pairs {
 		fmt.Fprintf(b, "## %s vs %s\n\n", texttab.Escape(p.A), texttab.Escape(p.B))
 		r.writePairMarkdown(b, k, trecTitle)
+		if s := r.disjointSentence(k); s != "" {
+			fmt.Fprintf(b, "%s\n\n", texttab.Escape(s))
+		}
 	}
 	return b.Flush()
 }
@@ -224,6 +240,15 @@ func (r *TrecReport) WriteText(w io.Writer) error {
 	if err := r.writeText(w, r.names()); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values). %s\n", Significance, r.Method.Family, r.MissingSentence())
-	return err
+	if _, err := fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values). %s\n", Significance, r.Method.Family, r.MissingSentence()); err != nil {
+		return err
+	}
+	for k := range r.Pairs {
+		if s := r.disjointSentence(k); s != "" {
+			if _, err := fmt.Fprintln(w, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
