@@ -50,11 +50,12 @@ value (a geometric mean), runid and relstring are text: none is compared.
 
 A query judged in the qrels but absent from a run counts 0 in its pairs with -c
 (as trec_eval -c averages it); without -c it is dropped from the pairs of that
-run. The reports say which.
+run (two runs with no query in common have nothing to compare). The reports
+say which.
 
-A run is named by the tag (6th column) of its first line; when two runs would
-share a name, every run is named by its file name instead, and by its path when
-file names collide too.
+A run is named by the tag (6th column) of its first line; when a run has no
+tag or two runs would share a name, every run is named by its file name
+instead, and by its path when file names collide too.
 
 Outputs: the text summary on stdout (unless --quiet), a JSON report with
 --json-report, a Markdown report with --markdown-report and a self-contained
