@@ -96,10 +96,11 @@ func TestPCGIsMathRandPCG(t *testing.T) {
 	}
 }
 
-// TestKernelsAreTheSequentialProcedure: the four-lane bootstrap and
-// randomization test give the documented sequential results bit for bit
-// (the 97.5% bound to within rounding: it is interpolated from the other
-// end), and leave the source where the sequential draws would.
+// TestKernelsAreTheSequentialProcedure: Bootstrap and SignFlip, the
+// documented procedure on type PCG, give the two-side code's results on
+// math/rand/v2 bit for bit (the 97.5% bound to within rounding: it is
+// interpolated from the other end), and leave the source where its draws
+// would.
 func TestKernelsAreTheSequentialProcedure(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for _, n := range []int{1, 2, 3, 5, 63, 64, 65, 100, 129, 1000} {
@@ -394,10 +395,11 @@ func TestFamilyAndLetters(t *testing.T) {
 	}
 }
 
-// TestGroupStatsIsPairedStats: pairs computed together, on any number of
-// workers, get PairedStats' numbers for each, and leave the source where
-// PairedStats does; also when the batched draws fall back to drawing one
-// index after the other.
+// TestGroupStatsIsPairedStats: pairs computed together by the batched
+// kernels, on any number of workers, get for each the numbers of the
+// sequential procedure (Bootstrap, then SignFlip), and leave the source
+// where it does; also when the batched draws fall back to drawing one index
+// after the other. PairedStats is the kernels on one pair.
 func TestGroupStatsIsPairedStats(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	t.Cleanup(func() { drawPiece = drawLanes })
@@ -418,11 +420,18 @@ func TestGroupStatsIsPairedStats(t *testing.T) {
 				got := groupStats(ds, g, workers)
 				for k, d := range ds {
 					one := NewSource()
-					if want := PairedStats(d, one); got[k] != want {
-						t.Fatalf("sequential %v, %d pairs of %d, %d workers: pair %d %+v, PairedStats %+v", seq, c.pairs, c.n, workers, k, got[k], want)
+					want := Paired{Delta: mean(d), CI95: Bootstrap(d, Resamples, one), P: SignFlip(d, Permutations, one)}
+					if got[k] != want {
+						t.Fatalf("sequential %v, %d pairs of %d, %d workers: pair %d %+v, sequential procedure %+v", seq, c.pairs, c.n, workers, k, got[k], want)
 					}
 					if *one != *g {
-						t.Fatalf("%d pairs of %d: the source is not where PairedStats leaves it", c.pairs, c.n)
+						t.Fatalf("%d pairs of %d: the source is not where the sequential procedure leaves it", c.pairs, c.n)
+					}
+					if k == 0 && workers == 1 {
+						single := NewSource()
+						if p := PairedStats(d, single); p != want || *single != *one {
+							t.Fatalf("%d pairs of %d: PairedStats %+v, sequential procedure %+v", c.pairs, c.n, p, want)
+						}
 					}
 				}
 			}

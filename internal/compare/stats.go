@@ -31,8 +31,11 @@ type Paired struct {
 // PairedStats computes the mean difference, its bootstrap interval and its
 // randomization p-value. d must not be empty. It draws Resamples·len(d)
 // indices, then Permutations·⌈len(d)/64⌉ words of random bits from rng.
+// It runs the comparison's own kernels on one pair and one core; the
+// numbers are those of Bootstrap and SignFlip, which state the procedure
+// one draw after the other (a test checks it).
 func PairedStats(d []float64, rng *PCG) Paired {
-	return Paired{Delta: mean(d), CI95: Bootstrap(d, Resamples, rng), P: SignFlip(d, Permutations, rng)}
+	return groupStats([][]float64{d}, rng, 1)[0]
 }
 
 // lanes is how many stretches of the stream the kernels draw at once: the
@@ -44,21 +47,13 @@ const lanes = 4
 // Bootstrap returns the 95% percentile interval (Interval) of the mean of d
 // over b resamples drawn with replacement: resample r draws len(d) indices
 // with intN, in order, and sums d at them from the first to the last
-// (resample r's draws follow resample r−1's in the stream).
-//
-// Four resamples are computed at once from four generators advanced to
-// where each resample's draws start, which assumes that intN draws exactly
-// one word per index. It draws a second word with probability below
-// len(d)/2^64; if that ever happens the bootstrap is redone one draw after
-// the other, so the result is always the sequential one.
+// (resample r's draws follow resample r−1's in the stream). It is the
+// documented procedure, one draw after the other; the comparison computes
+// the same numbers with batched kernels.
 func Bootstrap(d []float64, b int, rng *PCG) [2]float64 {
 	means := make([]float64, b)
-	start := *rng
-	if !bootstrapLanes(d, means, rng) {
-		*rng = start
-		for r := range means {
-			means[r] = resample(d, rng)
-		}
+	for r := range means {
+		means[r] = resample(d, rng)
 	}
 	slices.Sort(means)
 	return Interval(means)
@@ -73,56 +68,6 @@ func resample(d []float64, rng *PCG) float64 {
 		s += d[intN(rng, n)]
 	}
 	return s / float64(n)
-}
-
-// bootstrapLanes fills means lanes resamples at a time and reports false,
-// leaving rng anywhere, when an index needed a second draw.
-func bootstrapLanes(d []float64, means []float64, rng *PCG) bool {
-	n := uint64(len(d))
-	nf := float64(n)
-	var g [lanes]PCG
-	g[0] = *rng
-	step := jumpOf(n)
-	for k := 1; k < lanes; k++ {
-		g[k] = g[k-1]
-		g[k].apply(step)
-	}
-	skip := jumpOf(n * (lanes - 1))
-	thresh := -n % n
-	r := 0
-	for ; r+lanes <= len(means); r += lanes {
-		// The states live in locals so that they stay in registers.
-		a0, b0, a1, b1, a2, b2, a3, b3 := g[0].hi, g[0].lo, g[1].hi, g[1].lo, g[2].hi, g[2].lo, g[3].hi, g[3].lo
-		var s0, s1, s2, s3 float64
-		var x0, x1, x2, x3 uint64
-		for range n {
-			a0, b0, x0 = pcgStep(a0, b0)
-			a1, b1, x1 = pcgStep(a1, b1)
-			a2, b2, x2 = pcgStep(a2, b2)
-			a3, b3, x3 = pcgStep(a3, b3)
-			h0, l0 := bits.Mul64(x0, n)
-			h1, l1 := bits.Mul64(x1, n)
-			h2, l2 := bits.Mul64(x2, n)
-			h3, l3 := bits.Mul64(x3, n)
-			if l0 < thresh || l1 < thresh || l2 < thresh || l3 < thresh {
-				return false
-			}
-			s0 += d[h0]
-			s1 += d[h1]
-			s2 += d[h2]
-			s3 += d[h3]
-		}
-		means[r], means[r+1], means[r+2], means[r+3] = s0/nf, s1/nf, s2/nf, s3/nf
-		g = [lanes]PCG{{a0, b0}, {a1, b1}, {a2, b2}, {a3, b3}}
-		for k := range g {
-			g[k].apply(skip)
-		}
-	}
-	*rng = g[0]
-	for ; r < len(means); r++ {
-		means[r] = resample(d, rng)
-	}
-	return true
 }
 
 // intN draws uniformly from [0, n) by Lemire's method on rng.Uint64: the
@@ -189,7 +134,9 @@ func Quantile(sorted []float64, p float64) float64 {
 // when |Σ ±d_i| ≥ |Σ d_i| − 10⁻¹²·(1 + Σ |d_i|) (the sums in that order): the
 // slack makes a permutation whose mean equals the observed one in exact
 // arithmetic count as reaching it whatever the rounding (on values on a
-// grid, P_10 say, that changes p).
+// grid, P_10 say, that changes p). It is the documented procedure, one
+// permutation after the other; the comparison computes the same numbers
+// with batched kernels.
 func SignFlip(d []float64, perms int, rng *PCG) float64 {
 	var obs, abs float64
 	for _, v := range d {
@@ -202,48 +149,15 @@ func SignFlip(d []float64, perms int, rng *PCG) float64 {
 	for i, v := range d {
 		vb[i] = math.Float64bits(v)
 	}
-	words := uint64(len(d)+63) / 64
 	hits := 0
-	// Four permutations at once, from generators advanced to their words.
-	var g [lanes]PCG
-	g[0] = *rng
-	step := jumpOf(words)
-	for k := 1; k < lanes; k++ {
-		g[k] = g[k-1]
-		g[k].apply(step)
-	}
-	skip := jumpOf(words * (lanes - 1))
-	r := 0
-	for ; r+lanes <= perms; r += lanes {
-		var s0, s1, s2, s3 float64
-		for base := 0; base < len(vb); base += 64 {
-			w0, w1, w2, w3 := g[0].Uint64(), g[1].Uint64(), g[2].Uint64(), g[3].Uint64()
-			for _, v := range vb[base:min(base+64, len(vb))] {
-				// Flipping the sign bit is exact: s + (−v) is s − v.
-				s0 += math.Float64frombits(v ^ w0<<63)
-				s1 += math.Float64frombits(v ^ w1<<63)
-				s2 += math.Float64frombits(v ^ w2<<63)
-				s3 += math.Float64frombits(v ^ w3<<63)
-				w0, w1, w2, w3 = w0>>1, w1>>1, w2>>1, w3>>1
-			}
-		}
-		for _, s := range [lanes]float64{s0, s1, s2, s3} {
-			if math.Abs(s) >= limit {
-				hits++
-			}
-		}
-		for k := range g {
-			g[k].apply(skip)
-		}
-	}
-	*rng = g[0]
-	for ; r < perms; r++ {
+	for range perms {
 		var s float64
 		var w uint64
 		for i, v := range vb {
 			if i%64 == 0 {
 				w = rng.Uint64()
 			}
+			// Flipping the sign bit is exact: s + (−v) is s − v.
 			s += math.Float64frombits(v ^ w<<63)
 			w >>= 1
 		}
