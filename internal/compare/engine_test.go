@@ -32,7 +32,7 @@ func refBootstrap(d []float64, b int, rng *rand.Rand) [2]float64 {
 		means[i] = s / float64(n)
 	}
 	slices.Sort(means)
-	return [2]float64{Quantile(means, 0.025), Quantile(means, 0.975)}
+	return [2]float64{quantile(means, 0.025), quantile(means, 0.975)}
 }
 
 func refIntN(rng *rand.Rand, n uint64) uint64 {
@@ -145,8 +145,8 @@ func TestIntervalIsMirrorSymmetric(t *testing.T) {
 		if a[0] != -b[1] || a[1] != -b[0] {
 			t.Fatalf("interval %v, of the negation %v", a, b)
 		}
-		if q := Quantile(xs, 0.975); math.Abs(q-a[1]) > 1e-12 || Quantile(xs, 0.025) != a[0] {
-			t.Fatalf("interval %v, type-7 quantiles %v %v", a, Quantile(xs, 0.025), q)
+		if q := quantile(xs, 0.975); math.Abs(q-a[1]) > 1e-12 || quantile(xs, 0.025) != a[0] {
+			t.Fatalf("interval %v, type-7 quantiles %v %v", a, quantile(xs, 0.025), q)
 		}
 	}
 }

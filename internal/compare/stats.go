@@ -110,17 +110,6 @@ func Interval(sorted []float64) [2]float64 {
 	return [2]float64{lo, hi}
 }
 
-// Quantile is the type-7 quantile p of sorted xs.
-func Quantile(sorted []float64, p float64) float64 {
-	h := float64(len(sorted)-1) * p
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
-}
-
 // SignFlip is the two-sided paired randomization test of "the mean
 // difference is 0": each of perms permutations flips the sign of every d_i
 // with probability ½, and

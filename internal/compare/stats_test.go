@@ -65,8 +65,8 @@ func TestSignFlipMatchesTheExactTest(t *testing.T) {
 func TestQuantileIsType7(t *testing.T) {
 	xs := []float64{1, 2, 3, 4}
 	for _, c := range []struct{ p, want float64 }{{0, 1}, {0.25, 1.75}, {0.5, 2.5}, {0.975, 3.925}, {1, 4}} {
-		if got := Quantile(xs, c.p); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("Quantile(%v) = %v, want %v", c.p, got, c.want)
+		if got := quantile(xs, c.p); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("quantile(%v) = %v, want %v", c.p, got, c.want)
 		}
 	}
 }
@@ -107,4 +107,16 @@ func TestPinnedValues(t *testing.T) {
 			t.Errorf("%s = %.17g, want %.17g", c.name, c.got, c.want)
 		}
 	}
+}
+
+// quantile is the type-7 quantile p of sorted xs, the reference for
+// Interval (numpy.percentile's default).
+func quantile(sorted []float64, p float64) float64 {
+	h := float64(len(sorted)-1) * p
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
