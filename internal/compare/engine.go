@@ -183,10 +183,6 @@ func Analyze(t *Table, pairs [][2]int, baseline, workers int) Comparison {
 		refs[i].PAdjusted = fl(adj)
 	}
 
-	index := map[string]int{}
-	for i, s := range t.Sides {
-		index[s] = i
-	}
 	for m, name := range t.Metrics {
 		ms := MetricSummary{Name: name, Means: make([]*contract.Float6, len(t.Sides)), BetterThan: make([][]string, len(t.Sides))}
 		better := make([][]bool, len(t.Sides))
