@@ -46,7 +46,8 @@ Sides are --left and --right (the two-side form, named by --left-name and
 --right-name), or --side NAME=DIR repeated, two or more, with distinct names.
 Every pair of sides is compared (Δ = the earlier side − the later one), or
 with --baseline NAME every other side against that one (Δ = side − baseline).
-A pair's numbers are those a two-side comparison of the same sides gives.
+A pair's numbers are those a two-side comparison of the same sides gives, but
+the adjusted p-value, which depends on how many tests the report makes.
 
 A side whose directory does not exist, or whose _snapshot.json says
 "status": "unavailable" (a sidecar that could not be reached), is reported as

@@ -75,8 +75,9 @@
 // ⌈n/64⌉ successive Uint64 words, lowest bit first, a fresh word for every
 // 64 differences (bit set: −d_i).
 //
-// A pair's numbers therefore depend only on its two sides: they are what a
-// comparison of those two sides alone gives, whatever the other sides,
+// A pair's numbers, but pAdjusted (which depends on the family), therefore
+// depend only on its two sides: they are what a comparison of those two
+// sides alone gives, whatever the other sides,
 // their order (read the other way round, Δ and the interval change sign,
 // wins and losses swap) or the number of pairs computed at once. Pairs
 // whose metrics have the same numbers of pairs draw the same random

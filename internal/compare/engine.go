@@ -122,8 +122,8 @@ func (m *Metric) Significant() bool { return m.PAdjusted != nil && m.pAdj < Sign
 //
 // Each pair draws from its own source, NewSource(), metric by metric in
 // the order of t.Metrics, bootstrap first, then the randomization test, as
-// a comparison of those two sides alone would: a pair's numbers do not
-// depend on the other sides, on their order, or on how many pairs are
+// a comparison of those two sides alone would: a pair's numbers, but the
+// adjusted p-values, do not depend on the other sides, on their order, or on how many pairs are
 // computed at once. Pairs are computed on up to workers goroutines (0: one
 // per CPU); the result is the same bytes for any number.
 func Analyze(t *Table, pairs [][2]int, baseline, workers int) Comparison {
