@@ -89,11 +89,10 @@ func (c *Comparison) writePairMarkdown(b *bufio.Writer, k int, title func(string
 	b.WriteString("\n")
 }
 
-// writeText writes the plain-text tables of c: with more than two sides
-// the means per side, then each pair's metrics (* marks p adj. <
-// Significance).
-func (c *Comparison) writeText(w io.Writer, sides []string) error {
-	if len(sides) > 2 {
+// writeText writes the plain-text tables of c: the means per side when
+// means is true, then each pair's metrics (* marks p adj. < Significance).
+func (c *Comparison) writeText(w io.Writer, sides []string, means bool) error {
+	if means {
 		if err := c.writeMeansText(w, sides); err != nil {
 			return err
 		}

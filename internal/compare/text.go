@@ -25,7 +25,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %s\n", s.Name, line)
 		}
 	}
-	if err := r.writeText(w, names); err != nil {
+	// With two sides the pair's table has both means (over the same cases).
+	if err := r.writeText(w, names, len(names) > 2); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values).\n", Significance, r.Method.Family)

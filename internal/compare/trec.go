@@ -232,12 +232,17 @@ func (r *TrecReport) WriteMarkdown(w io.Writer) error {
 	return b.Flush()
 }
 
-// WriteText writes the plain-text summary rag-eval trec-compare prints.
+// WriteText writes the plain-text summary rag-eval trec-compare prints:
+// each run's coverage, the means table (each run's "all" value, with the
+// letters of the runs it is significantly better than), then each pair's
+// metric table.
 func (r *TrecReport) WriteText(w io.Writer) error {
 	for _, s := range r.Sides {
 		fmt.Fprintf(w, "%s: %d queries evaluated, %d judged queries without results (%s)\n", s.Name, s.Queries, s.Missing, s.Run)
 	}
-	if err := r.writeText(w, r.names()); err != nil {
+	// Always the means: without -c a pair's means are over the queries both
+	// runs evaluated, not each run's "all" value.
+	if err := r.writeText(w, r.names(), true); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "* p adj. < %g (Holm over %d p-values). %s\n", Significance, r.Method.Family, r.MissingSentence()); err != nil {
