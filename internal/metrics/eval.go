@@ -77,7 +77,8 @@ type Result struct {
 	// All holds the "all" values: sums for num_*, the number of queries for
 	// num_q, geometric means for gm_*, means for the rest.
 	All []float64
-	// RunID is the runid value: the tag of the last evaluated query.
+	// RunID is the runid value: the tag (sixth field) of the run file's
+	// last data line, as in trec_eval, which checks no other line's tag.
 	RunID string
 	// ZScores reports that the values are z scores (-Z): trec_eval then
 	// prefixes names with "Z" and prints every number with 4 decimals.
@@ -167,8 +168,7 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 		}
 		res.Queries[i] = qr
 	}
-	last := qpairs[len(qpairs)-1].run
-	res.RunID = run.entries[last.start].tag
+	res.RunID = run.runID
 
 	// trec_eval only builds rankings for measures other than num_q and
 	// runid; with those alone, duplicates go unnoticed there too.
