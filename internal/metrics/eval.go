@@ -95,8 +95,11 @@ var ErrNoCommonQuery = errors.New("no query with both results and relevance judg
 //
 // A docno repeated within an evaluated query, among the documents of the
 // run that -M keeps or among the judgments, is a *SyntaxError naming both
-// lines; the first such query in qid order is reported. A run without a
-// judged query is ErrNoCommonQuery.
+// lines; the first such query in qid order is reported. So are
+// preferences at odds with themselves (a docno with two levels in a
+// judgment group of one sub-group, or with level 0 and a level above 0, or
+// preferences that contradict each other through the sub-groups), naming
+// the preferences file. A run without a judged query is ErrNoCommonQuery.
 func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	ms, err := parseMeasures(opts.Measures)
 	if err != nil {

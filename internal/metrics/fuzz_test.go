@@ -134,7 +134,13 @@ func FuzzReadPrefs(f *testing.F) {
 		} {
 			res, err := Eval(opts, q, run)
 			if err != nil {
-				continue // no common query, or inconsistent preferences
+				// No common query, or inconsistent preferences: an error
+				// naming the preferences file.
+				var se *SyntaxError
+				if !errors.Is(err, ErrNoCommonQuery) && !(errors.As(err, &se) && se.File == "p") {
+					t.Fatalf("Eval: %v", err)
+				}
+				continue
 			}
 			if err := WriteText(io.Discard, res, TextOptions{PerQuery: true}); err != nil {
 				t.Fatal(err)
