@@ -106,6 +106,8 @@ func TestTrecErrors(t *testing.T) {
 	os.WriteFile(qrels, []byte("q1 0 a 1\n"), 0o644)
 	os.WriteFile(dupRun, []byte("q1 Q0 a 1 2 t\nq1 Q0 a 2 1 t\n"), 0o644)
 	os.WriteFile(otherRun, []byte("q9 Q0 a 1 2 t\n"), 0o644)
+	prefsFile := filepath.Join(dir, "prefs")
+	os.WriteFile(prefsFile, []byte("q9 u s a 1\n"), 0o644)
 
 	for _, tt := range []struct {
 		name string
@@ -115,7 +117,8 @@ func TestTrecErrors(t *testing.T) {
 		{"unknown measure", []string{"-m", "dcg", qrels, dupRun}, `rag-eval: illegal measure "dcg"`},
 		{"bad pairs", []string{"-m", "ndcg.1=2,3", qrels, dupRun}, `rag-eval: measure ndcg.1=2,3: malformed pair parameters`},
 		{"unknown format", []string{"-R", "trec_prefs", qrels, dupRun}, `rag-eval: -R trec_prefs: the formats are qrels, qrels_jg, prefs and qrels_prefs`},
-		{"measure of another format", []string{"-R", "qrels_prefs", "-m", "map", qrels, dupRun}, `rag-eval: trec: measure map needs -R qrels judgments, not prefs`},
+		{"measure of another format", []string{"-R", "qrels_prefs", "-m", "map", qrels, dupRun}, `rag-eval: trec: measure map needs -R qrels judgments, not qrels_prefs (the measures for -R qrels_prefs are those of -m all_prefs)`},
+		{"official with prefs", []string{"-R", "prefs", prefsFile, otherRun}, `rag-eval: trec: measure num_ret needs -R qrels judgments, not prefs (the measures for -R prefs are those of -m all_prefs)`},
 		{"prefs fields", []string{"-R", "prefs", qrels, dupRun}, `rag-eval: read qrels: ` + qrels + `:1: want 5 fields (qid jg jsg docno rel_level), found 4`},
 		{"results format", []string{"-T", "trec_top", qrels, dupRun}, `rag-eval: -T trec_top: the only results format is trec_results`},
 		{"missing z file", []string{"-Z", filepath.Join(dir, "nope"), qrels, dupRun}, `rag-eval: read z scores: open `},

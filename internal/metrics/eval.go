@@ -127,7 +127,12 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 			f = "qrels"
 		}
 		if m.kind != kRunid && m.kind != kNumQ && f != format {
-			return nil, fmt.Errorf("measure %s needs -R %s judgments, not %s", m.def().name, f, format)
+			given := opts.RelFormat
+			if given == "" {
+				given = "qrels"
+			}
+			set := map[string]string{"qrels": "all_trec", "prefs": "all_prefs", "qrels_jg": "qrels_jg"}[format]
+			return nil, fmt.Errorf("measure %s needs -R %s judgments, not %s (the measures for -R %s are those of -m %s)", m.def().name, f, given, given, set)
 		}
 	}
 	jg := format == "qrels_jg"
