@@ -124,7 +124,7 @@ const trecExample = `  # trec_eval qrels.txt run.txt: the official measures
 func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Command {
 	opts := &trecOptions{IO: f}
 	cmd := &cobra.Command{
-		Use:     "trec [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-Z FILE] [-m MEASURE[.p,p…]]… QRELS RUN",
+		Use:     "trec [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-Z FILE] [-R FORMAT] [-m MEASURE[.p,p…]]… QRELS RUN",
 		Short:   "Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints",
 		Long:    trecLong(),
 		Example: trecExample,
