@@ -22,6 +22,7 @@ type trecOptions struct {
 	maxRetrieved       int
 	maxSet             bool
 	decimals           int
+	decimalsSet        bool
 	judgedOnly         bool
 	numDocs            int64
 	zscoresPath        string
@@ -144,6 +145,7 @@ func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Comman
 			}
 			opts.qrelsPath, opts.runPath = args[0], args[1]
 			opts.maxSet = cmd.Flags().Changed("Max_retrieved_per_topic")
+			opts.decimalsSet = cmd.Flags().Changed("decimals")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -187,7 +189,9 @@ func trecRun(opts *trecOptions) error {
 		}
 		mo.MaxRetrieved = opts.maxRetrieved
 	}
-	if opts.decimals < 0 || opts.decimals > 30 {
+	// 0 is the flag's "not given" (trec_eval's 4): asked for, it would
+	// silently print 4 decimals.
+	if opts.decimals < 0 || opts.decimals > 30 || opts.decimalsSet && opts.decimals == 0 {
 		return fmt.Errorf("--decimals %d: want 1 to 30", opts.decimals)
 	}
 	if err := metrics.ValidateMeasures(measures); err != nil {

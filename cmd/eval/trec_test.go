@@ -128,6 +128,7 @@ func TestTrecErrors(t *testing.T) {
 		{"duplicate docno", []string{"-m", "map", qrels, dupRun}, "rag-eval: trec: " + dupRun + `:2: duplicate docno "a" for query "q1" (also on line 1)`},
 		{"no common query", []string{"-c", "-m", "map", qrels, otherRun}, "rag-eval: trec: no query with both results and relevance judgments"},
 		{"one file", []string{"-m", "map", qrels}, "rag-eval: accepts 2 arg(s), received 1"},
+		{"zero decimals", []string{"--decimals", "0", "-m", "map", qrels, dupRun}, "rag-eval: --decimals 0: want 1 to 30"},
 		{"debug level", []string{"-D", "1.q1", "-m", "map", qrels, dupRun}, "rag-eval: -D 1.q1: trec_eval's debug trace is not implemented"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
