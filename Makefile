@@ -216,6 +216,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadQrels$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRun$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPrefs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/metrics
+	$(GO) test -run '^$$' -fuzz '^FuzzReadZScores$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/metrics
+	$(GO) test -run '^$$' -fuzz '^FuzzMeasures$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzFirstTag$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./cmd/eval
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/mapped
 	$(GO) test -run '^$$' -fuzz '^FuzzTokenizer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/embed/usem3

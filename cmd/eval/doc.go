@@ -153,7 +153,8 @@
 // byte what trec_eval 9.0.8 prints for the same arguments: every measure,
 // the measure sets (official without -m, all_trec, set, qrels_jg,
 // all_prefs, prefs), trec_eval's parameter syntax, -q -c -n -J -l -M -N -Z
-// -R (qrels, qrels_jg, prefs, qrels_prefs). Its tests run trec_eval's own
+// -R (qrels, qrels_jg, prefs, qrels_prefs) -T -v; trec_eval's -D (debug
+// trace) is refused with an error, not ignored. Its tests run trec_eval's own
 // quicktest suite byte for byte; package internal/metrics documents every
 // rule and the traps of the measures' definitions. trec -c on export-trec's
 // files reproduces each case's recip_rank (mrr), ndcg_cut.K, recall.K
@@ -171,6 +172,7 @@
 //
 // Flags of rag-eval trec:
 //
+//	-D, --Debug_level string          trec_eval's debug trace: not implemented, refused with an error
 //	-J, --Judged_docs_only            drop retrieved documents without a judgment before computing anything
 //	-M, --Max_retrieved_per_topic N   evaluate only the first N documents of each ranking (default: all)
 //	-N, --Number_docs_in_coll int     number of documents in the collection (utility's fourth coefficient)
@@ -184,6 +186,7 @@
 //	-m, --measure MEASURE             MEASURE or measure set to compute, with parameters as MEASURE.p,p,… (repeatable; default official)
 //	-n, --nosummary                   print no "all" lines
 //	-q, --query_eval_wanted           print each query's values before the "all" values
+//	-v, --version                     print which evaluator this is and rag-eval's version, and exit
 //
 // # Creating an eval set
 //

@@ -188,7 +188,7 @@ func TestNewCmdTrec(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := trecOptions{qrelsPath: "qrels", runPath: "-", measures: []string{"map", "P.5,10"}, perQuery: true, complete: true,
-		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, judgedOnly: true, numDocs: 100, zscoresPath: "z",
+		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, decimalsSet: true, judgedOnly: true, numDocs: 100, zscoresPath: "z",
 		relFormat: "qrels", resultsFormat: "trec_results", noSummary: true, IO: o.IO}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("options\n%+v\nwant\n%+v", *o, want)

@@ -22,12 +22,15 @@ type trecOptions struct {
 	maxRetrieved       int
 	maxSet             bool
 	decimals           int
+	decimalsSet        bool
 	judgedOnly         bool
 	numDocs            int64
 	zscoresPath        string
 	relFormat          string
 	resultsFormat      string
 	noSummary          bool
+	version            bool   // -v: print the version and exit
+	debugLevel         string // -D: refused (see trecRun)
 
 	IO *cmdutil.Streams // In is RUN "-"
 }
@@ -65,6 +68,12 @@ Each line is "%-22s\t%s\t%6.4f": measure, query id (or "all"), value; num_*
 are integers, runid and relstring text. "all" is the mean over the evaluated
 queries (num_* are sums, gm_* geometric means). -Z prints z scores, names
 prefixed with "Z".
+
+-v prints which evaluator this is (rag-eval's, compatible with trec_eval
+9.0.8) and rag-eval's version, on standard output, and exits. trec_eval's -D
+(debug trace) is refused, not ignored: "-D N.QID" also makes trec_eval
+evaluate query QID alone, so ignoring it would print other numbers than the
+command asks for.
 
 See the documentation of package internal/metrics for every rule, the traps
 of the measures' definitions, and the few places where rag-eval
@@ -116,14 +125,27 @@ const trecExample = `  # trec_eval qrels.txt run.txt: the official measures
 func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Command {
 	opts := &trecOptions{IO: f}
 	cmd := &cobra.Command{
-		Use:     "trec [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-Z FILE] [-m MEASURE[.p,p…]]… QRELS RUN",
+		Use:     "trec [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-Z FILE] [-R FORMAT] [-m MEASURE[.p,p…]]… QRELS RUN",
 		Short:   "Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints",
 		Long:    trecLong(),
 		Example: trecExample,
-		Args:    cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.version {
+				return nil // trec_eval -v exits before looking at files
+			}
+			return cobra.ExactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.version {
+				_, err := fmt.Fprintf(opts.IO.Out, "rag-eval trec: trec_eval 9.0.8-compatible evaluator, rag-eval version %s\n", version)
+				return err
+			}
+			if cmd.Flags().Changed("Debug_level") {
+				return fmt.Errorf("-D %s: trec_eval's debug trace is not implemented (and -D N.QID would evaluate QID alone): drop -D, and to see one query use -q or keep only its lines in the run", opts.debugLevel)
+			}
 			opts.qrelsPath, opts.runPath = args[0], args[1]
 			opts.maxSet = cmd.Flags().Changed("Max_retrieved_per_topic")
+			opts.decimalsSet = cmd.Flags().Changed("decimals")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -142,6 +164,8 @@ func newCmdTrec(f *cmdutil.Streams, runF func(*trecOptions) error) *cobra.Comman
 	fs.StringVarP(&opts.relFormat, "Rel_info_format", "R", "qrels", "format of QRELS: qrels, qrels_jg (second field = judgment group), prefs (\"qid jg jsg docno level\") or qrels_prefs (qrels read as preferences)")
 	fs.StringVarP(&opts.resultsFormat, "Results_format", "T", "trec_results", "format of RUN: trec_results")
 	fs.BoolVarP(&opts.noSummary, "nosummary", "n", false, "print no \"all\" lines")
+	fs.BoolVarP(&opts.version, "version", "v", false, "print which evaluator this is and rag-eval's version, and exit")
+	fs.StringVarP(&opts.debugLevel, "Debug_level", "D", "", "trec_eval's debug trace: not implemented, refused with an error")
 	fs.IntVar(&opts.decimals, "decimals", 0, "print `D` decimals instead of trec_eval's 4 (not trec_eval output; for cross-checks)")
 	return cmd
 }
@@ -165,7 +189,9 @@ func trecRun(opts *trecOptions) error {
 		}
 		mo.MaxRetrieved = opts.maxRetrieved
 	}
-	if opts.decimals < 0 || opts.decimals > 30 {
+	// 0 is the flag's "not given" (trec_eval's 4): asked for, it would
+	// silently print 4 decimals.
+	if opts.decimals < 0 || opts.decimals > 30 || opts.decimalsSet && opts.decimals == 0 {
 		return fmt.Errorf("--decimals %d: want 1 to 30", opts.decimals)
 	}
 	if err := metrics.ValidateMeasures(measures); err != nil {

@@ -13,15 +13,15 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
 
-// trecDir holds trec_eval's own test vectors, beside the repository.
+// trecDir holds trec_eval's own test vectors, copied into the repository.
 const trecDir = "../../internal/metrics/testdata/trec/"
 
 func TestTrecReferenceVectors(t *testing.T) {
 	want, err := os.ReadFile(filepath.Join(trecDir, "expected.q.txt"))
 	if err != nil {
-		t.Fatalf("trec_eval test vectors missing (shared/ must sit beside the repository): %v", err)
+		t.Fatalf("trec_eval test vectors missing: %v", err)
 	}
-	// The command of shared/testdata/trec/README.md, with trec_eval's
+	// The command of testdata/trec/README.md, with trec_eval's
 	// attached-value spellings mixed in.
 	args := []string{"trec", "-q", "-m", "num_q", "-mnum_ret", "-m", "num_rel", "-m", "num_rel_ret",
 		"-m", "map", "-m", "recip_rank", "-m", "Rprec", "-m", "P.5,10,20", "-m", "recall.5,10,100",
@@ -106,6 +106,8 @@ func TestTrecErrors(t *testing.T) {
 	os.WriteFile(qrels, []byte("q1 0 a 1\n"), 0o644)
 	os.WriteFile(dupRun, []byte("q1 Q0 a 1 2 t\nq1 Q0 a 2 1 t\n"), 0o644)
 	os.WriteFile(otherRun, []byte("q9 Q0 a 1 2 t\n"), 0o644)
+	prefsFile := filepath.Join(dir, "prefs")
+	os.WriteFile(prefsFile, []byte("q9 u s a 1\n"), 0o644)
 
 	for _, tt := range []struct {
 		name string
@@ -115,7 +117,8 @@ func TestTrecErrors(t *testing.T) {
 		{"unknown measure", []string{"-m", "dcg", qrels, dupRun}, `rag-eval: illegal measure "dcg"`},
 		{"bad pairs", []string{"-m", "ndcg.1=2,3", qrels, dupRun}, `rag-eval: measure ndcg.1=2,3: malformed pair parameters`},
 		{"unknown format", []string{"-R", "trec_prefs", qrels, dupRun}, `rag-eval: -R trec_prefs: the formats are qrels, qrels_jg, prefs and qrels_prefs`},
-		{"measure of another format", []string{"-R", "qrels_prefs", "-m", "map", qrels, dupRun}, `rag-eval: trec: measure map needs -R qrels judgments, not prefs`},
+		{"measure of another format", []string{"-R", "qrels_prefs", "-m", "map", qrels, dupRun}, `rag-eval: trec: measure map needs -R qrels judgments, not qrels_prefs (the measures for -R qrels_prefs are those of -m all_prefs)`},
+		{"official with prefs", []string{"-R", "prefs", prefsFile, otherRun}, `rag-eval: trec: measure num_ret needs -R qrels judgments, not prefs (the measures for -R prefs are those of -m all_prefs)`},
 		{"prefs fields", []string{"-R", "prefs", qrels, dupRun}, `rag-eval: read qrels: ` + qrels + `:1: want 5 fields (qid jg jsg docno rel_level), found 4`},
 		{"results format", []string{"-T", "trec_top", qrels, dupRun}, `rag-eval: -T trec_top: the only results format is trec_results`},
 		{"missing z file", []string{"-Z", filepath.Join(dir, "nope"), qrels, dupRun}, `rag-eval: read z scores: open `},
@@ -125,6 +128,8 @@ func TestTrecErrors(t *testing.T) {
 		{"duplicate docno", []string{"-m", "map", qrels, dupRun}, "rag-eval: trec: " + dupRun + `:2: duplicate docno "a" for query "q1" (also on line 1)`},
 		{"no common query", []string{"-c", "-m", "map", qrels, otherRun}, "rag-eval: trec: no query with both results and relevance judgments"},
 		{"one file", []string{"-m", "map", qrels}, "rag-eval: accepts 2 arg(s), received 1"},
+		{"zero decimals", []string{"--decimals", "0", "-m", "map", qrels, dupRun}, "rag-eval: --decimals 0: want 1 to 30"},
+		{"debug level", []string{"-D", "1.q1", "-m", "map", qrels, dupRun}, "rag-eval: -D 1.q1: trec_eval's debug trace is not implemented"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -139,6 +144,21 @@ func TestTrecErrors(t *testing.T) {
 				t.Errorf("stderr %q, want prefix %q", stderr.String(), tt.want)
 			}
 		})
+	}
+}
+
+// -v prints the version without reading any file, as trec_eval -v does;
+// with files it still only prints the version.
+func TestTrecVersion(t *testing.T) {
+	for _, args := range [][]string{{"trec", "-v"}, {"trec", "--version", "-m", "map", "nope", "nope"}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != cmdutil.ExitOK {
+			t.Fatalf("%v: exit %d, stderr %s", args, code, stderr.String())
+		}
+		want := "rag-eval trec: trec_eval 9.0.8-compatible evaluator, rag-eval version " + version + "\n"
+		if stdout.String() != want {
+			t.Errorf("%v: stdout %q, want %q", args, stdout.String(), want)
+		}
 	}
 }
 

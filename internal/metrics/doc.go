@@ -26,7 +26,7 @@
 // A qrels line is "qid iter docno rel" and a run line is
 // "qid iter docno rank score tag"; fields are separated by any C white
 // space (space, tab, \v, \f, \r), so CRLF files read fine. The rank field
-// is ignored, the run's tag is the runid, and the qrels' iter field is
+// is ignored, the tag of the run's last data line is the runid, and the qrels' iter field is
 // ignored but under -R qrels_jg and -R qrels_prefs, where it names the
 // judgment group.
 //
@@ -66,7 +66,8 @@
 // documents of the query with grade >= RelLevel (retrieved or not); a
 // query with R = 0 scores 0 on every ratio over R.
 //
-//	runid        the tag (sixth field) of the last evaluated query ("all" only)
+//	runid        the tag (sixth field) of the run file's last data line
+//	             ("all" only; trec_eval checks no other line's tag)
 //	num_q        number of queries averaged over ("all" only)
 //	num_ret      documents retrieved (after -M, -J); sum over queries
 //	num_rel      R; sum over queries

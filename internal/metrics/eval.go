@@ -77,7 +77,8 @@ type Result struct {
 	// All holds the "all" values: sums for num_*, the number of queries for
 	// num_q, geometric means for gm_*, means for the rest.
 	All []float64
-	// RunID is the runid value: the tag of the last evaluated query.
+	// RunID is the runid value: the tag (sixth field) of the run file's
+	// last data line, as in trec_eval, which checks no other line's tag.
 	RunID string
 	// ZScores reports that the values are z scores (-Z): trec_eval then
 	// prefixes names with "Z" and prints every number with 4 decimals.
@@ -94,8 +95,11 @@ var ErrNoCommonQuery = errors.New("no query with both results and relevance judg
 //
 // A docno repeated within an evaluated query, among the documents of the
 // run that -M keeps or among the judgments, is a *SyntaxError naming both
-// lines; the first such query in qid order is reported. A run without a
-// judged query is ErrNoCommonQuery.
+// lines; the first such query in qid order is reported. So are
+// preferences at odds with themselves (a docno with two levels in a
+// judgment group of one sub-group, or with level 0 and a level above 0, or
+// preferences that contradict each other through the sub-groups), naming
+// the preferences file. A run without a judged query is ErrNoCommonQuery.
 func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	ms, err := parseMeasures(opts.Measures)
 	if err != nil {
@@ -123,7 +127,12 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 			f = "qrels"
 		}
 		if m.kind != kRunid && m.kind != kNumQ && f != format {
-			return nil, fmt.Errorf("measure %s needs -R %s judgments, not %s", m.def().name, f, format)
+			given := opts.RelFormat
+			if given == "" {
+				given = "qrels"
+			}
+			set := map[string]string{"qrels": "all_trec", "prefs": "all_prefs", "qrels_jg": "qrels_jg"}[format]
+			return nil, fmt.Errorf("measure %s needs -R %s judgments, not %s (the measures for -R %s are those of -m %s)", m.def().name, f, given, given, set)
 		}
 	}
 	jg := format == "qrels_jg"
@@ -167,8 +176,7 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 		}
 		res.Queries[i] = qr
 	}
-	last := qpairs[len(qpairs)-1].run
-	res.RunID = run.entries[last.start].tag
+	res.RunID = run.runID
 
 	// trec_eval only builds rankings for measures other than num_q and
 	// runid; with those alone, duplicates go unnoticed there too.
@@ -431,10 +439,10 @@ func (s *scratch) setGains(q *query, pairs []gainPair) {
 
 // scratch is one worker's reusable memory.
 type scratch struct {
-	idx    []int32        // rank order, as indices into the query's results
-	rank   ranker         // sorts idx
-	judged map[string]int // docno → index into the query's judgments
-	seen   map[string]int // docno → rank index, for duplicates
+	idx    []int32  // rank order, as indices into the query's results
+	rank   ranker   // sorts idx
+	judged reuseMap // docno → index into the query's judgments
+	seen   reuseMap // docno → rank index, for duplicates
 	q      query
 	grades []int   // judged grades >= 0 of the query
 	cum    []int32 // query.cum
@@ -461,10 +469,6 @@ func (s *scratch) query(opts *Options, run *Run, rs span, qrels *Qrels, qs span)
 // ranking sorts the results of one query into rank order, keeps
 // MaxRetrieved of them and rejects a repeated docno among those kept.
 func (s *scratch) ranking(opts *Options, run *Run, rs span) ([]result, []int32, error) {
-	if s.judged == nil {
-		s.judged = make(map[string]int)
-		s.seen = make(map[string]int)
-	}
 	ents := run.entries[rs.start:rs.end]
 	n := len(ents)
 	if cap(s.idx) < n {
@@ -479,16 +483,16 @@ func (s *scratch) ranking(opts *Options, run *Run, rs span) ([]result, []int32, 
 		idx = idx[:opts.MaxRetrieved]
 	}
 
-	clear(s.seen)
+	seen := s.seen.reset(len(idx))
 	for i, e := range idx {
 		d := &ents[e]
-		if j, dup := s.seen[d.docno]; dup {
+		if j, dup := seen[d.docno]; dup {
 			other := ents[idx[j]].line
 			a, b := min(d.line, other), max(d.line, other)
 			return nil, nil, &SyntaxError{File: run.name, Line: b,
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", d.docno, rs.qid, a)}
 		}
-		s.seen[d.docno] = i
+		seen[d.docno] = i
 	}
 	return ents, idx, nil
 }
@@ -501,14 +505,14 @@ func (s *scratch) judge(opts *Options, ents []result, idx []int32, qrelsName, qi
 	q.numRel = 0
 	q.ideal = q.ideal[:0]
 	s.grades = s.grades[:0]
-	clear(s.judged)
+	judged := s.judged.reset(len(js))
 	for i := range js {
 		e := &js[i]
-		if j, dup := s.judged[e.docno]; dup {
+		if j, dup := judged[e.docno]; dup {
 			return nil, &SyntaxError{File: qrelsName, Line: e.line,
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", e.docno, qid, js[j].line)}
 		}
-		s.judged[e.docno] = i
+		judged[e.docno] = i
 		if e.rel >= 0 && e.rel >= q.level {
 			q.numRel++
 		}
@@ -523,7 +527,7 @@ func (s *scratch) judge(opts *Options, ents []result, idx []int32, qrelsName, qi
 
 	q.rels = q.rels[:0]
 	for _, e := range idx {
-		j, ok := s.judged[ents[e].docno]
+		j, ok := judged[ents[e].docno]
 		switch {
 		case !ok:
 			q.rels = append(q.rels, relNonpool)
@@ -546,4 +550,24 @@ func (s *scratch) judge(opts *Options, ents []result, idx []int32, qrelsName, qi
 	q.finish(s.grades, s.cum)
 	s.cum = q.cum
 	return q, nil
+}
+
+// reuseMap is a map kept from one query to the next. Clearing a Go map
+// costs its largest size so far, so after a query with many more documents
+// than the next it is made anew: one huge query among many small ones
+// would otherwise make every later query pay for it.
+type reuseMap struct {
+	m    map[string]int
+	peak int // the most entries m held
+}
+
+// reset returns the map empty, ready for about n entries.
+func (r *reuseMap) reset(n int) map[string]int {
+	if r.m == nil || r.peak > 4*n+1024 {
+		r.m, r.peak = make(map[string]int, n), n
+		return r.m
+	}
+	clear(r.m)
+	r.peak = max(r.peak, n)
+	return r.m
 }

@@ -168,7 +168,7 @@ func prefsOf(opts *Options, run *Run, rs span, qrels *Qrels, qs span, withCounts
 	}
 	items := make([]prefItem, len(lines))
 	for i, l := range lines {
-		items[i] = prefItem{jg: l.jg, jsg: l.jsg, rel: l.rel, id: id[l.docno]}
+		items[i] = prefItem{jg: l.jg, jsg: l.jsg, rel: l.rel, id: id[l.docno], docno: l.docno, line: l.line}
 	}
 	slices.SortStableFunc(items, func(a, b prefItem) int {
 		if c := strings.Compare(a.jg, b.jg); c != 0 {
@@ -248,7 +248,7 @@ func prefsOf(opts *Options, run *Run, rs span, qrels *Qrels, qs span, withCounts
 							count(a, b)
 							switch {
 							case a == b:
-								return nil, fmt.Errorf("preferences of query %q: a document has two levels in judgment group %q", qs.qid, g[0].jg)
+								return nil, prefsError(prefsConflict(g, a, "has two levels"), qrels.name, qs.qid, g[0].jg)
 							case a < b && b < njr:
 								jg.fulRet++
 							case a < b && a < njr:
@@ -275,7 +275,7 @@ func prefsOf(opts *Options, run *Run, rs span, qrels *Qrels, qs span, withCounts
 			ecGroups = append(ecGroups, ecGroup{len(pq.jgs), b})
 		} else {
 			if err := prefsArray(&jg, g, n, njr, count); err != nil {
-				return nil, fmt.Errorf("preferences of query %q, judgment group %q: %w", qs.qid, g[0].jg, err)
+				return nil, prefsError(err, qrels.name, qs.qid, g[0].jg)
 			}
 		}
 		pq.jgs = append(pq.jgs, jg)
@@ -294,6 +294,36 @@ type prefItem struct {
 	jg, jsg string
 	rel     float64
 	id      int
+	docno   string
+	line    int
+}
+
+// prefsConflict is the error for document id judged at odds with itself in
+// the lines g: it names the last of its lines and the one before.
+func prefsConflict(g []prefItem, id int, what string) *SyntaxError {
+	var lines []int
+	var docno string
+	for _, it := range g {
+		if it.id == id {
+			lines = append(lines, it.line)
+			docno = it.docno
+		}
+	}
+	slices.Sort(lines)
+	e := &SyntaxError{Msg: fmt.Sprintf("docno %q %s", docno, what)}
+	if n := len(lines); n >= 2 {
+		e.Line = lines[n-1]
+		e.Msg += fmt.Sprintf(" (also on line %d)", lines[n-2])
+	}
+	return e
+}
+
+// prefsError completes an error of judgment group jg of query qid with
+// the preferences file's name.
+func prefsError(e *SyntaxError, file, qid, jg string) *SyntaxError {
+	e.File = file
+	e.Msg = fmt.Sprintf("query %q, judgment group %q: %s", qid, jg, e.Msg)
+	return e
 }
 
 // rnonrelEC computes the Rnonrel measures' counts of an equivalence-class
@@ -380,7 +410,9 @@ func rnonrelEC(jg *prefsJG, pool []int, ecs [][2]int, njr int) {
 // prefsArray counts a judgment group with several sub-groups: each jsg
 // prefers its higher levels to its lower ones, the preferences are closed
 // transitively, and a pair preferred both ways is an error.
-func prefsArray(jg *prefsJG, g []prefItem, n, njr int, count func(i, j int)) error {
+//
+// The caller completes an error with prefsError.
+func prefsArray(jg *prefsJG, g []prefItem, n, njr int, count func(i, j int)) *SyntaxError {
 	relOf := make([]float64, n)
 	for i := range relOf {
 		relOf[i] = -1
@@ -388,7 +420,7 @@ func prefsArray(jg *prefsJG, g []prefItem, n, njr int, count func(i, j int)) err
 	adj := make([][]int, n)
 	for i, it := range g {
 		if (relOf[it.id] > 0 && it.rel == 0) || (relOf[it.id] == 0 && it.rel > 0) {
-			return fmt.Errorf("a document has both level 0 and a level above 0")
+			return prefsConflict(g[:i+1], it.id, "has both level 0 and a level above 0")
 		}
 		relOf[it.id] = it.rel
 		j := i + 1
@@ -423,7 +455,7 @@ func prefsArray(jg *prefsJG, g []prefItem, n, njr int, count func(i, j int)) err
 	for i := range n {
 		for j := range n {
 			if i != j && a[i*n+j] && a[j*n+i] {
-				return fmt.Errorf("inconsistent preferences (a cycle)")
+				return &SyntaxError{Msg: fmt.Sprintf("inconsistent preferences: docnos %q and %q are each preferred to the other (through the sub-groups)", docOf(g, i), docOf(g, j))}
 			}
 		}
 	}
@@ -637,4 +669,14 @@ func fillPrefs(v []float64, ms []measure, pq *prefsQuery) {
 			out[0] = avgjg(func(g *prefsJG) (int, int) { return g.fulRet + g.fulImp, g.possRet + g.possImp }, false)
 		}
 	}
+}
+
+// docOf is the docno of document id in g.
+func docOf(g []prefItem, id int) string {
+	for _, it := range g {
+		if it.id == id {
+			return it.docno
+		}
+	}
+	return ""
 }

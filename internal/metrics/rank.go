@@ -29,7 +29,7 @@ type query struct {
 	ideal  []int // grades >= 1 of all judged documents, descending
 	level  int
 
-	// Filled by prepare, for the measures beyond the judge's.
+	// Filled by finish, for the measures beyond the judge's.
 	levels      []levelCount // judged grades >= 0, ascending, with their counts (lvls)
 	levelsReady bool
 	grades      []int   // judged grades >= 0, in no order until lvls sorts them
@@ -51,9 +51,6 @@ type levelCount struct {
 // unjudged markers count too.
 func (q *query) isRel(i int) bool { return q.rels[i] >= q.level }
 
-// relAt counts relevant documents among the first min(k, len(rels)).
-func (q *query) relAt(k int64) int { return q.relIn(k) }
-
 func (q *query) avgPrec() float64 {
 	relSoFar := 0
 	sum := 0.0
@@ -74,7 +71,7 @@ func (q *query) rPrec() float64 {
 	if n == 0 {
 		return 0
 	}
-	return float64(q.relAt(int64(n))) / float64(q.numRel)
+	return float64(q.relIn(int64(n))) / float64(q.numRel)
 }
 
 func (q *query) recipRank() float64 {
@@ -87,14 +84,14 @@ func (q *query) recipRank() float64 {
 }
 
 func (q *query) precision(k int64) float64 {
-	return float64(q.relAt(k)) / float64(k)
+	return float64(q.relIn(k)) / float64(k)
 }
 
 func (q *query) recall(k int64) float64 {
 	if q.numRel == 0 {
 		return 0
 	}
-	return float64(q.relAt(k)) / float64(q.numRel)
+	return float64(q.relIn(k)) / float64(q.numRel)
 }
 
 func (q *query) success(k int64) float64 {
@@ -210,7 +207,3 @@ func NDCGCutAt(ranking []string, j Judgments, k int) float64 {
 	}
 	return newQuery(ranking, j, DefaultRelLevel).ndcgCut(int64(k))
 }
-
-// numRelRet counts retrieved documents whose judged grade is >= 0 and >= the
-// level (form_res_rels.c counts unjudged markers separately).
-func (q *query) numRelRet() int { return q.relRet }

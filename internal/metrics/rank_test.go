@@ -67,7 +67,7 @@ func TestQueryMeasures(t *testing.T) {
 		got, want float64
 	}{
 		{"num_rel", float64(q.numRel), 3},
-		{"num_rel_ret", float64(q.numRelRet()), 2},
+		{"num_rel_ret", float64(q.relRet), 2},
 		{"map", q.avgPrec(), (1.0/3 + 2.0/4) / 3},
 		{"Rprec", q.rPrec(), 1.0 / 3},
 		{"success@2", q.success(2), 0},
@@ -86,8 +86,8 @@ func TestQueryMeasures(t *testing.T) {
 	// map with level -1: an unjudged document counts as relevant for the
 	// ranked measures but not for R (trec_eval compares raw values).
 	q = newQuery([]string{"e"}, Judgments{"a": 0}, -1)
-	if q.numRel != 1 || q.recipRank() != 1 || q.numRelRet() != 0 {
-		t.Errorf("level -1: numRel %d recipRank %v numRelRet %d, want 1 1 0", q.numRel, q.recipRank(), q.numRelRet())
+	if q.numRel != 1 || q.recipRank() != 1 || q.relRet != 0 {
+		t.Errorf("level -1: numRel %d recipRank %v numRelRet %d, want 1 1 0", q.numRel, q.recipRank(), q.relRet)
 	}
 }
 

@@ -55,6 +55,7 @@ type Run struct {
 	entries []result // grouped by query, file order within a query
 	queries []span   // sorted by qid, byte order
 	index   map[string]int
+	runID   string // the tag of the file's last data line
 }
 
 type result struct {
@@ -148,10 +149,11 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 // (get_trec_results.c): each line is "qid iter docno rank score tag",
 // fields separated by white space, fields after the sixth ignored; score is
 // read as C's atof reads it (the longest numeric prefix, "1e3x" is 1000,
-// "x" is 0); iter and rank are ignored, tag is the runid. Blank lines are skipped, and
-// so is a line whose first non-blank byte is '#'. A line with fewer than 6
-// fields, a NUL byte, or a file without results is a *SyntaxError naming the
-// file and line. name is used in errors only.
+// "x" is 0); iter and rank are ignored, and the tag of the file's last data
+// line is the runid (trec_eval checks no other tag). Blank lines are
+// skipped, and so is a line whose first non-blank byte is '#'. A line with
+// fewer than 6 fields, a NUL byte, or a file without results is a
+// *SyntaxError naming the file and line. name is used in errors only.
 //
 // Duplicate docnos within a query are kept here and reported by Eval, as
 // trec_eval reports them only for the queries it evaluates (and only among
@@ -473,7 +475,15 @@ func parseRun(text, name string) (*Run, error) {
 	if p == nil {
 		return nil, &SyntaxError{File: name, Msg: "no results"}
 	}
-	return &Run{name: name, entries: p.entries, queries: p.spans, index: p.index}, nil
+	// get_trec_results.c keeps the tag of the last data line of the file
+	// (in file order, whatever its query) as every query's runid.
+	last := &p.entries[0]
+	for i := range p.entries {
+		if p.entries[i].line > last.line {
+			last = &p.entries[i]
+		}
+	}
+	return &Run{name: name, entries: p.entries, queries: p.spans, index: p.index, runID: last.tag}, nil
 }
 
 func countFields(n, max int) string {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -310,12 +311,14 @@ func TestPrefs(t *testing.T) {
 		t.Errorf("prefs_simp = %v, want 1 (a ranks first on the tie)", got)
 	}
 	for text, want := range map[string]string{
-		"q u s1 a 2\nq u s1 b 1\nq u s2 b 2\nq u s2 a 1\n": "inconsistent preferences",
-		"q u s1 a 1\nq u s1 b 0\nq u s2 b 1\nq u s2 a 0\n": "both level 0 and a level above 0",
-		"q u s a 1\nq u s a 0\n":                           "has two levels",
+		"q u s1 a 2\nq u s1 b 1\nq u s2 b 2\nq u s2 a 1\n": `prefs: query "q", judgment group "u": inconsistent preferences: docnos "a" and "b" are each preferred to the other (through the sub-groups)`,
+		"q u s1 a 1\nq u s1 b 0\nq u s2 b 1\nq u s2 a 0\n": `prefs:3: query "q", judgment group "u": docno "b" has both level 0 and a level above 0 (also on line 2)`,
+		"q u s a 1\nq v s a 1\nq u s a 0\n":                `prefs:3: query "q", judgment group "u": docno "a" has two levels (also on line 1)`,
 	} {
-		if _, err := Eval(opts, prefs(text), run); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: %v, want %q", text, err, want)
+		_, err := Eval(opts, prefs(text), run)
+		var se *SyntaxError
+		if !errors.As(err, &se) || err.Error() != want {
+			t.Errorf("%q: %v, want the *SyntaxError %s", text, err, want)
 		}
 	}
 	opts.RelFormat = "qrels"
