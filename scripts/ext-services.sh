@@ -242,6 +242,10 @@ OS_DIR="$SVC/opensearch"
 OS_PID="$OS_DIR/opensearch.pid"
 OS_LOG="$OS_DIR/opensearch.log"
 OS_URL="http://$HOST:$OS_PORT"
+# The server's process, as its command line reads: bin/opensearch (a shell
+# script) runs the JVM options parser before it execs the server's JVM, so
+# for its first seconds the pid in the pid file is the script's.
+OS_PROC='bin/opensearch\|org\.opensearch\.bootstrap\.OpenSearch'
 os_ping() { curl -sf --noproxy '*' -m 5 "$OS_URL/_cluster/health" | grep -q '"status":"\(green\|yellow\)"'; }
 
 java_home() {
@@ -286,10 +290,10 @@ install_opensearch() {
 
 start_opensearch() {
 	mkdir -p "$OS_DIR"
-	if pid_alive "$OS_PID" org.opensearch.bootstrap.OpenSearch && os_ping; then
+	if pid_alive "$OS_PID" "$OS_PROC" && os_ping; then
 		log "opensearch already running on $OS_URL (pid $(cat "$OS_PID"))"
 	else
-		if ! pid_alive "$OS_PID" org.opensearch.bootstrap.OpenSearch; then
+		if ! pid_alive "$OS_PID" "$OS_PROC"; then
 			rm -f "$OS_PID"
 			require_free_port opensearch "$OS_PORT" RAG_EXT_OPENSEARCH_PORT
 			require_free_port "opensearch transport" "$OS_TRANSPORT_PORT" RAG_EXT_OPENSEARCH_TRANSPORT_PORT
