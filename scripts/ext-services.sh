@@ -20,7 +20,9 @@
 #   chroma-1.5.9/venv/                    chromadb, sha256-pinned wheel
 #   downloads/                            the two OpenSearch zips
 # Each install is finished by writing a .complete marker last: an interrupted
-# install is redone, a finished one is never redone.
+# install is redone, and so is a finished one found damaged (a Weaviate
+# binary that does not run, OpenSearch files whose sha256 differs from the
+# install's, a venv that cannot import chromadb).
 #
 # Data, logs and pids live in the clone, under .ragbaseline/ext-services/
 # (git-ignored): weaviate/, opensearch/, chroma/, each with <name>.pid and
@@ -161,7 +163,12 @@ patch_once() {
 
 install_weaviate() {
 	if [ -x "$WV_BIN" ] && [ -f "$WV_CACHE/.complete" ]; then
-		return
+		# A damaged binary (a truncated copy, a full disk) crashes without
+		# a word in the log: built again instead.
+		if { "$WV_BIN" --help >/dev/null; } 2>/dev/null; then
+			return
+		fi
+		log "weaviate: the cached $WV_BIN does not run; building it again"
 	fi
 	command -v "$GO" >/dev/null 2>&1 || die "weaviate: $GO not found (a Go toolchain builds Weaviate)"
 	local t0=$SECONDS dir src
@@ -194,6 +201,7 @@ start_weaviate() {
 	else
 		if ! pid_alive "$WV_PID" weaviate-server; then
 			rm -f "$WV_PID"
+			install_weaviate
 			require_free_port weaviate "$WV_PORT" RAG_EXT_WEAVIATE_PORT
 			require_free_port "weaviate gRPC" "$WV_GRPC_PORT" RAG_EXT_WEAVIATE_GRPC_PORT
 			require_free_port "weaviate gossip" "$WV_GOSSIP_PORT" RAG_EXT_WEAVIATE_GOSSIP_PORT
@@ -258,10 +266,28 @@ java_home() {
 	dirname "$(dirname "$(readlink -f "$java")")"
 }
 
-install_opensearch() {
-	if [ -f "$OS_CACHE/.complete" ]; then
+# os_manifest DIR: the sha256 sums of the install's files, for os_installed.
+os_manifest() {
+	(cd "$1" && find . -type f ! -name .complete ! -name '.sha256*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+
+# os_installed: the cached install is complete and its files are the ones
+# it was installed with (.sha256); an install made before the sums were
+# kept gets them now.
+os_installed() {
+	[ -f "$OS_CACHE/.complete" ] || return 1
+	if [ ! -f "$OS_CACHE/.sha256" ]; then
+		os_manifest "$OS_CACHE" >"$OS_CACHE/.sha256.tmp" && mv -f "$OS_CACHE/.sha256.tmp" "$OS_CACHE/.sha256"
 		return
 	fi
+	(cd "$OS_CACHE" && sha256sum -c --quiet --status .sha256)
+}
+
+install_opensearch() {
+	if os_installed; then
+		return
+	fi
+	[ ! -f "$OS_CACHE/.complete" ] || log "opensearch: the cached install in $OS_CACHE has damaged files; installing it again"
 	command -v unzip >/dev/null 2>&1 || die "opensearch: unzip not found (apt-get install unzip)"
 	local t0=$SECONDS dl="$CACHE/downloads"
 	fetch "$OS_ZIP_URL" "$OS_ZIP_SHA512" "$dl/opensearch-$OPENSEARCH_VERSION.zip"
@@ -283,8 +309,12 @@ install_opensearch() {
 	grep -q '^extended.plugins=' "$desc" || die "opensearch: $desc has no extended.plugins line"
 	sed -i 's/^extended.plugins=.*/extended.plugins=/' "$desc"
 	chmod -R a+rX "$tmp"
+	os_manifest "$tmp" >"$tmp/.sha256"
 	mv "$tmp" "$OS_CACHE"
-	printf 'opensearch %s (integ-test zip) + opensearch-knn %s (extended.plugins cleared)\n' "$OPENSEARCH_VERSION" "$KNN_VERSION" >"$OS_CACHE/.complete"
+	# The install time makes every install's marker differ: a root run's
+	# hard-linked copy of an earlier install is then replaced.
+	printf 'opensearch %s (integ-test zip) + opensearch-knn %s (extended.plugins cleared), installed %s\n' \
+		"$OPENSEARCH_VERSION" "$KNN_VERSION" "$(date -u +%FT%TZ)" >"$OS_CACHE/.complete"
 	log "opensearch: installed in $((SECONDS - t0))s: $OS_CACHE"
 }
 
@@ -295,6 +325,7 @@ start_opensearch() {
 	else
 		if ! pid_alive "$OS_PID" "$OS_PROC"; then
 			rm -f "$OS_PID"
+			install_opensearch
 			require_free_port opensearch "$OS_PORT" RAG_EXT_OPENSEARCH_PORT
 			require_free_port "opensearch transport" "$OS_TRANSPORT_PORT" RAG_EXT_OPENSEARCH_TRANSPORT_PORT
 			local jh
@@ -379,7 +410,10 @@ ch_ping() { http_ok "$CH_URL/api/v2/heartbeat"; }
 
 install_chroma() {
 	if [ -f "$CH_CACHE/.complete" ] && [ -x "$CH_VENV/bin/python" ]; then
-		return
+		if "$CH_VENV/bin/python" -c 'import chromadb_rust_bindings' >/dev/null 2>&1; then
+			return
+		fi
+		log "chroma: the cached virtualenv $CH_VENV cannot import chromadb_rust_bindings; installing it again"
 	fi
 	local t0=$SECONDS
 	rm -rf "$CH_CACHE"
@@ -406,6 +440,7 @@ start_chroma() {
 	else
 		if ! pid_alive "$CH_PID" chromadb_rust_bindings; then
 			rm -f "$CH_PID"
+			install_chroma
 			require_free_port chroma "$CH_PORT" RAG_EXT_CHROMA_PORT
 			log "starting chroma $CHROMA_VERSION on $CH_URL"
 			printf '=== %s start chroma %s\n' "$(date -u +%FT%TZ)" "$CHROMA_VERSION" >>"$CH_LOG"
@@ -442,8 +477,9 @@ main() {
 	command -v curl >/dev/null 2>&1 || die "curl not found"
 	mkdir -p "$SVC"
 	[ -e "$STATE/.gitignore" ] || printf '*\n' >"$STATE/.gitignore"
+	# start_<server> installs it (or checks its install) only when it is
+	# not running already.
 	for s in "${which[@]}"; do
-		"install_$s"
 		"start_$s"
 	done
 	write_env
