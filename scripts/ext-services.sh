@@ -113,6 +113,16 @@ fetch() {
 	mv -f "$dest.part" "$dest"
 }
 
+# same_url NAME DIR URL: fails when the server of this clone that is alive
+# was started for another URL (a port override changed since): taking
+# whatever answers at URL for it, or waiting for it there, would be wrong.
+same_url() {
+	local was
+	was="$(cat "$2/$1.url" 2>/dev/null || true)"
+	[ -z "$was" ] || [ "$was" = "$3" ] ||
+		die "$1 is running (pid $(cat "$2/$1.pid")) for $was, not $3: stop it first (scripts/ext-services-stop.sh $1)"
+}
+
 # env_fragment NAME LINES...: the settings of one running server, gathered
 # into ENV_FILE by write_env.
 env_fragment() {
@@ -196,6 +206,7 @@ install_weaviate() {
 
 start_weaviate() {
 	mkdir -p "$WV_DIR/data"
+	! pid_alive "$WV_PID" weaviate-server || same_url weaviate "$WV_DIR" "$WV_URL"
 	if pid_alive "$WV_PID" weaviate-server && wv_ping; then
 		log "weaviate already running on $WV_URL (pid $(cat "$WV_PID"))"
 	else
@@ -234,6 +245,7 @@ start_weaviate() {
 					</dev/null >>"$WV_LOG" 2>&1 &
 				echo $! >"$WV_PID"
 			)
+			echo "$WV_URL" >"$WV_DIR/weaviate.url"
 		fi
 		wait_for weaviate "$WV_LOG" "$WV_PID" wv_ping
 	fi
@@ -320,6 +332,7 @@ install_opensearch() {
 
 start_opensearch() {
 	mkdir -p "$OS_DIR"
+	! pid_alive "$OS_PID" "$OS_PROC" || same_url opensearch "$OS_DIR" "$OS_URL"
 	if pid_alive "$OS_PID" "$OS_PROC" && os_ping; then
 		log "opensearch already running on $OS_URL (pid $(cat "$OS_PID"))"
 	else
@@ -390,6 +403,7 @@ EOF
 					setsid nohup "${runner[@]}" "$home/bin/opensearch" </dev/null >>"$OS_LOG" 2>&1 &
 				echo $! >"$OS_PID"
 			)
+			echo "$OS_URL" >"$OS_DIR/opensearch.url"
 		fi
 		wait_for opensearch "$OS_LOG" "$OS_PID" os_ping
 	fi
@@ -435,6 +449,7 @@ install_chroma() {
 
 start_chroma() {
 	mkdir -p "$CH_DIR/data"
+	! pid_alive "$CH_PID" chromadb_rust_bindings || same_url chroma "$CH_DIR" "$CH_URL"
 	if pid_alive "$CH_PID" chromadb_rust_bindings && ch_ping; then
 		log "chroma already running on $CH_URL (pid $(cat "$CH_PID"))"
 	else
@@ -455,6 +470,7 @@ start_chroma() {
 					</dev/null >>"$CH_LOG" 2>&1 &
 				echo $! >"$CH_PID"
 			)
+			echo "$CH_URL" >"$CH_DIR/chroma.url"
 		fi
 		wait_for chroma "$CH_LOG" "$CH_PID" ch_ping
 	fi
