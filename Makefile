@@ -14,6 +14,8 @@ SERVICES_ENV := .ragbaseline/services.env
 # And of the external retrieval servers (make ext-services).
 EXT_ENV      := .ragbaseline/ext-services.env
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f $(EXT_ENV) ]; then . ./$(EXT_ENV); fi;
+# The settings of the external servers, which the recipe needs.
+NEED_EXT_ENV = if [ ! -f $(EXT_ENV) ]; then echo "$(EXT_ENV) not found: start the servers with make ext-services (docs/external-servers.md)" >&2; exit 2; fi; . ./$(EXT_ENV);
 
 .PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load ext-eval ext-eval-check test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
@@ -146,7 +148,7 @@ ext-services-stop:
 # Load the shipped corpus into the running ones, under the names the
 # shipped mapped-pipeline configurations search (RagChunk, rag-chunks).
 ext-services-load: models
-	. ./$(EXT_ENV); $(GO) run ./internal/tools/extload
+	$(NEED_EXT_ENV) $(GO) run ./internal/tools/extload
 
 # The shipped eval set through every shipped config (deploy/mapped) against
 # the running servers, judged and compared with the builtin pipeline's
@@ -168,10 +170,10 @@ ext-eval-check: ext-eval
 ext-services-clean:
 	scripts/ext-services-stop.sh --clean
 
-# The tests against the external servers, required to run: start them first
-# (make ext-services, or one of the services-* targets for a subset).
+# The tests against the external servers, required to run: start all three
+# first with make ext-services (a server not running fails its tests).
 test-ext: models
-	. ./$(EXT_ENV); RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/exttest/... ./internal/mapped/...
+	$(NEED_EXT_ENV) RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/exttest/... ./internal/mapped/...
 
 # Fault injection on the real binaries (and services, after make services):
 # the README's reliability table.

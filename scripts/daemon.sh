@@ -12,7 +12,8 @@ alive() {
 }
 
 # pid_of PIDFILE NAME: prints the pid in PIDFILE when it is a live process
-# whose command line mentions NAME (a recycled pid is never taken for ours).
+# whose command line matches NAME, a grep basic regular expression (a
+# recycled pid is never taken for ours).
 pid_of() {
 	local pidfile=$1 name=$2 pid
 	[ -s "$pidfile" ] || return 1

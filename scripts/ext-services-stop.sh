@@ -38,7 +38,7 @@ which=("$@")
 for s in "${which[@]}"; do
 	case "$s" in
 	weaviate) stop weaviate "$SVC/weaviate/weaviate.pid" weaviate-server ;;
-	opensearch) stop opensearch "$SVC/opensearch/opensearch.pid" org.opensearch.bootstrap.OpenSearch ;;
+	opensearch) stop opensearch "$SVC/opensearch/opensearch.pid" 'bin/opensearch\|org\.opensearch\.bootstrap\.OpenSearch' ;;
 	chroma) stop chroma "$SVC/chroma/chroma.pid" chromadb_rust_bindings ;;
 	*)
 		printf 'ext-services-stop: error: unknown server %s (weaviate, opensearch or chroma)\n' "$s" >&2

@@ -20,7 +20,9 @@
 #   chroma-1.5.9/venv/                    chromadb, sha256-pinned wheel
 #   downloads/                            the two OpenSearch zips
 # Each install is finished by writing a .complete marker last: an interrupted
-# install is redone, a finished one is never redone.
+# install is redone, and so is a finished one found damaged (a Weaviate
+# binary that does not run, OpenSearch files whose sha256 differs from the
+# install's, a venv that cannot import chromadb).
 #
 # Data, logs and pids live in the clone, under .ragbaseline/ext-services/
 # (git-ignored): weaviate/, opensearch/, chroma/, each with <name>.pid and
@@ -111,6 +113,16 @@ fetch() {
 	mv -f "$dest.part" "$dest"
 }
 
+# same_url NAME DIR URL: fails when the server of this clone that is alive
+# was started for another URL (a port override changed since): taking
+# whatever answers at URL for it, or waiting for it there, would be wrong.
+same_url() {
+	local was
+	was="$(cat "$2/$1.url" 2>/dev/null || true)"
+	[ -z "$was" ] || [ "$was" = "$3" ] ||
+		die "$1 is running (pid $(cat "$2/$1.pid")) for $was, not $3: stop it first (scripts/ext-services-stop.sh $1)"
+}
+
 # env_fragment NAME LINES...: the settings of one running server, gathered
 # into ENV_FILE by write_env.
 env_fragment() {
@@ -161,7 +173,12 @@ patch_once() {
 
 install_weaviate() {
 	if [ -x "$WV_BIN" ] && [ -f "$WV_CACHE/.complete" ]; then
-		return
+		# A damaged binary (a truncated copy, a full disk) crashes without
+		# a word in the log: built again instead.
+		if { "$WV_BIN" --help >/dev/null; } 2>/dev/null; then
+			return
+		fi
+		log "weaviate: the cached $WV_BIN does not run; building it again"
 	fi
 	command -v "$GO" >/dev/null 2>&1 || die "weaviate: $GO not found (a Go toolchain builds Weaviate)"
 	local t0=$SECONDS dir src
@@ -189,11 +206,13 @@ install_weaviate() {
 
 start_weaviate() {
 	mkdir -p "$WV_DIR/data"
+	! pid_alive "$WV_PID" weaviate-server || same_url weaviate "$WV_DIR" "$WV_URL"
 	if pid_alive "$WV_PID" weaviate-server && wv_ping; then
 		log "weaviate already running on $WV_URL (pid $(cat "$WV_PID"))"
 	else
 		if ! pid_alive "$WV_PID" weaviate-server; then
 			rm -f "$WV_PID"
+			install_weaviate
 			require_free_port weaviate "$WV_PORT" RAG_EXT_WEAVIATE_PORT
 			require_free_port "weaviate gRPC" "$WV_GRPC_PORT" RAG_EXT_WEAVIATE_GRPC_PORT
 			require_free_port "weaviate gossip" "$WV_GOSSIP_PORT" RAG_EXT_WEAVIATE_GOSSIP_PORT
@@ -226,6 +245,7 @@ start_weaviate() {
 					</dev/null >>"$WV_LOG" 2>&1 &
 				echo $! >"$WV_PID"
 			)
+			echo "$WV_URL" >"$WV_DIR/weaviate.url"
 		fi
 		wait_for weaviate "$WV_LOG" "$WV_PID" wv_ping
 	fi
@@ -242,6 +262,10 @@ OS_DIR="$SVC/opensearch"
 OS_PID="$OS_DIR/opensearch.pid"
 OS_LOG="$OS_DIR/opensearch.log"
 OS_URL="http://$HOST:$OS_PORT"
+# The server's process, as its command line reads: bin/opensearch (a shell
+# script) runs the JVM options parser before it execs the server's JVM, so
+# for its first seconds the pid in the pid file is the script's.
+OS_PROC='bin/opensearch\|org\.opensearch\.bootstrap\.OpenSearch'
 os_ping() { curl -sf --noproxy '*' -m 5 "$OS_URL/_cluster/health" | grep -q '"status":"\(green\|yellow\)"'; }
 
 java_home() {
@@ -254,10 +278,28 @@ java_home() {
 	dirname "$(dirname "$(readlink -f "$java")")"
 }
 
-install_opensearch() {
-	if [ -f "$OS_CACHE/.complete" ]; then
+# os_manifest DIR: the sha256 sums of the install's files, for os_installed.
+os_manifest() {
+	(cd "$1" && find . -type f ! -name .complete ! -name '.sha256*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+
+# os_installed: the cached install is complete and its files are the ones
+# it was installed with (.sha256); an install made before the sums were
+# kept gets them now.
+os_installed() {
+	[ -f "$OS_CACHE/.complete" ] || return 1
+	if [ ! -f "$OS_CACHE/.sha256" ]; then
+		os_manifest "$OS_CACHE" >"$OS_CACHE/.sha256.tmp" && mv -f "$OS_CACHE/.sha256.tmp" "$OS_CACHE/.sha256"
 		return
 	fi
+	(cd "$OS_CACHE" && sha256sum -c --quiet --status .sha256)
+}
+
+install_opensearch() {
+	if os_installed; then
+		return
+	fi
+	[ ! -f "$OS_CACHE/.complete" ] || log "opensearch: the cached install in $OS_CACHE has damaged files; installing it again"
 	command -v unzip >/dev/null 2>&1 || die "opensearch: unzip not found (apt-get install unzip)"
 	local t0=$SECONDS dl="$CACHE/downloads"
 	fetch "$OS_ZIP_URL" "$OS_ZIP_SHA512" "$dl/opensearch-$OPENSEARCH_VERSION.zip"
@@ -279,18 +321,24 @@ install_opensearch() {
 	grep -q '^extended.plugins=' "$desc" || die "opensearch: $desc has no extended.plugins line"
 	sed -i 's/^extended.plugins=.*/extended.plugins=/' "$desc"
 	chmod -R a+rX "$tmp"
+	os_manifest "$tmp" >"$tmp/.sha256"
 	mv "$tmp" "$OS_CACHE"
-	printf 'opensearch %s (integ-test zip) + opensearch-knn %s (extended.plugins cleared)\n' "$OPENSEARCH_VERSION" "$KNN_VERSION" >"$OS_CACHE/.complete"
+	# The install time makes every install's marker differ: a root run's
+	# hard-linked copy of an earlier install is then replaced.
+	printf 'opensearch %s (integ-test zip) + opensearch-knn %s (extended.plugins cleared), installed %s\n' \
+		"$OPENSEARCH_VERSION" "$KNN_VERSION" "$(date -u +%FT%TZ)" >"$OS_CACHE/.complete"
 	log "opensearch: installed in $((SECONDS - t0))s: $OS_CACHE"
 }
 
 start_opensearch() {
 	mkdir -p "$OS_DIR"
-	if pid_alive "$OS_PID" org.opensearch.bootstrap.OpenSearch && os_ping; then
+	! pid_alive "$OS_PID" "$OS_PROC" || same_url opensearch "$OS_DIR" "$OS_URL"
+	if pid_alive "$OS_PID" "$OS_PROC" && os_ping; then
 		log "opensearch already running on $OS_URL (pid $(cat "$OS_PID"))"
 	else
-		if ! pid_alive "$OS_PID" org.opensearch.bootstrap.OpenSearch; then
+		if ! pid_alive "$OS_PID" "$OS_PROC"; then
 			rm -f "$OS_PID"
+			install_opensearch
 			require_free_port opensearch "$OS_PORT" RAG_EXT_OPENSEARCH_PORT
 			require_free_port "opensearch transport" "$OS_TRANSPORT_PORT" RAG_EXT_OPENSEARCH_TRANSPORT_PORT
 			local jh
@@ -355,6 +403,7 @@ EOF
 					setsid nohup "${runner[@]}" "$home/bin/opensearch" </dev/null >>"$OS_LOG" 2>&1 &
 				echo $! >"$OS_PID"
 			)
+			echo "$OS_URL" >"$OS_DIR/opensearch.url"
 		fi
 		wait_for opensearch "$OS_LOG" "$OS_PID" os_ping
 	fi
@@ -375,7 +424,10 @@ ch_ping() { http_ok "$CH_URL/api/v2/heartbeat"; }
 
 install_chroma() {
 	if [ -f "$CH_CACHE/.complete" ] && [ -x "$CH_VENV/bin/python" ]; then
-		return
+		if "$CH_VENV/bin/python" -c 'import chromadb_rust_bindings' >/dev/null 2>&1; then
+			return
+		fi
+		log "chroma: the cached virtualenv $CH_VENV cannot import chromadb_rust_bindings; installing it again"
 	fi
 	local t0=$SECONDS
 	rm -rf "$CH_CACHE"
@@ -397,11 +449,13 @@ install_chroma() {
 
 start_chroma() {
 	mkdir -p "$CH_DIR/data"
+	! pid_alive "$CH_PID" chromadb_rust_bindings || same_url chroma "$CH_DIR" "$CH_URL"
 	if pid_alive "$CH_PID" chromadb_rust_bindings && ch_ping; then
 		log "chroma already running on $CH_URL (pid $(cat "$CH_PID"))"
 	else
 		if ! pid_alive "$CH_PID" chromadb_rust_bindings; then
 			rm -f "$CH_PID"
+			install_chroma
 			require_free_port chroma "$CH_PORT" RAG_EXT_CHROMA_PORT
 			log "starting chroma $CHROMA_VERSION on $CH_URL"
 			printf '=== %s start chroma %s\n' "$(date -u +%FT%TZ)" "$CHROMA_VERSION" >>"$CH_LOG"
@@ -416,6 +470,7 @@ start_chroma() {
 					</dev/null >>"$CH_LOG" 2>&1 &
 				echo $! >"$CH_PID"
 			)
+			echo "$CH_URL" >"$CH_DIR/chroma.url"
 		fi
 		wait_for chroma "$CH_LOG" "$CH_PID" ch_ping
 	fi
@@ -438,8 +493,9 @@ main() {
 	command -v curl >/dev/null 2>&1 || die "curl not found"
 	mkdir -p "$SVC"
 	[ -e "$STATE/.gitignore" ] || printf '*\n' >"$STATE/.gitignore"
+	# start_<server> installs it (or checks its install) only when it is
+	# not running already.
 	for s in "${which[@]}"; do
-		"install_$s"
 		"start_$s"
 	done
 	write_env

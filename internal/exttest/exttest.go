@@ -329,7 +329,7 @@ func batches(chunks []kb.Chunk, n int, fn func([]kb.Chunk) error) error {
 }
 
 // BruteForce returns the limit chunks nearest to vec by cosine similarity,
-// best first (ties by evidence key): the exact answer an approximate
+// best first (ties by object id, ObjectID): the exact answer an approximate
 // vector index should reproduce on a corpus this small. Score is the
 // cosine distance.
 func BruteForce(chunks []kb.Chunk, vec []float32, limit int) []Hit {
