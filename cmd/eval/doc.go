@@ -31,7 +31,7 @@
 //
 // # Exit status
 //
-// 0 every case passed or was skipped (and no regression); 1 some case failed, was not run
+// 0 every case passed or was skipped (and no regression); 1 every case was skipped, or some case failed, was not run
 // or errored; 2 usage or input error (nothing is written); 3 regression
 // against the --compare-to baseline. When several apply: 2, then 3, then 1.
 // compare, calibrate, export-trec and trec exit 0 or 2: what they report

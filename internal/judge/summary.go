@@ -55,9 +55,17 @@ type SkippedChecks struct {
 	Count  int    `json:"count"`
 }
 
-// Passed reports whether every case passed or was skipped: no case
-// failed, was not run or errored (rag-eval's exit status 0).
-func (s *Summary) Passed() bool { return s.PassCount+s.SkippedCount == s.CaseCount }
+// Passed reports whether every case passed or was skipped (no case
+// failed, was not run or errored) and something was judged: a run whose
+// cases were all skipped judged nothing of the retrieval, and is no pass
+// (NothingJudged). It is rag-eval's exit status 0.
+func (s *Summary) Passed() bool {
+	return s.PassCount+s.SkippedCount == s.CaseCount && !s.NothingJudged()
+}
+
+// NothingJudged reports whether every case was skipped: the pipeline
+// declares it lacks every part the golden cases check.
+func (s *Summary) NothingJudged() bool { return s.CaseCount > 0 && s.SkippedCount == s.CaseCount }
 
 // SkippedCheckCount is the number of skipped checks.
 func (s *Summary) SkippedCheckCount() int {

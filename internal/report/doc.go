@@ -93,7 +93,7 @@
 // SummaryMarkdownLimit (60,000) bytes, under GitHub's 65,536 characters.
 //
 // WriteText is the summary a person reads in a terminal or CI log: PASS or
-// FAIL (PASS when every case passed or was skipped) with the counts and
+// FAIL (PASS when every case passed or was skipped, not all of them skipped) with the counts and
 // pass rate, the skipped checks and why (when some were), the hit levels,
 // recall@K, MRR, nDCG@K and the fallback rate, then one line per case that
 // did not pass (its failed checks, its skipped ones, or its reason). With colour it paints statuses with ANSI

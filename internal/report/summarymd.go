@@ -53,6 +53,9 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 			texttab.Code(d.Baseline), d.Verdict, n, plural(n), d.Counts.Improved, d.Counts.Changed, d.Counts.Added)
 	}
 	head.WriteString(".\n\n")
+	if s.NothingJudged() {
+		fmt.Fprintf(&head, "%s\n\n", nothingJudged)
+	}
 	if n := s.SkippedCheckCount(); n > 0 {
 		fmt.Fprintf(&head, "Skipped checks (neither passed nor failed): %d: %s.\n\n", n, escape(skippedChecksList(&s)))
 	}

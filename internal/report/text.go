@@ -32,6 +32,9 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	if line := skippedChecksLine(&s); line != "" {
 		fmt.Fprintf(b, "%s\n", line)
 	}
+	if s.NothingJudged() {
+		fmt.Fprintf(b, "%s\n", nothingJudged)
+	}
 	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
 	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  keyword coverage %s  fallback rate %s\n",
@@ -52,6 +55,10 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	}
 	return b.Flush()
 }
+
+// nothingJudged is the line of a run whose cases were all skipped, which is
+// no pass.
+const nothingJudged = "every case was skipped: the pipeline declares it lacks every part the golden cases check, so nothing was judged"
 
 // skippedCases is ", N skipped" after the case counts, "" when no case was
 // skipped (the line is then what it was before checks could be skipped).
