@@ -76,6 +76,11 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 			if v == nil {
 				continue
 			}
+			if s, ok := v.(string); ok {
+				// Before a message quotes it cut short, and before a
+				// fixture holds it: a service may echo a token.
+				v = p.secrets.Scrub(s)
+			}
 			bad := func() error {
 				hint := ""
 				if want == "number" {
@@ -94,9 +99,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 				if !ok {
 					return nil, bad()
 				}
-				// A service echoing a token into a result must not put it
-				// into a fixture either.
-				s = p.secrets.Scrub(strings.ToValidUTF8(s, "\uFFFD"))
+				s = strings.ToValidUTF8(s, "\uFFFD") // scrubbed above
 				switch k {
 				case "evidenceKey":
 					b.EvidenceKey, b.Has = s, b.Has|contract.BlockHasEvidenceKey

@@ -91,18 +91,6 @@ func (p *program) run(ctx context.Context, input any, env map[string]any) ([]any
 	}
 }
 
-// one evaluates p and wants exactly one value.
-func (p *program) one(ctx context.Context, input any, env map[string]any) (any, error) {
-	out, err := p.run(ctx, input, env)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) != 1 {
-		return nil, fmt.Errorf("%s: jq: want one result, got %d", p.field, len(out))
-	}
-	return out[0], nil
-}
-
 // truthy is jq's truth: anything but false and null.
 func truthy(v any) bool {
 	return v != nil && v != false

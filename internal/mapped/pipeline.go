@@ -219,7 +219,7 @@ func (p *Pipeline) setupVars(ctx context.Context) (map[string]any, error) {
 		if err != nil {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %s (%s): %v", p.cfg.File, s.field, s.Name, err), err: err}
 		}
-		v, err := s.Value.one(ctx, resp, vars)
+		v, err := p.one(ctx, s.Value, resp, vars)
 		if err != nil {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %v", p.cfg.File, err), err: err}
 		}
@@ -273,7 +273,7 @@ func (p *Pipeline) lookup(ctx context.Context, req lookup.Request) (*contract.Lo
 	if err != nil {
 		return nil, err
 	}
-	out, err := p.cfg.Blocks.run(ctx, resp, env)
+	out, err := p.run(ctx, p.cfg.Blocks, resp, env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.cfg.File, err)
 	}
@@ -342,7 +342,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	if len(c.Params) > 0 {
 		q := parsed.Query()
 		for _, pm := range c.Params {
-			v, err := pm.prog.one(ctx, input, env)
+			v, err := p.one(ctx, pm.prog, input, env)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
@@ -359,7 +359,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	}
 	var payload []byte
 	if c.Body != nil {
-		v, err := c.Body.one(ctx, input, env)
+		v, err := p.one(ctx, c.Body, input, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -404,7 +404,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	}
 	doc, jerr := decodeJSON(body)
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
-		msg := excerpt(body)
+		msg := p.excerpt(body)
 		if jerr == nil && c.ErrorMessage != nil {
 			if m, err := p.message(ctx, c.ErrorMessage, doc, env); err == nil && m != "" {
 				msg = m
@@ -413,15 +413,15 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 		return nil, &lookuphttp.StatusError{URL: where, StatusCode: hresp.StatusCode, Message: msg}
 	}
 	if jerr != nil {
-		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response is not JSON (%v): %s", jerr, excerpt(body))}
+		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response is not JSON (%v): %s", jerr, p.excerpt(body))}
 	}
 	if c.ErrorIf != nil {
-		v, err := c.ErrorIf.one(ctx, doc, env)
+		v, err := p.one(ctx, c.ErrorIf, doc, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if truthy(v) {
-			msg := excerpt(body)
+			msg := p.excerpt(body)
 			if c.ErrorMessage != nil {
 				m, err := p.message(ctx, c.ErrorMessage, doc, env)
 				if err != nil {
@@ -438,7 +438,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 // message evaluates an errorMessage program: a string as it is, anything
 // else as compact JSON.
 func (p *Pipeline) message(ctx context.Context, prog *program, doc any, env map[string]any) (string, error) {
-	out, err := prog.run(ctx, doc, env)
+	out, err := p.run(ctx, prog, doc, env)
 	if err != nil {
 		return "", err
 	}
@@ -535,6 +535,69 @@ func scalarString(v any) (string, bool) {
 func gojqMarshal(v any) ([]byte, error) {
 	s, err := compact(v)
 	return []byte(s), err
+}
+
+// excerpt is excerpt of b with the secrets replaced first: replaced after
+// the cut, a secret the cut split would keep its start.
+func (p *Pipeline) excerpt(b []byte) string {
+	if p.secrets.Len() == 0 {
+		return excerpt(b)
+	}
+	return excerpt([]byte(p.secrets.Scrub(string(b))))
+}
+
+// run runs prog. When it fails, its message is made again from a copy of
+// its input and variables with the secrets replaced: gojq quotes the value
+// it failed on cut to 30 bytes, which could keep the start of a secret
+// (a token the service echoed) that no later replacement recognises.
+func (p *Pipeline) run(ctx context.Context, prog *program, input any, env map[string]any) ([]any, error) {
+	out, err := prog.run(ctx, input, env)
+	if err == nil || p.secrets.Len() == 0 || ctx.Err() != nil {
+		return out, err
+	}
+	senv := make(map[string]any, len(env))
+	for k, v := range env {
+		senv[k] = p.scrubValue(v)
+	}
+	if _, err := prog.run(ctx, p.scrubValue(input), senv); err != nil {
+		return nil, err
+	}
+	// Without the secrets it does not fail: its message would quote one.
+	return nil, fmt.Errorf("%s: jq: failed on a value holding a secret read from the environment (the message is withheld)", prog.field)
+}
+
+// one is run wanting exactly one value, as program.one.
+func (p *Pipeline) one(ctx context.Context, prog *program, input any, env map[string]any) (any, error) {
+	out, err := p.run(ctx, prog, input, env)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != 1 {
+		return nil, fmt.Errorf("%s: jq: want one result, got %d", prog.field, len(out))
+	}
+	return out[0], nil
+}
+
+// scrubValue returns a copy of the jq value v with the secrets replaced
+// in every string and object key.
+func (p *Pipeline) scrubValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return p.secrets.Scrub(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = p.scrubValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[p.secrets.Scrub(k)] = p.scrubValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // excerpt returns the start of b as one line of valid UTF-8.
