@@ -3,10 +3,13 @@ package mapped
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
@@ -160,7 +163,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	r := &reader{file: name}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &ConfigError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, yamlError(name, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &ConfigError{File: name, Msg: "empty config"}
@@ -321,6 +324,21 @@ func Parse(name string, data []byte) (*Config, error) {
 	return c, nil
 }
 
+// yamlError is a YAML syntax error as a *ConfigError: the parser's
+// "yaml: line N: message" becomes file:N: message, as every other error.
+func yamlError(file string, err error) *ConfigError {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, m, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil && l > 0 {
+				line, msg = l, m
+			}
+		}
+	}
+	return &ConfigError{File: file, Line: line, Msg: msg}
+}
+
 // headers reads a mapping of header names to templates.
 func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 	_, order, err := r.mapping(n, field, nil)
@@ -331,8 +349,12 @@ func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 	seen := map[string]bool{}
 	for _, e := range order {
 		sub := join(field, e.key)
-		if !validHeaderName(e.key) {
+		if !httpguts.ValidHeaderFieldName(e.key) {
 			return nil, r.errf(e.keyN, sub, "not a valid HTTP header name")
+		}
+		switch http.CanonicalHeaderKey(e.key) {
+		case "Content-Length", "Transfer-Encoding", "Trailer":
+			return nil, r.errf(e.keyN, sub, "set by the client, not by the config")
 		}
 		if seen[strings.ToLower(e.key)] {
 			return nil, r.errf(e.keyN, sub, "defined twice (header names ignore case)")
@@ -348,20 +370,6 @@ func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 		out = append(out, header{name: e.key, value: t})
 	}
 	return out, nil
-}
-
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(isIdent(c) || c == '-' || c == '.' || c == '!' || c == '#' || c == '$' || c == '%' || c == '&' ||
-			c == '\'' || c == '*' || c == '+' || c == '^' || c == '`' || c == '|' || c == '~') {
-			return false
-		}
-	}
-	return true
 }
 
 // template reads a string with ${ENV} references (and, when placeholders

@@ -90,6 +90,7 @@ func TestParseErrors(t *testing.T) {
 		{"capabilities missing", "capabilities: [qualityScore, evidenceStatus]\n", "", "svc.yaml:1: capabilities: required"},
 		{"bad env reference", "Bearer ${TOKEN}", "Bearer ${TO-KEN}", "svc.yaml:6: headers.Authorization: ${TO-KEN}: not an environment variable name"},
 		{"unterminated env", "Bearer ${TOKEN}", "Bearer ${TOKEN", "svc.yaml:6: headers.Authorization: unterminated ${"},
+		{"header set by the client", "  Authorization:", "  content-length:", "svc.yaml:6: headers.content-length: set by the client, not by the config"},
 		{"bad header name", "  Authorization:", "  Auth orization:", "svc.yaml:6: headers.Auth orization: not a valid HTTP header name"},
 		{"unknown placeholder", "/search/{kbScope}", "/search/{scope}", "svc.yaml:8: request.url: {scope}: unknown placeholder (known here: query, topK, kbScope, searchMode)"},
 		{"url scheme", "${SVC_URL}/search", "ftp://h/search", "svc.yaml:8: request.url: want an http:// or https:// URL"},
@@ -112,7 +113,8 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", "", "name: again\n", "svc.yaml:23: name: defined twice"},
 		{"duplicate header", "  Authorization: Bearer ${TOKEN}\n", "  Authorization: Bearer ${TOKEN}\n  authorization: x\n", "svc.yaml:7: headers.authorization: defined twice"},
 		{"not a mapping", "request:\n  url: ${SVC_URL}/search/{kbScope}\n  params:\n    k: .topK\n  body: '{q: .query}'\n", "request: 3\n", "svc.yaml:7: request: want a mapping, got a number"},
-		{"yaml syntax", "name: svc", "name: [svc", "svc.yaml: "},
+		{"yaml syntax", "name: svc", "name: [svc", "svc.yaml:1: did not find expected ',' or ']'"},
+		{"yaml indentation", "  url: ${SVC_URL}/search/{kbScope}\n", "  url: ${SVC_URL}/search/{kbScope}\n   x: 1\n", "svc.yaml:9: mapping values are not allowed in this context"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := minimal + tc.repl
