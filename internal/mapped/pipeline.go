@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
@@ -109,7 +111,14 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, resolvedHeader{h.name, r.expand(nil, nil)})
+			v := r.expand(nil, nil)
+			if !httpguts.ValidHeaderFieldValue(v) {
+				// Sent, it would fail every call as if the service were
+				// unreachable.
+				return nil, &ConfigError{File: cfg.File, Line: h.value.line, Field: h.value.field,
+					Msg: "the value holds a control character (a newline?) once its ${…} references are expanded"}
+			}
+			out = append(out, resolvedHeader{h.name, v})
 		}
 		return out, nil
 	}
@@ -387,6 +396,10 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	hreq.Header.Set("Accept", "application/json")
 	for _, hs := range [][]resolvedHeader{p.headers, rc.headers} {
 		for _, h := range hs {
+			if http.CanonicalHeaderKey(h.name) == "Host" {
+				hreq.Host = h.value // net/http ignores Header["Host"]
+				continue
+			}
 			hreq.Header.Set(h.name, h.value)
 		}
 	}
