@@ -174,6 +174,15 @@ func TestOpenSearchErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
+	// timed_out with no failed shard: the message says so, not "0 shards failed".
+	api2 := newFakeAPI(t, func(recorded) (int, []byte) {
+		return 200, []byte(`{"took": 10001, "timed_out": true, "_shards": {"total": 1, "successful": 1, "failed": 0}, "hits": {"hits": []}}`)
+	})
+	p2 := openConfig(t, shipped("opensearch-bm25.yaml"), map[string]string{"OPENSEARCH_URL": api2.URL})
+	_, err = p2.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
+	if want := "POST ${OPENSEARCH_URL}/${OPENSEARCH_INDEX:-rag-chunks}/_search: the service answered 200 with an error: the search timed out"; err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
 	status, resp = 404, "opensearch-400.json"
 	_, err = p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
 	want = "POST ${OPENSEARCH_URL}/${OPENSEARCH_INDEX:-rag-chunks}/_search: 404 Not Found: no such index [rag-chunks]"
