@@ -123,11 +123,30 @@ type call struct {
 // where names the call in messages: method and URL template, no secrets,
 // no query string.
 func (c *call) where() string {
-	u := c.URL.src
+	return c.Method + " " + c.URL.shown()
+}
+
+// shown is the URL template as messages and pipeline.store show it:
+// without its query string, nor the user info of a URL written out in the
+// config (https://user:password@host/…), which net/http sends as basic
+// authentication.
+func (t *template) shown() string {
+	u := t.src
 	if i := strings.IndexByte(u, '?'); i >= 0 {
 		u = u[:i]
 	}
-	return c.Method + " " + u
+	for _, scheme := range []string{"http://", "https://"} {
+		if rest, ok := strings.CutPrefix(u, scheme); ok {
+			host, path := rest, ""
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				host, path = rest[:i], rest[i:]
+			}
+			if i := strings.LastIndexByte(host, '@'); i >= 0 {
+				u = scheme + host[i+1:] + path
+			}
+		}
+	}
+	return u
 }
 
 // step is a setup step: a call made once, before the first lookup, whose

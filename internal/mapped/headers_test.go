@@ -3,6 +3,7 @@ package mapped
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -37,5 +38,28 @@ func TestHostHeader(t *testing.T) {
 	}
 	if r := api.requests(); len(r) != 1 || r[0].Host != "search.internal" || r[0].Header.Get("Authorization") != "Bearer tok-1234" {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// TestURLUserInfo: user info written out in the config's URL is sent as
+// basic authentication but shown nowhere: not in pipeline.store, not in
+// an error.
+func TestURLUserInfo(t *testing.T) {
+	api := newFakeAPI(t, func(r recorded) (int, []byte) {
+		if u, p, ok := (&http.Request{Header: r.Header}).BasicAuth(); !ok || u != "svc" || p != "pw-5e1d9a" {
+			return 401, []byte(`{"error": "who are you"}`)
+		}
+		return 500, []byte(`{"error": "boom"}`)
+	})
+	url := strings.Replace(api.URL, "http://", "http://svc:pw-5e1d9a@", 1)
+	cfg := strings.Replace(leakConfig, "${SVC_URL}/search", url+"/search?x=1", 1)
+	cfg = strings.Replace(cfg, "headers:\n  Authorization: Bearer ${SVC_TOKEN}\n", "", 1)
+	p := openConfig(t, writeConfig(t, cfg), nil)
+	_, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "k"})
+	if want := "POST " + api.URL + "/search: 500 Internal Server Error"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got  %v\nwant %s…", err, want)
+	}
+	if d := p.Describe(); d.Store != api.URL+"/search" {
+		t.Errorf("store %q", d.Store)
 	}
 }

@@ -194,10 +194,7 @@ func (p *Pipeline) Describe() contract.Pipeline {
 		Capabilities: append([]string{}, c.Capabilities...),
 	}
 	if d.Store == "" {
-		d.Store = c.Request.URL.src
-		if i := strings.IndexByte(d.Store, '?'); i >= 0 {
-			d.Store = d.Store[:i]
-		}
+		d.Store = c.Request.URL.shown()
 	}
 	if c.EmbedQuery {
 		d.Embedder, d.Dim = p.opt.Embedder.Name(), p.opt.Embedder.Dim()
