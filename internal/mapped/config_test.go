@@ -95,6 +95,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown placeholder", "/search/{kbScope}", "/search/{scope}", "svc.yaml:8: request.url: {scope}: unknown placeholder (known here: query, topK, kbScope, searchMode)"},
 		{"url scheme", "${SVC_URL}/search", "ftp://h/search", "svc.yaml:8: request.url: want an http:// or https:// URL"},
 		{"jq syntax in body", "body: '{q: .query}'", "body: '{q: .query'", "svc.yaml:11: request.body: jq: unexpected EOF"},
+		{"jq left unquoted", "body: '{q: .query}'", "body: {q: .query}", "svc.yaml:11: request.body: want a jq program (a string), got a mapping: quote it ('{q: .query}') or write it as a block (body: |)"},
 		{"jq unknown variable", "body: '{q: .query}'", "body: '{q: $collection}'", "svc.yaml:11: request.body: jq: variable not defined: $collection (no variables here)"},
 		{"jq unknown function", "errorIf: .error != null", "errorIf: frob(.error)", "svc.yaml:13: response.errorIf: jq: function not defined: frob/1"},
 		{"blocks missing", "  blocks: '.hits[] | {docId: .id, excerpt: .text, score: .score}'\n", "", "svc.yaml:13: response.blocks: required"},

@@ -27,6 +27,10 @@ type program struct {
 // may use. gojq gets no environment: $ENV is empty and env is {}, so a
 // mapping cannot copy a secret into a fixture.
 func (r *reader) program(n *yaml.Node, field string, vars []string) (*program, error) {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		// body: {q: .query} is a YAML mapping, not jq.
+		return nil, r.errf(n, field, "want a jq program (a string), got %s: quote it ('{q: .query}') or write it as a block (%s: |)", kindName(n), field[strings.LastIndexByte(field, '.')+1:])
+	}
 	s, err := r.str(n, field, false)
 	if err != nil {
 		return nil, err
