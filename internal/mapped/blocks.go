@@ -77,9 +77,11 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 				continue
 			}
 			if s, ok := v.(string); ok {
-				// Before a message quotes it cut short, and before a
-				// fixture holds it: a service may echo a token.
-				v = p.secrets.Scrub(s)
+				// Before a fixture holds it, and before a message quotes
+				// it cut short: a service may echo a token. Only the
+				// credentials: an index name in the URL is not one, and
+				// replacing it would change the data.
+				v = p.credentials.Scrub(s)
 			}
 			bad := func() error {
 				hint := ""

@@ -383,6 +383,7 @@ func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 		if err != nil {
 			return nil, err
 		}
+		t.header = true
 		if strings.ContainsAny(t.src, "\r\n") {
 			return nil, r.errf(e.value, sub, "a header value cannot span lines")
 		}

@@ -2,6 +2,7 @@ package mapped
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -77,4 +78,44 @@ func TestJQErrorOnlyWithTheSecret(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), tok[:8]) || !strings.Contains(err.Error(), "response.blocks: jq: failed on a value holding a secret") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// TestResultsKeepNames: a value read into a URL's path (an index name) is
+// not a credential: a result holding it keeps it (replacing it would turn
+// source "runbooks-mysql" into "${OPENSEARCH_INDEX}-mysql", and fail the
+// case), while messages still name the variable. A header's value, a value
+// in the query string and a URL's user info are replaced in results too.
+func TestResultsKeepNames(t *testing.T) {
+	echo := `see the runbooks index; Bearer tok-5d1e77a0 key-33c9b1e4 pw-0a9f`
+	api := newFakeAPI(t, func(r recorded) (int, []byte) {
+		if r.Path != "/runbooks/_search" {
+			return 404, []byte(`{"error": {"reason": "no such index [` + strings.TrimSuffix(strings.TrimPrefix(r.Path, "/"), "/_search") + `]"}}`)
+		}
+		return 200, []byte(`{"hits": {"hits": [{"_score": 3, "_source": {"docId": "k/runbooks-mysql", "source": "runbooks-mysql", "text": "` + echo + `"}}]}}`)
+	})
+	cfg := strings.Replace(readConfig(t, shipped("opensearch-bm25.yaml")), "/_search\n", "/_search?key=${SVC_KEY}\n  headers: {Authorization: 'Bearer ${SVC_TOKEN}'}\n", 1)
+	url := strings.Replace(api.URL, "http://", "http://svc:pw-0a9f@", 1)
+	env := map[string]string{"OPENSEARCH_URL": url, "OPENSEARCH_INDEX": "runbooks", "SVC_TOKEN": "tok-5d1e77a0", "SVC_KEY": "key-33c9b1e4"}
+	p := openConfig(t, writeConfig(t, cfg), env)
+	lr := lookupOK(t, p, "q")
+	b := lr.EvidenceBlocks[0]
+	if b.Source != "runbooks-mysql" || b.DocID != "k/runbooks-mysql" ||
+		b.Excerpt != "see the runbooks index; Bearer ${SVC_TOKEN} ${SVC_KEY} ${OPENSEARCH_URL}" {
+		t.Errorf("block %+v", b)
+	}
+	env["OPENSEARCH_INDEX"] = "other-index"
+	p = openConfig(t, writeConfig(t, cfg), env)
+	_, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "k"})
+	if err == nil || !strings.HasSuffix(err.Error(), "404 Not Found: no such index [${OPENSEARCH_INDEX}]") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func readConfig(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

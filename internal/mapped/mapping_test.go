@@ -356,7 +356,7 @@ func TestTemplates(t *testing.T) {
 		{map[string]string{"B": "http://hostname:1"}, "${A}http://hostname:1/p/a%2Fb?q={none"},
 		{nil, "${A}x/p/a%2Fb?q={none"}, // the default
 	} {
-		r, err := tmpl.resolve(envOf(tc.env), &secrets)
+		r, err := tmpl.resolve(envOf(tc.env), &secrets, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

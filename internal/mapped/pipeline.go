@@ -57,7 +57,11 @@ type Pipeline struct {
 	opt        Options
 	thresholds lookup.Thresholds
 	warnings   []error
-	secrets    secret.Set
+	// secrets are every value read from the environment, replaced in
+	// messages; credentials those of them that are credentials, replaced
+	// in the text of results too (template.resolve).
+	secrets     secret.Set
+	credentials secret.Set
 
 	headers []resolvedHeader
 	setup   []resolvedCall
@@ -98,7 +102,7 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{cfg: cfg, opt: opt}
 	resolveT := func(t *template) (*resolved, error) {
-		r, err := t.resolve(opt.LookupEnv, &p.secrets)
+		r, err := t.resolve(opt.LookupEnv, &p.secrets, &p.credentials)
 		if err != nil {
 			return nil, &ConfigError{File: cfg.File, Line: t.line, Field: t.field, Msg: err.Error()}
 		}
