@@ -597,12 +597,22 @@ func scrubStrings(v reflect.Value, s *secret.Set) {
 
 // transportError classifies an error that left no complete response.
 func (c *Client) transportError(ctx context.Context, where string, err error) error {
+	return TransportError(ctx, where, c.Timeout, err)
+}
+
+// TransportError classifies err, from a call to where (method and URL
+// without credentials) that left no complete response, ctx being the
+// call's context and timeout its own bound (0 none): a *TimeoutError when
+// the deadline passed or the network timed out, the context's error when
+// it was cancelled, else an *UnreachableError. The mapped pipeline shares
+// it.
+func TransportError(ctx context.Context, where string, timeout time.Duration, err error) error {
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		err = ue.Err // its message repeats the URL, credentials aside
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &TimeoutError{URL: where, Timeout: c.Timeout}
+		return &TimeoutError{URL: where, Timeout: timeout}
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", where, ctx.Err())
 	}
@@ -632,7 +642,12 @@ func (c *Client) excerpt(b []byte) string {
 }
 
 // excerpt returns the start of b as one line of valid UTF-8.
-func excerpt(b []byte) string {
+func excerpt(b []byte) string { return Excerpt(b) }
+
+// Excerpt returns the start of b, as an error message quotes a body: one
+// line of valid UTF-8, cut after 200 characters. Replace secrets before:
+// cut, a secret would keep its start.
+func Excerpt(b []byte) string {
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
 	if utf8.RuneCountInString(s) <= bodyExcerptLen {
 		return s

@@ -9,6 +9,10 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
 )
 
+// bodyExcerptLen is how much of a body a message quotes
+// (lookuphttp.Excerpt).
+const bodyExcerptLen = 200
+
 const leakConfig = `
 name: svc
 searchMode: bm25

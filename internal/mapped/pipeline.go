@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -27,9 +25,6 @@ import (
 
 // DefaultMaxResponseBytes bounds a response body.
 const DefaultMaxResponseBytes = 64 << 20
-
-// bodyExcerptLen is how much of an unexpected body a message quotes.
-const bodyExcerptLen = 200
 
 // Options are what a pipeline needs besides its config.
 type Options struct {
@@ -406,12 +401,12 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	}
 	hresp, err := p.opt.HTTPClient.Do(hreq)
 	if err != nil {
-		return nil, p.transportError(ctx, where, err)
+		return nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
 	}
 	defer hresp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(hresp.Body, p.opt.MaxResponseBytes+1))
 	if err != nil {
-		return nil, p.transportError(ctx, where, err)
+		return nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
 	}
 	if int64(len(body)) > p.opt.MaxResponseBytes {
 		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response larger than %d bytes", p.opt.MaxResponseBytes)}
@@ -509,25 +504,6 @@ func (e *ServiceError) Error() string {
 	return fmt.Sprintf("%s: the service answered %d with an error: %s", e.Where, e.Status, e.Message)
 }
 
-// transportError classifies an error that left no complete response, as
-// lookuphttp.Client does: a timeout is transient, no response at all is
-// unreachable (and transient).
-func (p *Pipeline) transportError(ctx context.Context, where string, err error) error {
-	if ue := (*url.Error)(nil); errors.As(err, &ue) {
-		err = ue.Err // its message repeats the URL
-	}
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &lookuphttp.TimeoutError{URL: where, Timeout: p.opt.Timeout}
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s: %w", where, ctx.Err())
-	}
-	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
-		return &lookuphttp.TimeoutError{URL: where}
-	}
-	return &lookuphttp.UnreachableError{URL: where, Err: err}
-}
-
 // scalarString formats a string, number or boolean for a URL.
 func scalarString(v any) (string, bool) {
 	switch x := v.(type) {
@@ -555,9 +531,9 @@ func gojqMarshal(v any) ([]byte, error) {
 // the cut, a secret the cut split would keep its start.
 func (p *Pipeline) excerpt(b []byte) string {
 	if p.secrets.Len() == 0 {
-		return excerpt(b)
+		return lookuphttp.Excerpt(b)
 	}
-	return excerpt([]byte(p.secrets.Scrub(string(b))))
+	return lookuphttp.Excerpt([]byte(p.secrets.Scrub(string(b))))
 }
 
 // run runs prog. When it fails, its message is made again from a copy of
@@ -614,16 +590,8 @@ func (p *Pipeline) scrubValue(v any) any {
 	return v
 }
 
-// excerpt returns the start of b as one line of valid UTF-8.
-func excerpt(b []byte) string {
-	s := oneLine(string(b))
-	if utf8.RuneCountInString(s) <= bodyExcerptLen {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:bodyExcerptLen]) + "…"
-}
-
+// oneLine is s on one line of valid UTF-8, its runs of white space one
+// space.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 }
