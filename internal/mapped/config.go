@@ -191,6 +191,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, &ConfigError{File: name, Msg: "more than one YAML document"}
 	}
 	root := doc.Content[0]
+	if isNull(root) { // "---" alone: yaml.v3 puts its null on the line after
+		return nil, &ConfigError{File: name, Msg: "empty config"}
+	}
 	m, _, err := r.mapping(root, "", []string{"name", "version", "store", "searchMode", "capabilities",
 		"embedQuery", "topK", "headers", "setup", "request", "response", "score", "thresholds"})
 	if err != nil {

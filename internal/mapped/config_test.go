@@ -1,6 +1,7 @@
 package mapped
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -251,10 +252,27 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &ce) || ce.File != "f.yaml" {
 				t.Fatalf("%T %v is not a *ConfigError", err, err)
 			}
+			if lines := yamlLines(data); ce.Line < 0 || ce.Line > lines {
+				t.Fatalf("%v: line %d of a file of %d lines", err, ce.Line, lines)
+			}
 			return
 		}
 		if c.Request == nil || c.Blocks == nil || c.Name == "" || c.Capabilities == nil {
 			t.Fatalf("a config without its required parts: %+v", c)
 		}
 	})
+}
+
+// yamlLines counts the lines of data as YAML does: its line breaks are
+// \n, \r\n, \r, NEL, LS and PS.
+func yamlLines(data []byte) int {
+	nl := bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	n := 1
+	for _, r := range string(nl) {
+		switch r {
+		case '\n', '\r', '\u0085', '\u2028', '\u2029':
+			n++
+		}
+	}
+	return n
 }

@@ -36,8 +36,8 @@ func (r *reader) program(n *yaml.Node, field string, vars []string) (*program, e
 		return nil, err
 	}
 	line := n.Line
-	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		line++ // the text starts on the line after | or >
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && s != "" {
+		line++ // the text starts on the line after | or > (an empty one has none)
 	}
 	q, err := gojq.Parse(s)
 	if err != nil {
