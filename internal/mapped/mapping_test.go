@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"reflect"
 	"regexp"
 	"strings"
@@ -360,12 +359,27 @@ func TestTemplates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.expand(map[string]string{"kbScope": "a/b"}, url.PathEscape); got != tc.want {
+		if got := r.expand(map[string]string{"kbScope": "a/b"}, true); got != tc.want {
 			t.Errorf("%v: got %s, want %s", tc.env, got, tc.want)
 		}
 	}
 	if got := secrets.Scrub("dial tcp hostname:1: refused; GET http://hostname:1/p"); got != "dial tcp ${B}: refused; GET ${B}/p" {
 		t.Errorf("scrub: %s", got)
+	}
+
+	// In the query string a placeholder is query-escaped: a query holding
+	// & = + or a space stays one parameter.
+	parts, err = parseTemplate("http://h/s/{query}?q={query}&k={topK}", []string{"query", "topK"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := (&template{src: "…", parts: parts}).resolve(envOf(nil), &secrets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "http://h/s/c++%20&%20a=b%2Fc?q=c%2B%2B+%26+a%3Db%2Fc&k=5"
+	if got := r.expand(map[string]string{"query": "c++ & a=b/c", "topK": "5"}, true); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 

@@ -110,7 +110,7 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 			if err != nil {
 				return nil, err
 			}
-			v := r.expand(nil, nil)
+			v := r.expand(nil, false)
 			if !httpguts.ValidHeaderFieldValue(v) {
 				// Sent, it would fail every call as if the service were
 				// unreachable.
@@ -339,7 +339,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 			values[k] = s
 		}
 	}
-	u := rc.url.expand(values, url.PathEscape)
+	u := rc.url.expand(values, true)
 	parsed, err := url.Parse(u)
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 		return nil, fmt.Errorf("%s: %s.url is not an http(s) URL once expanded", where, c.field)

@@ -3,6 +3,7 @@ package mapped
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/secret"
@@ -163,15 +164,23 @@ func (t *template) resolve(getenv func(string) (string, bool), secrets, credenti
 	return r, nil
 }
 
-// expand returns the string with each placeholder replaced by
-// escape(value).
-func (r *resolved) expand(values map[string]string, escape func(string) string) string {
+// expand returns the string with each placeholder replaced by its value:
+// for a URL, path-escaped, or query-escaped after a "?" (so that a query
+// holding & or + stays one parameter); otherwise (a header) as it is.
+func (r *resolved) expand(values map[string]string, isURL bool) string {
 	var b strings.Builder
+	inQuery := false
 	for _, p := range r.parts {
-		if p.kind == placeholder {
-			b.WriteString(escape(values[p.text]))
-		} else {
+		switch {
+		case p.kind != placeholder:
+			inQuery = inQuery || strings.Contains(p.text, "?")
 			b.WriteString(p.text)
+		case !isURL:
+			b.WriteString(values[p.text])
+		case inQuery:
+			b.WriteString(url.QueryEscape(values[p.text]))
+		default:
+			b.WriteString(url.PathEscape(values[p.text]))
 		}
 	}
 	return b.String()
