@@ -506,7 +506,7 @@ func openMapped(o *snapshotOptions) (*mapped.Pipeline, error) {
 	if err != nil {
 		return nil, cmdutil.Usage(err)
 	}
-	opt := mapped.Options{Timeout: o.Config.Timeout}
+	opt := mapped.Options{Timeout: o.Config.Timeout, LookupEnv: o.lookupEnv}
 	if cfg.EmbedQuery {
 		if opt.Embedder, err = config.OpenEmbedder(o.Config); err != nil {
 			return nil, err

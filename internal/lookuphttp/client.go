@@ -300,12 +300,12 @@ func (c *Client) lookup(ctx context.Context, req lookup.Request) (*contract.Look
 		LookupResult json.RawMessage `json:"lookupResult"`
 	}
 	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, &ProtocolError{where, fmt.Sprintf("response is not JSON (%v): %s", err, excerpt(body))}
+		return nil, &ProtocolError{where, fmt.Sprintf("response is not JSON (%v): %s", err, c.excerpt(body))}
 	}
 	if len(resp.LookupResult) == 0 || string(resp.LookupResult) == "null" {
-		return nil, &ProtocolError{where, "response has no lookupResult: " + excerpt(body)}
+		return nil, &ProtocolError{where, "response has no lookupResult: " + c.excerpt(body)}
 	}
-	lr, err := DecodeResult(resp.LookupResult)
+	lr, err := decodeResult(resp.LookupResult, c.excerpt)
 	if err != nil {
 		return nil, &ProtocolError{where, err.Error()}
 	}
@@ -319,7 +319,12 @@ func (c *Client) lookup(ctx context.Context, req lookup.Request) (*contract.Look
 // written as a zero. It must have found and evidenceBlocks; a known field
 // of the wrong type is an error naming it, and unknown fields are dropped.
 func DecodeResult(raw []byte) (*contract.LookupResult, error) {
-	top, err := members(raw, "lookupResult")
+	return decodeResult(raw, excerpt)
+}
+
+// decodeResult is DecodeResult quoting a value in a message by quote.
+func decodeResult(raw []byte, quote func([]byte) string) (*contract.LookupResult, error) {
+	top, err := members(raw, "lookupResult", quote)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +350,7 @@ func DecodeResult(raw []byte) (*contract.LookupResult, error) {
 		lr.EvidenceBlocks = make([]contract.EvidenceBlock, len(blocks))
 	}
 	for i, rb := range blocks {
-		if err := decodeBlock(rb, fmt.Sprintf("lookupResult.evidenceBlocks[%d]", i), &lr.EvidenceBlocks[i]); err != nil {
+		if err := decodeBlock(rb, fmt.Sprintf("lookupResult.evidenceBlocks[%d]", i), quote, &lr.EvidenceBlocks[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -397,8 +402,8 @@ func DecodeResult(raw []byte) (*contract.LookupResult, error) {
 }
 
 // decodeBlock decodes the evidence block raw, at path, into b.
-func decodeBlock(raw json.RawMessage, path string, b *contract.EvidenceBlock) error {
-	m, err := members(raw, path)
+func decodeBlock(raw json.RawMessage, path string, quote func([]byte) string, b *contract.EvidenceBlock) error {
+	m, err := members(raw, path, quote)
 	if err != nil {
 		return err
 	}
@@ -427,18 +432,19 @@ func decodeBlock(raw json.RawMessage, path string, b *contract.EvidenceBlock) er
 // jsonMembers are the members of a JSON object at path, decoded one by
 // one; err is the first that failed.
 type jsonMembers struct {
-	path string
-	m    map[string]json.RawMessage
-	err  error
+	path  string
+	quote func([]byte) string // quotes a value in a message
+	m     map[string]json.RawMessage
+	err   error
 }
 
 // members reads the object raw at path.
-func members(raw []byte, path string) (*jsonMembers, error) {
+func members(raw []byte, path string, quote func([]byte) string) (*jsonMembers, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("%s is not an object: %s", path, excerpt(raw))
+		return nil, fmt.Errorf("%s is not an object: %s", path, quote(raw))
 	}
-	return &jsonMembers{path: path, m: m}, nil
+	return &jsonMembers{path: path, quote: quote, m: m}, nil
 }
 
 // has reports whether key is there, null or not.
@@ -474,7 +480,7 @@ func (j *jsonMembers) object(key string) (*jsonMembers, error) {
 	if !ok || string(raw) == "null" {
 		return nil, nil
 	}
-	return members(raw, j.path+"."+key)
+	return members(raw, j.path+"."+key, j.quote)
 }
 
 // jsonType names a Go kind as the JSON type that decodes into it.
@@ -540,7 +546,7 @@ func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []by
 		return nil, &ProtocolError{where, fmt.Sprintf("response larger than %d bytes", limit)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &StatusError{URL: where, StatusCode: resp.StatusCode, Message: errorMessage(body)}
+		return nil, &StatusError{URL: where, StatusCode: resp.StatusCode, Message: errorMessage([]byte(c.Secrets.Scrub(string(body))))}
 	}
 	return body, nil
 }
@@ -591,12 +597,22 @@ func scrubStrings(v reflect.Value, s *secret.Set) {
 
 // transportError classifies an error that left no complete response.
 func (c *Client) transportError(ctx context.Context, where string, err error) error {
+	return TransportError(ctx, where, c.Timeout, err)
+}
+
+// TransportError classifies err, from a call to where (method and URL
+// without credentials) that left no complete response, ctx being the
+// call's context and timeout its own bound (0 none): a *TimeoutError when
+// the deadline passed or the network timed out, the context's error when
+// it was cancelled, else an *UnreachableError. The mapped pipeline shares
+// it.
+func TransportError(ctx context.Context, where string, timeout time.Duration, err error) error {
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		err = ue.Err // its message repeats the URL, credentials aside
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &TimeoutError{URL: where, Timeout: c.Timeout}
+		return &TimeoutError{URL: where, Timeout: timeout}
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", where, ctx.Err())
 	}
@@ -616,8 +632,22 @@ func errorMessage(body []byte) string {
 	return excerpt(body)
 }
 
+// excerpt is excerpt of b with the Secrets replaced first: replaced after
+// the cut, a secret the cut split would keep its start.
+func (c *Client) excerpt(b []byte) string {
+	if c.Secrets.Len() == 0 {
+		return excerpt(b)
+	}
+	return excerpt([]byte(c.Secrets.Scrub(string(b))))
+}
+
 // excerpt returns the start of b as one line of valid UTF-8.
-func excerpt(b []byte) string {
+func excerpt(b []byte) string { return Excerpt(b) }
+
+// Excerpt returns the start of b, as an error message quotes a body: one
+// line of valid UTF-8, cut after 200 characters. Replace secrets before:
+// cut, a secret would keep its start.
+func Excerpt(b []byte) string {
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
 	if utf8.RuneCountInString(s) <= bodyExcerptLen {
 		return s

@@ -207,3 +207,39 @@ func FuzzParseHeaders(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactedBeforeTheCut: a message quotes the start of what the server
+// sent, cut to a length; the token is replaced before the cut, so a token
+// the cut splits does not keep its start.
+func TestRedactedBeforeTheCut(t *testing.T) {
+	var body string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasPrefix(body, "500") {
+			w.WriteHeader(500)
+			body = body[3:]
+		}
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	var secrets secret.Set
+	h, err := ParseHeaders([]string{"Authorization: Bearer ${SVC_TOKEN}"}, testEnv, &secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Client{BaseURL: srv.URL, Header: h, Secrets: &secrets}
+	pad := func(n int) string { return strings.Repeat("x", n) }
+	tok := "Bearer " + testToken
+	for name, b := range map[string]string{
+		"status":          "500" + pad(bodyExcerptLen-10) + tok,
+		"not JSON":        pad(bodyExcerptLen-10) + tok,
+		"no lookupResult": `{"other": "` + pad(bodyExcerptLen-20) + tok + `"}`,
+		"block":           `{"lookupResult": {"found": true, "evidenceBlocks": ["` + pad(bodyExcerptLen-10) + tok + `"]}}`,
+	} {
+		body = b
+		_, err := c.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
+		if err == nil || strings.Contains(err.Error(), testToken[:4]) || !strings.Contains(err.Error(), "Bearer ${") {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+}

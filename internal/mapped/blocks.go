@@ -76,6 +76,13 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 			if v == nil {
 				continue
 			}
+			if s, ok := v.(string); ok {
+				// Before a fixture holds it, and before a message quotes
+				// it cut short: a service may echo a token. Only the
+				// credentials: an index name in the URL is not one, and
+				// replacing it would change the data.
+				v = p.credentials.Scrub(s)
+			}
 			bad := func() error {
 				hint := ""
 				if want == "number" {
@@ -94,9 +101,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 				if !ok {
 					return nil, bad()
 				}
-				// A service echoing a token into a result must not put it
-				// into a fixture either.
-				s = p.secrets.Scrub(strings.ToValidUTF8(s, "\uFFFD"))
+				s = strings.ToValidUTF8(s, "\uFFFD") // scrubbed above
 				switch k {
 				case "evidenceKey":
 					b.EvidenceKey, b.Has = s, b.Has|contract.BlockHasEvidenceKey

@@ -3,10 +3,13 @@ package mapped
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
@@ -120,11 +123,30 @@ type call struct {
 // where names the call in messages: method and URL template, no secrets,
 // no query string.
 func (c *call) where() string {
-	u := c.URL.src
+	return c.Method + " " + c.URL.shown()
+}
+
+// shown is the URL template as messages and pipeline.store show it:
+// without its query string, nor the user info of a URL written out in the
+// config (https://user:password@host/…), which net/http sends as basic
+// authentication.
+func (t *template) shown() string {
+	u := t.src
 	if i := strings.IndexByte(u, '?'); i >= 0 {
 		u = u[:i]
 	}
-	return c.Method + " " + u
+	for _, scheme := range []string{"http://", "https://"} {
+		if rest, ok := strings.CutPrefix(u, scheme); ok {
+			host, path := rest, ""
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				host, path = rest[:i], rest[i:]
+			}
+			if i := strings.LastIndexByte(host, '@'); i >= 0 {
+				u = scheme + host[i+1:] + path
+			}
+		}
+	}
+	return u
 }
 
 // step is a setup step: a call made once, before the first lookup, whose
@@ -160,7 +182,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	r := &reader{file: name}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &ConfigError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, yamlError(name, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &ConfigError{File: name, Msg: "empty config"}
@@ -169,6 +191,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, &ConfigError{File: name, Msg: "more than one YAML document"}
 	}
 	root := doc.Content[0]
+	if isNull(root) { // "---" alone: yaml.v3 puts its null on the line after
+		return nil, &ConfigError{File: name, Msg: "empty config"}
+	}
 	m, _, err := r.mapping(root, "", []string{"name", "version", "store", "searchMode", "capabilities",
 		"embedQuery", "topK", "headers", "setup", "request", "response", "score", "thresholds"})
 	if err != nil {
@@ -321,6 +346,21 @@ func Parse(name string, data []byte) (*Config, error) {
 	return c, nil
 }
 
+// yamlError is a YAML syntax error as a *ConfigError: the parser's
+// "yaml: line N: message" becomes file:N: message, as every other error.
+func yamlError(file string, err error) *ConfigError {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, m, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil && l > 0 {
+				line, msg = l, m
+			}
+		}
+	}
+	return &ConfigError{File: file, Line: line, Msg: msg}
+}
+
 // headers reads a mapping of header names to templates.
 func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 	_, order, err := r.mapping(n, field, nil)
@@ -331,8 +371,12 @@ func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 	seen := map[string]bool{}
 	for _, e := range order {
 		sub := join(field, e.key)
-		if !validHeaderName(e.key) {
+		if !httpguts.ValidHeaderFieldName(e.key) {
 			return nil, r.errf(e.keyN, sub, "not a valid HTTP header name")
+		}
+		switch http.CanonicalHeaderKey(e.key) {
+		case "Content-Length", "Transfer-Encoding", "Trailer":
+			return nil, r.errf(e.keyN, sub, "set by the client, not by the config")
 		}
 		if seen[strings.ToLower(e.key)] {
 			return nil, r.errf(e.keyN, sub, "defined twice (header names ignore case)")
@@ -342,26 +386,13 @@ func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 		if err != nil {
 			return nil, err
 		}
+		t.header = true
 		if strings.ContainsAny(t.src, "\r\n") {
 			return nil, r.errf(e.value, sub, "a header value cannot span lines")
 		}
 		out = append(out, header{name: e.key, value: t})
 	}
 	return out, nil
-}
-
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(isIdent(c) || c == '-' || c == '.' || c == '!' || c == '#' || c == '$' || c == '%' || c == '&' ||
-			c == '\'' || c == '*' || c == '+' || c == '^' || c == '`' || c == '|' || c == '~') {
-			return false
-		}
-	}
-	return true
 }
 
 // template reads a string with ${ENV} references (and, when placeholders

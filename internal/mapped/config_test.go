@@ -1,6 +1,7 @@
 package mapped
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -90,10 +91,12 @@ func TestParseErrors(t *testing.T) {
 		{"capabilities missing", "capabilities: [qualityScore, evidenceStatus]\n", "", "svc.yaml:1: capabilities: required"},
 		{"bad env reference", "Bearer ${TOKEN}", "Bearer ${TO-KEN}", "svc.yaml:6: headers.Authorization: ${TO-KEN}: not an environment variable name"},
 		{"unterminated env", "Bearer ${TOKEN}", "Bearer ${TOKEN", "svc.yaml:6: headers.Authorization: unterminated ${"},
+		{"header set by the client", "  Authorization:", "  content-length:", "svc.yaml:6: headers.content-length: set by the client, not by the config"},
 		{"bad header name", "  Authorization:", "  Auth orization:", "svc.yaml:6: headers.Auth orization: not a valid HTTP header name"},
 		{"unknown placeholder", "/search/{kbScope}", "/search/{scope}", "svc.yaml:8: request.url: {scope}: unknown placeholder (known here: query, topK, kbScope, searchMode)"},
 		{"url scheme", "${SVC_URL}/search", "ftp://h/search", "svc.yaml:8: request.url: want an http:// or https:// URL"},
 		{"jq syntax in body", "body: '{q: .query}'", "body: '{q: .query'", "svc.yaml:11: request.body: jq: unexpected EOF"},
+		{"jq left unquoted", "body: '{q: .query}'", "body: {q: .query}", "svc.yaml:11: request.body: want a jq program (a string), got a mapping: quote it ('{q: .query}') or write it as a block (body: |)"},
 		{"jq unknown variable", "body: '{q: .query}'", "body: '{q: $collection}'", "svc.yaml:11: request.body: jq: variable not defined: $collection (no variables here)"},
 		{"jq unknown function", "errorIf: .error != null", "errorIf: frob(.error)", "svc.yaml:13: response.errorIf: jq: function not defined: frob/1"},
 		{"blocks missing", "  blocks: '.hits[] | {docId: .id, excerpt: .text, score: .score}'\n", "", "svc.yaml:13: response.blocks: required"},
@@ -112,7 +115,8 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", "", "name: again\n", "svc.yaml:23: name: defined twice"},
 		{"duplicate header", "  Authorization: Bearer ${TOKEN}\n", "  Authorization: Bearer ${TOKEN}\n  authorization: x\n", "svc.yaml:7: headers.authorization: defined twice"},
 		{"not a mapping", "request:\n  url: ${SVC_URL}/search/{kbScope}\n  params:\n    k: .topK\n  body: '{q: .query}'\n", "request: 3\n", "svc.yaml:7: request: want a mapping, got a number"},
-		{"yaml syntax", "name: svc", "name: [svc", "svc.yaml: "},
+		{"yaml syntax", "name: svc", "name: [svc", "svc.yaml:1: did not find expected ',' or ']'"},
+		{"yaml indentation", "  url: ${SVC_URL}/search/{kbScope}\n", "  url: ${SVC_URL}/search/{kbScope}\n   x: 1\n", "svc.yaml:9: mapping values are not allowed in this context"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := minimal + tc.repl
@@ -248,10 +252,27 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &ce) || ce.File != "f.yaml" {
 				t.Fatalf("%T %v is not a *ConfigError", err, err)
 			}
+			if lines := yamlLines(data); ce.Line < 0 || ce.Line > lines {
+				t.Fatalf("%v: line %d of a file of %d lines", err, ce.Line, lines)
+			}
 			return
 		}
 		if c.Request == nil || c.Blocks == nil || c.Name == "" || c.Capabilities == nil {
 			t.Fatalf("a config without its required parts: %+v", c)
 		}
 	})
+}
+
+// yamlLines counts the lines of data as YAML does: its line breaks are
+// \n, \r\n, \r, NEL, LS and PS.
+func yamlLines(data []byte) int {
+	nl := bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	n := 1
+	for _, r := range string(nl) {
+		switch r {
+		case '\n', '\r', '\u0085', '\u2028', '\u2029':
+			n++
+		}
+	}
+	return n
 }

@@ -33,8 +33,10 @@
 // pipeline returns (the wrapped error stays reachable for errors.As, so
 // the transient and unreachable classification still works); Describe's
 // store is the URL as the config writes it; the string fields of blocks
-// are scrubbed the same way, so a service echoing a token cannot put it
-// into a fixture. Values under 4 bytes are left alone. The reference syntax
+// have the credentials among them (a header's value, a value in a URL's
+// query string, a URL's user info; not its host nor a name in its path)
+// replaced the same way, so a service echoing a token cannot put it into
+// a fixture. Values under 4 bytes are left alone. The reference syntax
 // and the scrubbing are package internal/secret's, which rag-snapshot's
 // --lookup-header and --sidecar-header share.
 //

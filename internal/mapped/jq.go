@@ -27,13 +27,17 @@ type program struct {
 // may use. gojq gets no environment: $ENV is empty and env is {}, so a
 // mapping cannot copy a secret into a fixture.
 func (r *reader) program(n *yaml.Node, field string, vars []string) (*program, error) {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		// body: {q: .query} is a YAML mapping, not jq.
+		return nil, r.errf(n, field, "want a jq program (a string), got %s: quote it ('{q: .query}') or write it as a block (%s: |)", kindName(n), field[strings.LastIndexByte(field, '.')+1:])
+	}
 	s, err := r.str(n, field, false)
 	if err != nil {
 		return nil, err
 	}
 	line := n.Line
-	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		line++ // the text starts on the line after | or >
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && s != "" {
+		line++ // the text starts on the line after | or > (an empty one has none)
 	}
 	q, err := gojq.Parse(s)
 	if err != nil {
@@ -89,18 +93,6 @@ func (p *program) run(ctx context.Context, input any, env map[string]any) ([]any
 		}
 		out = append(out, v)
 	}
-}
-
-// one evaluates p and wants exactly one value.
-func (p *program) one(ctx context.Context, input any, env map[string]any) (any, error) {
-	out, err := p.run(ctx, input, env)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) != 1 {
-		return nil, fmt.Errorf("%s: jq: want one result, got %d", p.field, len(out))
-	}
-	return out[0], nil
 }
 
 // truthy is jq's truth: anything but false and null.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"reflect"
 	"regexp"
 	"strings"
@@ -172,6 +171,15 @@ func TestOpenSearchErrors(t *testing.T) {
 	_, err := p.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
 	want := "POST ${OPENSEARCH_URL}/${OPENSEARCH_INDEX:-rag-chunks}/_search: the service answered 200 with an error: 1 shards failed: failed to create query: Field 'embedding' is not knn_vector type."
 	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	// timed_out with no failed shard: the message says so, not "0 shards failed".
+	api2 := newFakeAPI(t, func(recorded) (int, []byte) {
+		return 200, []byte(`{"took": 10001, "timed_out": true, "_shards": {"total": 1, "successful": 1, "failed": 0}, "hits": {"hits": []}}`)
+	})
+	p2 := openConfig(t, shipped("opensearch-bm25.yaml"), map[string]string{"OPENSEARCH_URL": api2.URL})
+	_, err = p2.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval"})
+	if want := "POST ${OPENSEARCH_URL}/${OPENSEARCH_INDEX:-rag-chunks}/_search: the service answered 200 with an error: the search timed out"; err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	status, resp = 404, "opensearch-400.json"
@@ -347,16 +355,31 @@ func TestTemplates(t *testing.T) {
 		{map[string]string{"B": "http://hostname:1"}, "${A}http://hostname:1/p/a%2Fb?q={none"},
 		{nil, "${A}x/p/a%2Fb?q={none"}, // the default
 	} {
-		r, err := tmpl.resolve(envOf(tc.env), &secrets)
+		r, err := tmpl.resolve(envOf(tc.env), &secrets, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.expand(map[string]string{"kbScope": "a/b"}, url.PathEscape); got != tc.want {
+		if got := r.expand(map[string]string{"kbScope": "a/b"}, true); got != tc.want {
 			t.Errorf("%v: got %s, want %s", tc.env, got, tc.want)
 		}
 	}
 	if got := secrets.Scrub("dial tcp hostname:1: refused; GET http://hostname:1/p"); got != "dial tcp ${B}: refused; GET ${B}/p" {
 		t.Errorf("scrub: %s", got)
+	}
+
+	// In the query string a placeholder is query-escaped: a query holding
+	// & = + or a space stays one parameter.
+	parts, err = parseTemplate("http://h/s/{query}?q={query}&k={topK}", []string{"query", "topK"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := (&template{src: "…", parts: parts}).resolve(envOf(nil), &secrets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "http://h/s/c++%20&%20a=b%2Fc?q=c%2B%2B+%26+a%3Db%2Fc&k=5"
+	if got := r.expand(map[string]string{"query": "c++ & a=b/c", "topK": "5"}, true); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,7 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
@@ -25,9 +25,6 @@ import (
 
 // DefaultMaxResponseBytes bounds a response body.
 const DefaultMaxResponseBytes = 64 << 20
-
-// bodyExcerptLen is how much of an unexpected body a message quotes.
-const bodyExcerptLen = 200
 
 // Options are what a pipeline needs besides its config.
 type Options struct {
@@ -55,7 +52,11 @@ type Pipeline struct {
 	opt        Options
 	thresholds lookup.Thresholds
 	warnings   []error
-	secrets    secret.Set
+	// secrets are every value read from the environment, replaced in
+	// messages; credentials those of them that are credentials, replaced
+	// in the text of results too (template.resolve).
+	secrets     secret.Set
+	credentials secret.Set
 
 	headers []resolvedHeader
 	setup   []resolvedCall
@@ -96,7 +97,7 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{cfg: cfg, opt: opt}
 	resolveT := func(t *template) (*resolved, error) {
-		r, err := t.resolve(opt.LookupEnv, &p.secrets)
+		r, err := t.resolve(opt.LookupEnv, &p.secrets, &p.credentials)
 		if err != nil {
 			return nil, &ConfigError{File: cfg.File, Line: t.line, Field: t.field, Msg: err.Error()}
 		}
@@ -109,7 +110,14 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, resolvedHeader{h.name, r.expand(nil, nil)})
+			v := r.expand(nil, false)
+			if !httpguts.ValidHeaderFieldValue(v) {
+				// Sent, it would fail every call as if the service were
+				// unreachable.
+				return nil, &ConfigError{File: cfg.File, Line: h.value.line, Field: h.value.field,
+					Msg: "the value holds a control character (a newline?) once its ${…} references are expanded"}
+			}
+			out = append(out, resolvedHeader{h.name, v})
 		}
 		return out, nil
 	}
@@ -185,10 +193,7 @@ func (p *Pipeline) Describe() contract.Pipeline {
 		Capabilities: append([]string{}, c.Capabilities...),
 	}
 	if d.Store == "" {
-		d.Store = c.Request.URL.src
-		if i := strings.IndexByte(d.Store, '?'); i >= 0 {
-			d.Store = d.Store[:i]
-		}
+		d.Store = c.Request.URL.shown()
 	}
 	if c.EmbedQuery {
 		d.Embedder, d.Dim = p.opt.Embedder.Name(), p.opt.Embedder.Dim()
@@ -219,7 +224,7 @@ func (p *Pipeline) setupVars(ctx context.Context) (map[string]any, error) {
 		if err != nil {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %s (%s): %v", p.cfg.File, s.field, s.Name, err), err: err}
 		}
-		v, err := s.Value.one(ctx, resp, vars)
+		v, err := p.one(ctx, s.Value, resp, vars)
 		if err != nil {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %v", p.cfg.File, err), err: err}
 		}
@@ -273,7 +278,7 @@ func (p *Pipeline) lookup(ctx context.Context, req lookup.Request) (*contract.Lo
 	if err != nil {
 		return nil, err
 	}
-	out, err := p.cfg.Blocks.run(ctx, resp, env)
+	out, err := p.run(ctx, p.cfg.Blocks, resp, env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.cfg.File, err)
 	}
@@ -334,7 +339,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 			values[k] = s
 		}
 	}
-	u := rc.url.expand(values, url.PathEscape)
+	u := rc.url.expand(values, true)
 	parsed, err := url.Parse(u)
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 		return nil, fmt.Errorf("%s: %s.url is not an http(s) URL once expanded", where, c.field)
@@ -342,7 +347,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	if len(c.Params) > 0 {
 		q := parsed.Query()
 		for _, pm := range c.Params {
-			v, err := pm.prog.one(ctx, input, env)
+			v, err := p.one(ctx, pm.prog, input, env)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
@@ -359,7 +364,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	}
 	var payload []byte
 	if c.Body != nil {
-		v, err := c.Body.one(ctx, input, env)
+		v, err := p.one(ctx, c.Body, input, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -387,24 +392,28 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	hreq.Header.Set("Accept", "application/json")
 	for _, hs := range [][]resolvedHeader{p.headers, rc.headers} {
 		for _, h := range hs {
+			if http.CanonicalHeaderKey(h.name) == "Host" {
+				hreq.Host = h.value // net/http ignores Header["Host"]
+				continue
+			}
 			hreq.Header.Set(h.name, h.value)
 		}
 	}
 	hresp, err := p.opt.HTTPClient.Do(hreq)
 	if err != nil {
-		return nil, p.transportError(ctx, where, err)
+		return nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
 	}
 	defer hresp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(hresp.Body, p.opt.MaxResponseBytes+1))
 	if err != nil {
-		return nil, p.transportError(ctx, where, err)
+		return nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
 	}
 	if int64(len(body)) > p.opt.MaxResponseBytes {
 		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response larger than %d bytes", p.opt.MaxResponseBytes)}
 	}
 	doc, jerr := decodeJSON(body)
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
-		msg := excerpt(body)
+		msg := p.excerpt(body)
 		if jerr == nil && c.ErrorMessage != nil {
 			if m, err := p.message(ctx, c.ErrorMessage, doc, env); err == nil && m != "" {
 				msg = m
@@ -413,15 +422,15 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 		return nil, &lookuphttp.StatusError{URL: where, StatusCode: hresp.StatusCode, Message: msg}
 	}
 	if jerr != nil {
-		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response is not JSON (%v): %s", jerr, excerpt(body))}
+		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response is not JSON (%v): %s", jerr, p.excerpt(body))}
 	}
 	if c.ErrorIf != nil {
-		v, err := c.ErrorIf.one(ctx, doc, env)
+		v, err := p.one(ctx, c.ErrorIf, doc, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if truthy(v) {
-			msg := excerpt(body)
+			msg := p.excerpt(body)
 			if c.ErrorMessage != nil {
 				m, err := p.message(ctx, c.ErrorMessage, doc, env)
 				if err != nil {
@@ -438,7 +447,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 // message evaluates an errorMessage program: a string as it is, anything
 // else as compact JSON.
 func (p *Pipeline) message(ctx context.Context, prog *program, doc any, env map[string]any) (string, error) {
-	out, err := prog.run(ctx, doc, env)
+	out, err := p.run(ctx, prog, doc, env)
 	if err != nil {
 		return "", err
 	}
@@ -495,25 +504,6 @@ func (e *ServiceError) Error() string {
 	return fmt.Sprintf("%s: the service answered %d with an error: %s", e.Where, e.Status, e.Message)
 }
 
-// transportError classifies an error that left no complete response, as
-// lookuphttp.Client does: a timeout is transient, no response at all is
-// unreachable (and transient).
-func (p *Pipeline) transportError(ctx context.Context, where string, err error) error {
-	if ue := (*url.Error)(nil); errors.As(err, &ue) {
-		err = ue.Err // its message repeats the URL
-	}
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &lookuphttp.TimeoutError{URL: where, Timeout: p.opt.Timeout}
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s: %w", where, ctx.Err())
-	}
-	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
-		return &lookuphttp.TimeoutError{URL: where}
-	}
-	return &lookuphttp.UnreachableError{URL: where, Err: err}
-}
-
 // scalarString formats a string, number or boolean for a URL.
 func scalarString(v any) (string, bool) {
 	switch x := v.(type) {
@@ -537,16 +527,71 @@ func gojqMarshal(v any) ([]byte, error) {
 	return []byte(s), err
 }
 
-// excerpt returns the start of b as one line of valid UTF-8.
-func excerpt(b []byte) string {
-	s := oneLine(string(b))
-	if utf8.RuneCountInString(s) <= bodyExcerptLen {
-		return s
+// excerpt is excerpt of b with the secrets replaced first: replaced after
+// the cut, a secret the cut split would keep its start.
+func (p *Pipeline) excerpt(b []byte) string {
+	if p.secrets.Len() == 0 {
+		return lookuphttp.Excerpt(b)
 	}
-	r := []rune(s)
-	return string(r[:bodyExcerptLen]) + "…"
+	return lookuphttp.Excerpt([]byte(p.secrets.Scrub(string(b))))
 }
 
+// run runs prog. When it fails, its message is made again from a copy of
+// its input and variables with the secrets replaced: gojq quotes the value
+// it failed on cut to 30 bytes, which could keep the start of a secret
+// (a token the service echoed) that no later replacement recognises.
+func (p *Pipeline) run(ctx context.Context, prog *program, input any, env map[string]any) ([]any, error) {
+	out, err := prog.run(ctx, input, env)
+	if err == nil || p.secrets.Len() == 0 || ctx.Err() != nil {
+		return out, err
+	}
+	senv := make(map[string]any, len(env))
+	for k, v := range env {
+		senv[k] = p.scrubValue(v)
+	}
+	if _, err := prog.run(ctx, p.scrubValue(input), senv); err != nil {
+		return nil, err
+	}
+	// Without the secrets it does not fail: its message would quote one.
+	return nil, fmt.Errorf("%s: jq: failed on a value holding a secret read from the environment (the message is withheld)", prog.field)
+}
+
+// one is run wanting exactly one value, as program.one.
+func (p *Pipeline) one(ctx context.Context, prog *program, input any, env map[string]any) (any, error) {
+	out, err := p.run(ctx, prog, input, env)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != 1 {
+		return nil, fmt.Errorf("%s: jq: want one result, got %d", prog.field, len(out))
+	}
+	return out[0], nil
+}
+
+// scrubValue returns a copy of the jq value v with the secrets replaced
+// in every string and object key.
+func (p *Pipeline) scrubValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return p.secrets.Scrub(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = p.scrubValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[p.secrets.Scrub(k)] = p.scrubValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// oneLine is s on one line of valid UTF-8, its runs of white space one
+// space.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 }

@@ -3,6 +3,7 @@ package mapped
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/secret"
@@ -16,10 +17,11 @@ import (
 // placeholders on every call (expand). The template's source text, never
 // its expansion, is what messages and fixtures show.
 type template struct {
-	src   string
-	parts []part
-	field string
-	line  int
+	src    string
+	parts  []part
+	field  string
+	line   int
+	header bool // a header value: every value it reads is a credential
 }
 
 type partKind int
@@ -122,14 +124,20 @@ type resolved struct {
 // resolve replaces the environment references with their values;
 // getenv reports whether a variable is set. A variable neither set nor
 // given a default is an error. secrets receives every value read from the
-// environment (secret.Ref's rule, as secret.Expand reads it).
+// environment (secret.Ref's rule, as secret.Expand reads it), for
+// messages; credentials (nil: none kept) only those that are credentials,
+// for results: every value of a header, the values in a URL's query
+// string, and the user info of a URL value, but not a URL's host nor a
+// value in its path (an index or collection name).
 //
 // A value followed by a "/" in the template loses its trailing slashes, so
 // that ${URL}/v1/graphql is right whether URL ends in a slash or not.
-func (t *template) resolve(getenv func(string) (string, bool), secrets *secret.Set) (*resolved, error) {
+func (t *template) resolve(getenv func(string) (string, bool), secrets, credentials *secret.Set) (*resolved, error) {
 	r := &resolved{t: t}
+	inQuery := false
 	for i, p := range t.parts {
 		if p.kind != envRef {
+			inQuery = inQuery || p.kind == literal && strings.Contains(p.text, "?")
 			r.parts = append(r.parts, p)
 			continue
 		}
@@ -142,21 +150,37 @@ func (t *template) resolve(getenv func(string) (string, bool), secrets *secret.S
 		}
 		if ok {
 			secrets.Add(p.ref.Name, v) // the value as sent
+			if credentials != nil {
+				if t.header || inQuery {
+					credentials.Add(p.ref.Name, v)
+				} else {
+					credentials.AddCredentials(p.ref.Name, v)
+				}
+			}
 		}
+		inQuery = inQuery || strings.Contains(v, "?")
 		r.parts = append(r.parts, part{kind: literal, text: v})
 	}
 	return r, nil
 }
 
-// expand returns the string with each placeholder replaced by
-// escape(value).
-func (r *resolved) expand(values map[string]string, escape func(string) string) string {
+// expand returns the string with each placeholder replaced by its value:
+// for a URL, path-escaped, or query-escaped after a "?" (so that a query
+// holding & or + stays one parameter); otherwise (a header) as it is.
+func (r *resolved) expand(values map[string]string, isURL bool) string {
 	var b strings.Builder
+	inQuery := false
 	for _, p := range r.parts {
-		if p.kind == placeholder {
-			b.WriteString(escape(values[p.text]))
-		} else {
+		switch {
+		case p.kind != placeholder:
+			inQuery = inQuery || strings.Contains(p.text, "?")
 			b.WriteString(p.text)
+		case !isURL:
+			b.WriteString(values[p.text])
+		case inQuery:
+			b.WriteString(url.QueryEscape(values[p.text]))
+		default:
+			b.WriteString(url.PathEscape(values[p.text]))
 		}
 	}
 	return b.String()

@@ -12,8 +12,10 @@
 //
 // What a Set hides: each value of at least MinLen bytes, and, for a value
 // that is a URL, its host and its user info (and password), also in their
-// URL-escaped forms. Shorter values are left alone: replacing every "1" or
-// "on" in a message would garble it, and such values hide nothing.
+// URL-escaped forms; AddCredentials adds only a URL's user info and
+// password, for data, where a host or a name is no secret. Shorter values
+// are left alone: replacing every "1" or "on" in a message would garble
+// it, and such values hide nothing.
 package secret
 
 import (
@@ -47,6 +49,19 @@ func (s *Set) Add(name, value string) {
 			if p, ok := u.User.Password(); ok {
 				s.addValue(name, p)
 			}
+		}
+	}
+}
+
+// AddCredentials records only what of value is a credential when it is a
+// URL: its user info and password. A URL's host, or a name in its path
+// (an index, a collection), hides nothing, and replacing it in data (the
+// text of a result) would change the data.
+func (s *Set) AddCredentials(name, value string) {
+	if u, err := url.Parse(strings.TrimSpace(value)); err == nil && u.Host != "" && u.User != nil {
+		s.addValue(name, u.User.String())
+		if p, ok := u.User.Password(); ok {
+			s.addValue(name, p)
 		}
 	}
 }

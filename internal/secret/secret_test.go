@@ -137,3 +137,13 @@ func FuzzExpand(f *testing.F) {
 		}
 	})
 }
+
+func TestAddCredentials(t *testing.T) {
+	var s Set
+	s.AddCredentials("U", "http://svc:pw-0a9f@search.internal:9200/idx")
+	s.AddCredentials("I", "runbooks")
+	got := s.Scrub("http://svc:pw-0a9f@search.internal:9200/idx runbooks pw-0a9f")
+	if want := "http://${U}@search.internal:9200/idx runbooks ${U}"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
