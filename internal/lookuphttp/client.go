@@ -55,8 +55,9 @@ type Client struct {
 	// BaseURL is the server's root, e.g. http://127.0.0.1:8080; a URL
 	// ending in /v1/lookup is accepted too.
 	BaseURL string
-	// HTTPClient sends the requests; nil means a client with the default
-	// transport and no overall timeout (Timeout bounds each request).
+	// HTTPClient sends the requests; nil means DefaultClient (pooled
+	// connections, redirects within the host called only, no overall
+	// timeout: Timeout bounds each request).
 	HTTPClient *http.Client
 	// Timeout bounds each request, on top of the caller's context; 0 means
 	// none.
@@ -527,7 +528,7 @@ func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []by
 	}
 	hc := c.HTTPClient
 	if hc == nil {
-		hc = defaultClient
+		hc = DefaultClient
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -619,6 +620,9 @@ func TransportError(ctx context.Context, where string, timeout time.Duration, er
 	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 		return &TimeoutError{URL: where}
 	}
+	if re := (*RedirectError)(nil); errors.As(err, &re) {
+		return fmt.Errorf("%s: %w", where, re)
+	}
 	return &UnreachableError{URL: where, Err: err}
 }
 
@@ -656,10 +660,33 @@ func Excerpt(b []byte) string {
 	return string(r[:bodyExcerptLen]) + "…"
 }
 
-// defaultClient has the default transport's connection pooling with more
-// idle connections per host, since a snapshot calls one host concurrently.
-var defaultClient = func() *http.Client {
+// DefaultClient is the HTTP client of the external pipelines (http and
+// mapped): the default transport's connection pooling with more idle
+// connections per host, since a snapshot calls one host concurrently, and
+// redirects followed only within the host first called (at most 10): Go
+// forwards headers such as X-Api-Key to any host a redirect names, and the
+// headers a user configures carry tokens. A redirect elsewhere fails the
+// call with a *RedirectError, which is not transient.
+var DefaultClient = func() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: sameHostRedirect}
 }()
+
+func sameHostRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return &RedirectError{From: first.Host, To: req.URL.Host}
+	}
+	return nil
+}
+
+// RedirectError is a redirect to another host (or scheme) than the one
+// called, refused so that the configured headers do not follow it.
+type RedirectError struct{ From, To string }
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("redirect from %s to %s refused: the configured headers are sent to the host called only (set the URL the redirect names)", e.From, e.To)
+}

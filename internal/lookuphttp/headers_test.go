@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/net/http/httpguts"
@@ -241,5 +243,50 @@ func TestRedactedBeforeTheCut(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), testToken[:4]) || !strings.Contains(err.Error(), "Bearer ${") {
 			t.Errorf("%s: got %v", name, err)
 		}
+	}
+}
+
+// A redirect to another host is refused, not followed with the headers,
+// and is no transient error (it is not retried); one within the host is
+// followed.
+func TestRedirectStaysOnHost(t *testing.T) {
+	var leaked atomic.Bool
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "" {
+			leaked.Store(true)
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			http.Redirect(w, r, other.URL+"/healthz", http.StatusFound)
+		case "/v1/lookup":
+			http.Redirect(w, r, "/v2/lookup", http.StatusTemporaryRedirect)
+		case "/v2/lookup":
+			if r.Header.Get("X-Api-Key") != "k-123456" {
+				http.Error(w, "no key", http.StatusUnauthorized)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"lookupResult": {"found": false, "evidenceBlocks": []}}`)
+		}
+	}))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, Header: http.Header{"X-Api-Key": {"k-123456"}}}
+	err := c.Health(context.Background())
+	var re *RedirectError
+	if !errors.As(err, &re) {
+		t.Fatalf("Health through a redirect to another host: %v, want a *RedirectError", err)
+	}
+	if leaked.Load() {
+		t.Fatal("the header reached the other host")
+	}
+	if lookup.Transient(err) {
+		t.Errorf("a refused redirect is transient: %v", err)
+	}
+	if _, err := c.Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "s"}); err != nil {
+		t.Fatalf("Lookup through a redirect within the host: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
 
@@ -185,7 +186,7 @@ func TestSecretsStayOut(t *testing.T) {
 
 	// Unreachable: the transport's message names the address; scrubbed.
 	api.Close()
-	defaultClient.CloseIdleConnections()
+	lookuphttp.DefaultClient.CloseIdleConnections()
 	_, _, err = endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
 	if !errors.As(err, &fe) || !strings.Contains(fe.Failures[0].Error, "POST ${SVC_URL}/search unreachable: dial tcp ${SVC_URL}: connect: connection refused") {
 		t.Errorf("got %v", fe.Failures)

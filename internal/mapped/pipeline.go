@@ -31,8 +31,9 @@ type Options struct {
 	// Embedder embeds the query (as a query, kb.Query) when the config
 	// says embedQuery; it is not used otherwise.
 	Embedder kb.Embedder
-	// HTTPClient sends the requests; nil means a client with pooled
-	// connections and no overall timeout (Timeout bounds each call).
+	// HTTPClient sends the requests; nil means lookuphttp.DefaultClient
+	// (pooled connections, redirects within the host called only, no
+	// overall timeout: Timeout bounds each call).
 	HTTPClient *http.Client
 	// Timeout bounds each HTTP call, on top of the caller's context; 0
 	// means none.
@@ -93,7 +94,7 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 		opt.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	if opt.HTTPClient == nil {
-		opt.HTTPClient = defaultClient
+		opt.HTTPClient = lookuphttp.DefaultClient
 	}
 	p := &Pipeline{cfg: cfg, opt: opt}
 	resolveT := func(t *template) (*resolved, error) {
@@ -595,10 +596,3 @@ func (p *Pipeline) scrubValue(v any) any {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 }
-
-// defaultClient pools connections; a snapshot calls one host concurrently.
-var defaultClient = func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t}
-}()
