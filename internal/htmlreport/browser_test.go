@@ -576,3 +576,24 @@ func TestBrowserTrecComparisonReport(t *testing.T) {
 		t.Errorf("trec comparison page: %+v, want %+v", got, want)
 	}
 }
+
+// In a phone-sized window no page is wider than the window, every case
+// open: wide tables scroll inside themselves, the plots shrink and the
+// case rows wrap.
+func TestBrowserNarrowWindow(t *testing.T) {
+	browser(t) // skip before the work
+	for name, html := range renders(t) {
+		t.Run(name, func(t *testing.T) {
+			tb := open(t, html, false)
+			if err := chromedp.Do(tb.ctx, chromedp.EmulateViewport(380, 800)); err != nil {
+				t.Fatal(err)
+			}
+			var w struct{ Scroll, Client int }
+			tb.mustEval(`(document.querySelectorAll("details").forEach(d => d.open = true),
+				{scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth})`, &w)
+			if w.Client != 380 || w.Scroll > w.Client {
+				t.Errorf("the page is %d px wide in a window of %d, want 380", w.Scroll, w.Client)
+			}
+		})
+	}
+}
