@@ -197,3 +197,14 @@ func TestUnavailable(t *testing.T) {
 		t.Error("a case or an interval is shown with a side unavailable")
 	}
 }
+
+// Every block field the sides disagree on is marked, scoreLabel too: the
+// shipped hybrid blocks are labelled RRF and the dense ones COSINE.
+func TestCompareMarksScoreLabel(t *testing.T) {
+	s := string(renders(t)["comparison"])
+	for _, want := range []string{`<span class="diffmark">RRF</span>`, `<span class="diffmark">COSINE</span>`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the comparison lacks %s", want)
+		}
+	}
+}
