@@ -335,16 +335,24 @@ func TestBrowserJudgeReport(t *testing.T) {
 		t.Errorf("skipped check shown as %+v", skipped)
 	}
 
-	// Sorting by first rank, then back.
-	tb.click(`#cases-head button[data-key="rank"]`)
-	tb.mustEval(visibleCases, &ids)
-	if ids[0] != "ok-1" {
-		t.Errorf("sorted by first rank: %q", ids)
-	}
-	tb.click(`#cases-head button[data-key="rank"]`)
-	tb.mustEval(visibleCases, &ids)
-	if ids[len(ids)-1] != "ok-1" {
-		t.Errorf("sorted by first rank, descending: %q", ids)
+	// Sorting: a click sorts ascending, the next descending, ties in page
+	// order; numbers as numbers (first rank 1 < 2 < none, which sorts as
+	// 1000000000; strong 5 > weak 3 > miss 2 > none), text as text.
+	for _, c := range []struct {
+		key  string
+		want []string
+	}{
+		{"rank", []string{"ok-1", hostileID, "bad-2", "nr-4", "skip-5"}},
+		{"rank", []string{"bad-2", "nr-4", "skip-5", hostileID, "ok-1"}},
+		{"hit", []string{"nr-4", "skip-5", "bad-2", hostileID, "ok-1"}},
+		{"hit", []string{"ok-1", hostileID, "bad-2", "nr-4", "skip-5"}},
+		{"id", []string{hostileID, "bad-2", "nr-4", "ok-1", "skip-5"}},
+	} {
+		tb.click(`#cases-head button[data-key="` + c.key + `"]`)
+		tb.mustEval(visibleCases, &ids)
+		if fmt.Sprint(ids) != fmt.Sprint(c.want) {
+			t.Errorf("sorted by %s: %q, want %q", c.key, ids, c.want)
+		}
 	}
 
 	// Markup in a case is text: no element made of it, no script run.
