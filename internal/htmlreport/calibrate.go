@@ -281,7 +281,7 @@ type point struct {
 
 func newROC(title string, roc []calibrate.ROCPoint, marks []calibrate.Threshold) rocPlot {
 	w, h := rocPadL+rocSize+rocPadR, rocPadT+rocSize+rocPadB
-	w0 := w + 90
+	w0 := w + 110 // room for the labels of points at FPR 1
 	p := rocPlot{W: num(w0, 0), H: num(h, 0), Label: title + ": ROC curve of qualityScore ≥ t",
 		X0: num(rocPadL, 0), X1: num(rocPadL+rocSize, 0), Y0: num(rocPadT+rocSize, 0), Y1: num(rocPadT, 0)}
 	if len(roc) == 0 {
