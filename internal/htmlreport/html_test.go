@@ -7,11 +7,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/calibrate"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
 
 // renders are every report of the tests, rendered.
@@ -152,6 +154,13 @@ func TestHighlight(t *testing.T) {
 		{"overlapping abcabc", []string{"abca", "cabc"}, "overlapping [abcabc]"},
 		{"Ünïcode Ü", []string{"ü"}, "[Ü]nïcode [Ü]"},
 		{"x", []string{"", "  "}, "x"},
+		// NFKC composes across runes: a decomposed é is the keyword's é.
+		{"Cafe\u0301 au lait", []string{"café"}, "[Cafe\u0301] au lait"},
+		{"Cafe\u0301 au lait", []string{"cafe"}, "Cafe\u0301 au lait"},
+		// A keyword that ends inside a character's normal form marks the
+		// whole character (ﬁ is fi).
+		{"ﬁle ﬁx", []string{"f"}, "[ﬁ]le [ﬁ]x"},
+		{"ﬁle", []string{"ile"}, "[ﬁle]"},
 	} {
 		var b strings.Builder
 		for _, s := range highlight(c.text, c.keywords) {
@@ -207,4 +216,35 @@ func TestCompareMarksScoreLabel(t *testing.T) {
 			t.Errorf("the comparison lacks %s", want)
 		}
 	}
+}
+
+// highlight keeps the text, and marks something exactly when the judge
+// finds the keyword in it (the normal form of the text contains the
+// keyword's).
+func FuzzHighlight(f *testing.F) {
+	for _, s := range [][2]string{
+		{"A Refund is issued.", "refund"}, {"Straße", "strasse"}, {"Cafe\u0301 au lait", "café"},
+		{"ﬁle ﬁx", "f"}, {"ＶＰＮ setup", "vpn"}, {"证书过期 certificate", "证书"}, {"x", " "},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, text, kw string) {
+		if !utf8.ValidString(text) || !utf8.ValidString(kw) {
+			t.Skip()
+		}
+		segs := highlight(text, []string{kw})
+		var b strings.Builder
+		marked := false
+		for _, s := range segs {
+			b.WriteString(s.Text)
+			marked = marked || s.Mark
+		}
+		if b.String() != text {
+			t.Fatalf("highlight(%q, %q) changed the text to %q", text, kw, b.String())
+		}
+		k := textnorm.Normalize(kw)
+		if found := k != "" && strings.Contains(textnorm.Normalize(text), k); marked != found {
+			t.Fatalf("highlight(%q, %q): marked %v, the judge finds it %v", text, kw, marked, found)
+		}
+	})
 }
