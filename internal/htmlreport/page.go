@@ -134,6 +134,8 @@ func ascii(s string) bool {
 // and the marks that combine with it), case-folded, white space as it is.
 // It returns the span of text each byte written comes from.
 func normalizeSegments(text string, b *strings.Builder) (from, to []int) {
+	from, to = make([]int, 0, len(text)), make([]int, 0, len(text))
+	b.Grow(len(text))
 	var it norm.Iter
 	it.InitString(norm.NFKC, text)
 	var pending []byte
@@ -144,6 +146,17 @@ func normalizeSegments(text string, b *strings.Builder) (from, to []int) {
 		if end == start {
 			// Output ahead of the input it comes from (ﬁ gives f, then
 			// i as it consumes ﬁ).
+			continue
+		}
+		if len(pending) == 1 && pending[0] < utf8.RuneSelf {
+			// ASCII, as Normalize would do it.
+			c := pending[0]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			from, to = append(from, start), append(to, end)
+			pending, start = pending[:0], end
 			continue
 		}
 		n := string(pending)
