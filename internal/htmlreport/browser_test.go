@@ -193,6 +193,27 @@ func TestBrowserHarnessSeesNoise(t *testing.T) {
 	}
 }
 
+// The policy is enforced and its breach seen: a page whose script is not
+// the one hashed (one space added) has it blocked, and the harness
+// records the violation, so the other tests' quiet pages prove the hash
+// right.
+func TestBrowserPolicyBlocksOtherScript(t *testing.T) {
+	s := string(renderJudge(t))
+	if !strings.Contains(s, `"use strict";`) {
+		t.Fatal("the script has changed: adapt the test")
+	}
+	tb := load(t, []byte(strings.Replace(s, `"use strict";`, `"use strict"; `, 1)), false)
+	got := strings.Join(tb.noise(), "\n")
+	if !strings.Contains(got, "violates the following Content Security Policy directive") {
+		t.Errorf("no policy violation recorded; the harness recorded:\n%s", got)
+	}
+	var filters bool
+	tb.mustEval(`document.getElementById("filters").checkVisibility()`, &filters)
+	if filters {
+		t.Error("the altered script ran: it showed the filters")
+	}
+}
+
 // eval evaluates a JavaScript expression (awaiting a promise) into out.
 func (tb *tab) eval(expr string, out any) error {
 	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
