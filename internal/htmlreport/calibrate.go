@@ -21,6 +21,9 @@ type calibratePage struct {
 }
 
 type modeView struct {
+	// Title is the heading: the mode's name, and its fixtures when another
+	// mode has the same name.
+	Title                                    string
 	Name, Fixtures, Embedder, Status, Reason string
 	Available                                bool
 	Warnings                                 []string
@@ -58,8 +61,18 @@ type distRow struct {
 func Calibration(w io.Writer, r *calibrate.Report) error {
 	p := calibratePage{page: newPage("Threshold calibration", "How well qualityScore separates relevant from non-relevant evidence, per search mode.")}
 	p.Inputs = []figure{{"cases", r.Inputs.Cases}, {"cases sha256", texttab.ShortHash(r.Inputs.CasesSHA256)}, {"K", strconv.Itoa(r.Inputs.K)}}
+	names := map[string]int{}
 	for i := range r.Modes {
-		p.Modes = append(p.Modes, modeOf(&r.Modes[i]))
+		names[r.Modes[i].Name]++
+	}
+	for i := range r.Modes {
+		m := modeOf(&r.Modes[i])
+		// Two fixture sets of one search mode (an embedder change): the
+		// heading names the fixtures too.
+		if m.Title = m.Name; names[m.Name] > 1 {
+			m.Title += " · " + m.Fixtures
+		}
+		p.Modes = append(p.Modes, m)
 	}
 	return render(w, calibrateTemplate, &p)
 }

@@ -248,3 +248,31 @@ func FuzzHighlight(f *testing.F) {
 		}
 	})
 }
+
+// Two fixture sets of one search mode (the shipped hybrid with two
+// embedders) get headings that tell them apart; a mode alone keeps its
+// name.
+func TestCalibrationHeadings(t *testing.T) {
+	g, sum, dir := shippedSet(t)
+	var ins []calibrate.Input
+	for _, d := range []string{"fixtures", "fixtures-dense", "fixtures-local"} {
+		in, err := calibrate.Load(g, filepath.Join(dir, d), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	var b bytes.Buffer
+	if err := Calibration(&b, calibrate.Build("cases.json", sum, g.ReportK(0), ins)); err != nil {
+		t.Fatal(err)
+	}
+	got := regexp.MustCompile(`<h2>([^<]*)</h2>`).FindAllStringSubmatch(b.String(), -1)
+	var heads []string
+	for _, m := range got {
+		heads = append(heads, m[1])
+	}
+	want := []string{"hybrid · " + filepath.Join(dir, "fixtures"), "dense", "hybrid · " + filepath.Join(dir, "fixtures-local")}
+	if fmt.Sprint(heads) != fmt.Sprint(want) {
+		t.Errorf("headings %q, want %q", heads, want)
+	}
+}
