@@ -356,6 +356,11 @@ func TestBrowserJudgeReport(t *testing.T) {
 		t.Errorf("skipped check shown as %+v", skipped)
 	}
 
+	var cursor string
+	tb.mustEval(`getComputedStyle(document.querySelector("#cases-head button")).cursor`, &cursor)
+	if cursor != "pointer" {
+		t.Errorf("the sorting headers show a %s cursor", cursor)
+	}
 	// Sorting: a click sorts ascending, the next descending, ties in page
 	// order; numbers as numbers (first rank 1 < 2 < none, which sorts as
 	// 1000000000; strong 5 > weak 3 > miss 2 > none), text as text.
@@ -427,6 +432,11 @@ func TestBrowserJudgeReportWithoutJS(t *testing.T) {
 	tb.mustEval(`+document.getElementById("filters").checkVisibility()`, &filters)
 	if filters != 0 {
 		t.Error("the filters show without JavaScript")
+	}
+	var cursor string
+	tb.mustEval(`getComputedStyle(document.querySelector("#cases-head button")).cursor`, &cursor)
+	if cursor != "default" {
+		t.Errorf("the headers, which sort only with JavaScript, show a %s cursor without it", cursor)
 	}
 	tb.click("#case-bad-2 > summary")
 	var blocks int
