@@ -150,12 +150,12 @@ func populationOf(title, caption string, s *calibrate.Separation) population {
 
 // histPlot is an SVG of two overlaid histograms with threshold lines.
 type histPlot struct {
-	W, H, Label       string
-	Left, Bottom, Top string
-	Bars              []rect
-	XTicks, YTicks    []tick
-	Lines             []vline
-	Empty             bool
+	W, H, Label              string
+	Left, Right, Bottom, Top string
+	Bars                     []rect
+	XTicks, YTicks           []tick
+	Lines                    []vline
+	Empty                    bool
 }
 
 type rect struct{ X, Y, W, H, Fill, Title string }
@@ -182,7 +182,7 @@ func thresholdStyle(t calibrate.Threshold) (color, dash, label string) {
 
 func newHist(title string, bins []calibrate.HistBin, marks []calibrate.Threshold) histPlot {
 	h := histPlot{W: num(histW, 0), H: num(histH, 0), Label: title + ": histogram of qualityScore, relevant vs non-relevant",
-		Left: num(padL, 0), Bottom: num(histH-padB, 0), Top: num(padT, 0)}
+		Left: num(padL, 0), Right: num(histW-padR, 0), Bottom: num(histH-padB, 0), Top: num(padT, 0)}
 	pw, ph := histW-padL-padR, histH-padT-padB
 	most := 0
 	for _, b := range bins {
@@ -279,10 +279,13 @@ func byThreshold(marks []calibrate.Threshold) []int {
 type rocPlot struct {
 	W, H, Label    string
 	X0, X1, Y0, Y1 string
-	Points         string
-	Marks          []point
-	Ticks          []tick
-	Empty          bool
+	// Size is the side of the plot's square; FPRX, FPRY and TPRY place
+	// the axis titles.
+	Size, FPRX, FPRY, TPRY string
+	Points                 string
+	Marks                  []point
+	Ticks                  []tick
+	Empty                  bool
 }
 
 type point struct {
@@ -296,7 +299,8 @@ func newROC(title string, roc []calibrate.ROCPoint, marks []calibrate.Threshold)
 	w, h := rocPadL+rocSize+rocPadR, rocPadT+rocSize+rocPadB
 	w0 := w + 110 // room for the labels of points at FPR 1
 	p := rocPlot{W: num(w0, 0), H: num(h, 0), Label: title + ": ROC curve of qualityScore ≥ t",
-		X0: num(rocPadL, 0), X1: num(rocPadL+rocSize, 0), Y0: num(rocPadT+rocSize, 0), Y1: num(rocPadT, 0)}
+		X0: num(rocPadL, 0), X1: num(rocPadL+rocSize, 0), Y0: num(rocPadT+rocSize, 0), Y1: num(rocPadT, 0),
+		Size: num(rocSize, 0), FPRX: num(rocPadL+rocSize/2, 0), FPRY: num(rocPadT+rocSize+30, 0), TPRY: num(rocPadT+rocSize/2, 0)}
 	if len(roc) == 0 {
 		p.Empty = true
 		return p
