@@ -223,6 +223,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFirstTag$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./cmd/eval
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/mapped
 	$(GO) test -run '^$$' -fuzz '^FuzzTokenizer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/embed/usem3
+	$(GO) test -run '^$$' -fuzz '^FuzzHighlight$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/htmlreport
 
 vet:
 	$(GO) vet ./...

@@ -1,8 +1,11 @@
 package htmlreport
 
 import (
+	"cmp"
 	"io"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/calibrate"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -18,6 +21,9 @@ type calibratePage struct {
 }
 
 type modeView struct {
+	// Title is the heading: the mode's name, and its fixtures when another
+	// mode has the same name.
+	Title                                    string
 	Name, Fixtures, Embedder, Status, Reason string
 	Available                                bool
 	Warnings                                 []string
@@ -55,8 +61,18 @@ type distRow struct {
 func Calibration(w io.Writer, r *calibrate.Report) error {
 	p := calibratePage{page: newPage("Threshold calibration", "How well qualityScore separates relevant from non-relevant evidence, per search mode.")}
 	p.Inputs = []figure{{"cases", r.Inputs.Cases}, {"cases sha256", texttab.ShortHash(r.Inputs.CasesSHA256)}, {"K", strconv.Itoa(r.Inputs.K)}}
+	names := map[string]int{}
 	for i := range r.Modes {
-		p.Modes = append(p.Modes, modeOf(&r.Modes[i]))
+		names[r.Modes[i].Name]++
+	}
+	for i := range r.Modes {
+		m := modeOf(&r.Modes[i])
+		// Two fixture sets of one search mode (an embedder change): the
+		// heading names the fixtures too.
+		if m.Title = m.Name; names[m.Name] > 1 {
+			m.Title += " · " + m.Fixtures
+		}
+		p.Modes = append(p.Modes, m)
 	}
 	return render(w, calibrateTemplate, &p)
 }
@@ -134,12 +150,12 @@ func populationOf(title, caption string, s *calibrate.Separation) population {
 
 // histPlot is an SVG of two overlaid histograms with threshold lines.
 type histPlot struct {
-	W, H, Label       string
-	Left, Bottom, Top string
-	Bars              []rect
-	XTicks, YTicks    []tick
-	Lines             []vline
-	Empty             bool
+	W, H, Label              string
+	Left, Right, Bottom, Top string
+	Bars                     []rect
+	XTicks, YTicks           []tick
+	Lines                    []vline
+	Empty                    bool
 }
 
 type rect struct{ X, Y, W, H, Fill, Title string }
@@ -147,7 +163,7 @@ type rect struct{ X, Y, W, H, Fill, Title string }
 type tick struct{ X, Y, Label, Anchor string }
 
 type vline struct {
-	X, Y1, Y2, LabelY, Label, Color, Dash string
+	X, Y1, Y2, LabelY, Anchor, Label, Color, Dash string
 }
 
 const (
@@ -166,7 +182,7 @@ func thresholdStyle(t calibrate.Threshold) (color, dash, label string) {
 
 func newHist(title string, bins []calibrate.HistBin, marks []calibrate.Threshold) histPlot {
 	h := histPlot{W: num(histW, 0), H: num(histH, 0), Label: title + ": histogram of qualityScore, relevant vs non-relevant",
-		Left: num(padL, 0), Bottom: num(histH-padB, 0), Top: num(padT, 0)}
+		Left: num(padL, 0), Right: num(histW-padR, 0), Bottom: num(histH-padB, 0), Top: num(padT, 0)}
 	pw, ph := histW-padL-padR, histH-padT-padB
 	most := 0
 	for _, b := range bins {
@@ -199,30 +215,92 @@ func newHist(title string, bins []calibrate.HistBin, marks []calibrate.Threshold
 	for _, n := range []int{0, (most + 1) / 2, most} {
 		h.YTicks = append(h.YTicks, tick{X: num(padL-4, 0), Y: num(y(n)+4, 1), Label: itoa(n)})
 	}
-	for i, t := range marks {
+	// The labels go above the plot, centred on their lines (kept inside
+	// the plot at its edges), each in the first row where it overlaps no
+	// other label.
+	var rows [][]span
+	for _, i := range byThreshold(marks) {
+		t := marks[i]
 		color, dash, label := thresholdStyle(t)
-		h.Lines = append(h.Lines, vline{X: num(x(float64(*t.Threshold)), 1), Y1: num(padT-2, 0), Y2: num(histH-padB, 0),
-			LabelY: num(12+float64(i)*11, 0), Label: label, Color: color, Dash: dash})
+		lx := x(float64(*t.Threshold))
+		w := textWidth(label)
+		anchor, from := "middle", lx-w/2
+		switch {
+		case from < 2:
+			anchor, from = "start", lx
+		case lx+w/2 > histW-2:
+			anchor, from = "end", lx-w
+		}
+		s := span{from, from + w}
+		row := 0
+		for ; row < len(rows) && s.overlapsAny(rows[row]); row++ {
+		}
+		if row == len(rows) {
+			rows = append(rows, nil)
+		}
+		rows[row] = append(rows[row], s)
+		h.Lines = append(h.Lines, vline{X: num(lx, 1), Y1: num(padT-2, 0), Y2: num(histH-padB, 0),
+			LabelY: num(12+float64(row)*labelH, 0), Anchor: anchor, Label: label, Color: color, Dash: dash})
 	}
 	return h
+}
+
+// labelH is the height of a line of the plots' labels (11px text), and
+// textWidth a generous estimate of a label's width, for placing labels
+// where they do not overlap.
+const labelH = 13.0
+
+func textWidth(s string) float64 { return 7 * float64(utf8.RuneCountInString(s)) }
+
+// span is a label's horizontal extent.
+type span struct{ from, to float64 }
+
+func (s span) overlapsAny(others []span) bool {
+	for _, o := range others {
+		if s.from < o.to+4 && o.from < s.to+4 {
+			return true
+		}
+	}
+	return false
+}
+
+// byThreshold returns the indexes of marks in increasing threshold order
+// (stable, so equal thresholds keep the order best, then shipped).
+func byThreshold(marks []calibrate.Threshold) []int {
+	idx := make([]int, len(marks))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(*marks[a].Threshold, *marks[b].Threshold) })
+	return idx
 }
 
 // rocPlot is an SVG of a ROC curve with threshold points.
 type rocPlot struct {
 	W, H, Label    string
 	X0, X1, Y0, Y1 string
-	Points         string
-	Marks          []point
-	Ticks          []tick
-	Empty          bool
+	// Size is the side of the plot's square; FPRX, FPRY and TPRY place
+	// the axis titles.
+	Size, FPRX, FPRY, TPRY string
+	Points                 string
+	Marks                  []point
+	Ticks                  []tick
+	Empty                  bool
 }
 
-type point struct{ X, Y, LX, LY, Label, Color, Title string }
+type point struct {
+	X, Y, LX, LY, Anchor, Label, Color, Title string
+	// Leader: a line from the point to its label, which was moved.
+	Leader         bool
+	LineX2, LineY2 string
+}
 
 func newROC(title string, roc []calibrate.ROCPoint, marks []calibrate.Threshold) rocPlot {
 	w, h := rocPadL+rocSize+rocPadR, rocPadT+rocSize+rocPadB
-	p := rocPlot{W: num(w+90, 0), H: num(h, 0), Label: title + ": ROC curve of qualityScore ≥ t",
-		X0: num(rocPadL, 0), X1: num(rocPadL+rocSize, 0), Y0: num(rocPadT+rocSize, 0), Y1: num(rocPadT, 0)}
+	w0 := w + 110 // room for the labels of points at FPR 1
+	p := rocPlot{W: num(w0, 0), H: num(h, 0), Label: title + ": ROC curve of qualityScore ≥ t",
+		X0: num(rocPadL, 0), X1: num(rocPadL+rocSize, 0), Y0: num(rocPadT+rocSize, 0), Y1: num(rocPadT, 0),
+		Size: num(rocSize, 0), FPRX: num(rocPadL+rocSize/2, 0), FPRY: num(rocPadT+rocSize+30, 0), TPRY: num(rocPadT+rocSize/2, 0)}
 	if len(roc) == 0 {
 		p.Empty = true
 		return p
@@ -242,19 +320,70 @@ func newROC(title string, roc []calibrate.ROCPoint, marks []calibrate.Threshold)
 	p.Points = string(pts)
 	for _, v := range []float64{0, 0.5, 1} {
 		l := strconv.FormatFloat(v, 'f', -1, 64)
-		p.Ticks = append(p.Ticks, tick{X: num(x(v), 1), Y: num(rocPadT+rocSize+14, 0), Label: l})
-		p.Ticks = append(p.Ticks, tick{X: num(rocPadL-4, 0), Y: num(y(v)+4, 1), Label: l})
+		p.Ticks = append(p.Ticks, tick{X: num(x(v), 1), Y: num(rocPadT+rocSize+16, 0), Anchor: "middle", Label: l})
+		p.Ticks = append(p.Ticks, tick{X: num(rocPadL-6, 0), Y: num(y(v)+4, 1), Anchor: "end", Label: l})
 	}
-	for i, t := range marks {
-		if t.TPR == nil || t.FPR == nil {
-			continue
+	// Each point's label goes right of it (left when it would leave the
+	// plot), moved down below any label it would overlap, with a line to
+	// its point when moved.
+	type placed struct {
+		s span
+		y float64
+	}
+	var done []placed
+	var valid []calibrate.Threshold
+	for _, t := range marks {
+		if t.TPR != nil && t.FPR != nil {
+			valid = append(valid, t)
 		}
+	}
+	order := make([]int, len(valid))
+	for i := range order {
+		order[i] = i
+	}
+	// Top to bottom, then left to right; ties keep best first.
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(*valid[b].TPR, *valid[a].TPR); c != 0 {
+			return c
+		}
+		return cmp.Compare(*valid[a].FPR, *valid[b].FPR)
+	})
+	for _, i := range order {
+		t := valid[i]
 		color, _, label := thresholdStyle(t)
 		px, py := x(float64(*t.FPR)), y(float64(*t.TPR))
-		p.Marks = append(p.Marks, point{X: num(px, 1), Y: num(py, 1), LX: num(px+6, 1), LY: num(py+4+float64(i%3)*11, 1),
-			Label: label, Color: color, Title: label + ": TPR " + f6(t.TPR) + ", FPR " + f6(t.FPR)})
+		w := textWidth(label)
+		lx, anchor, s := px+7, "start", span{px + 7, px + 7 + w}
+		if s.to > w0-2 {
+			lx, anchor, s = px-7, "end", span{px - 7 - w, px - 7}
+		}
+		ly := py + 4
+		for moved := true; moved; {
+			moved = false
+			for _, d := range done {
+				if s.overlapsAny([]span{d.s}) && ly > d.y-labelH && ly < d.y+labelH {
+					ly, moved = d.y+labelH, true
+				}
+			}
+		}
+		done = append(done, placed{s, ly})
+		m := point{X: num(px, 1), Y: num(py, 1), LX: num(lx, 1), LY: num(ly, 1), Anchor: anchor,
+			Label: label, Color: color, Title: label + ": TPR " + f6(t.TPR) + ", FPR " + f6(t.FPR)}
+		if ly-(py+4) > 3 {
+			m.Leader = true
+			m.LineX2, m.LineY2 = num(lx-2*sign(anchor), 1), num(ly-4, 1)
+		}
+		p.Marks = append(p.Marks, m)
 	}
 	return p
+}
+
+// sign is the direction of a label from its point: 1 right, -1 left.
+func sign(anchor string) float64 {
+	if anchor == "end" {
+		return -1
+	}
+	return 1
 }
 
 func f6(f *contract.Float6) string { return texttab.Float(f) }

@@ -67,12 +67,16 @@
 // The browser tests (browser_test.go) load each page from a file URL in
 // headless Chromium (package headless: the network disabled) and check
 // that it logs no error, requests nothing but its own file and opens no
-// dialog, the number of case rows, that opening a case shows its blocks,
+// dialog (a script other than the hashed one is blocked, and seen as an
+// error), the number of case rows, that opening a case shows its blocks,
 // that the filters and sorting work, that a three-side comparison shows
 // its letters, a forest row per pair and metric and every side's blocks in
 // columns, that markup in a case id, tag, scenario and excerpt is shown as
-// text, and that without JavaScript every
-// case is listed and opens. They skip, saying so, when no Chromium is
+// text, that without JavaScript every
+// case is listed and opens, that no two labels of a calibration plot
+// overlap, and that in a phone-sized window (380 px) no page is wider
+// than the window (wide tables scroll by themselves, the plots shrink,
+// a case row wraps onto three lines). They skip, saying so, when no Chromium is
 // installed (make browser installs it); RAG_REQUIRE_BROWSER=1 (CI) makes
 // that a failure.
 package htmlreport

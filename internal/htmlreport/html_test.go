@@ -7,11 +7,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/calibrate"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
 
 // renders are every report of the tests, rendered.
@@ -152,6 +154,13 @@ func TestHighlight(t *testing.T) {
 		{"overlapping abcabc", []string{"abca", "cabc"}, "overlapping [abcabc]"},
 		{"Ünïcode Ü", []string{"ü"}, "[Ü]nïcode [Ü]"},
 		{"x", []string{"", "  "}, "x"},
+		// NFKC composes across runes: a decomposed é is the keyword's é.
+		{"Cafe\u0301 au lait", []string{"café"}, "[Cafe\u0301] au lait"},
+		{"Cafe\u0301 au lait", []string{"cafe"}, "Cafe\u0301 au lait"},
+		// A keyword that ends inside a character's normal form marks the
+		// whole character (ﬁ is fi).
+		{"ﬁle ﬁx", []string{"f"}, "[ﬁ]le [ﬁ]x"},
+		{"ﬁle", []string{"ile"}, "[ﬁle]"},
 	} {
 		var b strings.Builder
 		for _, s := range highlight(c.text, c.keywords) {
@@ -195,5 +204,75 @@ func TestUnavailable(t *testing.T) {
 	}
 	if strings.Contains(s, "<details") || strings.Contains(s, "<circle") {
 		t.Error("a case or an interval is shown with a side unavailable")
+	}
+}
+
+// Every block field the sides disagree on is marked, scoreLabel too: the
+// shipped hybrid blocks are labelled RRF and the dense ones COSINE.
+func TestCompareMarksScoreLabel(t *testing.T) {
+	s := string(renders(t)["comparison"])
+	for _, want := range []string{`<span class="diffmark">RRF</span>`, `<span class="diffmark">COSINE</span>`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the comparison lacks %s", want)
+		}
+	}
+}
+
+// highlight keeps the text, and marks something exactly when the judge
+// finds the keyword in it (the normal form of the text contains the
+// keyword's).
+func FuzzHighlight(f *testing.F) {
+	for _, s := range [][2]string{
+		{"A Refund is issued.", "refund"}, {"Straße", "strasse"}, {"Cafe\u0301 au lait", "café"},
+		{"ﬁle ﬁx", "f"}, {"ＶＰＮ setup", "vpn"}, {"证书过期 certificate", "证书"}, {"x", " "},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, text, kw string) {
+		if !utf8.ValidString(text) || !utf8.ValidString(kw) {
+			t.Skip()
+		}
+		segs := highlight(text, []string{kw})
+		var b strings.Builder
+		marked := false
+		for _, s := range segs {
+			b.WriteString(s.Text)
+			marked = marked || s.Mark
+		}
+		if b.String() != text {
+			t.Fatalf("highlight(%q, %q) changed the text to %q", text, kw, b.String())
+		}
+		k := textnorm.Normalize(kw)
+		if found := k != "" && strings.Contains(textnorm.Normalize(text), k); marked != found {
+			t.Fatalf("highlight(%q, %q): marked %v, the judge finds it %v", text, kw, marked, found)
+		}
+	})
+}
+
+// Two fixture sets of one search mode (the shipped hybrid with two
+// embedders) get headings that tell them apart; a mode alone keeps its
+// name.
+func TestCalibrationHeadings(t *testing.T) {
+	g, sum, dir := shippedSet(t)
+	var ins []calibrate.Input
+	for _, d := range []string{"fixtures", "fixtures-dense", "fixtures-local"} {
+		in, err := calibrate.Load(g, filepath.Join(dir, d), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	var b bytes.Buffer
+	if err := Calibration(&b, calibrate.Build("cases.json", sum, g.ReportK(0), ins)); err != nil {
+		t.Fatal(err)
+	}
+	got := regexp.MustCompile(`<h2>([^<]*)</h2>`).FindAllStringSubmatch(b.String(), -1)
+	var heads []string
+	for _, m := range got {
+		heads = append(heads, m[1])
+	}
+	want := []string{"hybrid · " + filepath.Join(dir, "fixtures"), "dense", "hybrid · " + filepath.Join(dir, "fixtures-local")}
+	if fmt.Sprint(heads) != fmt.Sprint(want) {
+		t.Errorf("headings %q, want %q", heads, want)
 	}
 }

@@ -66,7 +66,7 @@ func testCases() []judge.CaseResult {
 		},
 		{
 			CaseID: hostileID, Scenario: "</script><script>alert(4)</script>", Tags: []string{hostileTag}, Query: hostileExcerpt, Status: judge.StatusFail, K: 5,
-			HitLevel: sp(judge.HitWeak), TopCandidates: []judge.Candidate{
+			HitLevel: sp(judge.HitWeak), FirstExpectedRank: ip(2), TopCandidates: []judge.Candidate{
 				{Rank: 1, Source: hostileID, DocID: "kb/x", Breadcrumb: hostileTag, RelevanceLevel: "low", QualityScore: fp(0.3), Excerpt: hostileExcerpt},
 			},
 			Checks:       []judge.Check{{Name: "expectedKeywords", Passed: false, Message: sp(hostileExcerpt)}},

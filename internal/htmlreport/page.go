@@ -15,6 +15,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"golang.org/x/text/unicode/norm"
 )
 
 //go:embed assets
@@ -92,29 +93,31 @@ type segment struct {
 
 // highlight splits text into segments, marking every occurrence of the
 // keywords as the judge finds them: compared after textnorm.Normalize
-// (NFKC, case folding), rune by rune. Overlapping occurrences merge.
+// (NFKC, case folding). Overlapping occurrences merge; an occurrence that
+// begins or ends inside the normal form of a piece of text (ﬁ is fi, e and
+// a combining accent are é) marks the whole piece.
 func highlight(text string, keywords []string) []segment {
 	if text == "" {
 		return nil
 	}
 	var norm strings.Builder
-	var starts []int // byte offset in text of each byte of norm
+	var from, to []int // the span of text each byte of norm comes from
 	if ascii(text) {
 		// Normalize is ASCII lower-casing here, byte for byte.
 		norm.Grow(len(text))
-		starts = make([]int, len(text))
+		from, to = make([]int, len(text)), make([]int, len(text))
 		for i := 0; i < len(text); i++ {
 			c := text[i]
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
 			norm.WriteByte(c)
-			starts[i] = i
+			from[i], to[i] = i, i+1
 		}
 	} else {
-		normalizeRunes(text, &norm, &starts)
+		from, to = normalizeSegments(text, &norm)
 	}
-	return mark(text, norm.String(), starts, keywords)
+	return mark(text, norm.String(), from, to, keywords)
 }
 
 func ascii(s string) bool {
@@ -126,26 +129,54 @@ func ascii(s string) bool {
 	return true
 }
 
-// normalizeRunes writes the normal form of each rune of text to norm (white
-// space as it is), and the offset of the rune for each byte written.
-func normalizeRunes(text string, norm *strings.Builder, starts *[]int) {
-	for i, r := range text {
-		n := string(r)
-		if !unicode.IsSpace(r) {
+// normalizeSegments writes the normal form of text to b, NFKC segment by
+// segment (a segment is a piece NFKC transforms as a whole: a character
+// and the marks that combine with it), case-folded, white space as it is.
+// It returns the span of text each byte written comes from.
+func normalizeSegments(text string, b *strings.Builder) (from, to []int) {
+	from, to = make([]int, 0, len(text)), make([]int, 0, len(text))
+	b.Grow(len(text))
+	var it norm.Iter
+	it.InitString(norm.NFKC, text)
+	var pending []byte
+	start := 0
+	for !it.Done() {
+		pending = append(pending, it.Next()...)
+		end := it.Pos()
+		if end == start {
+			// Output ahead of the input it comes from (ﬁ gives f, then
+			// i as it consumes ﬁ).
+			continue
+		}
+		if len(pending) == 1 && pending[0] < utf8.RuneSelf {
+			// ASCII, as Normalize would do it.
+			c := pending[0]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			from, to = append(from, start), append(to, end)
+			pending, start = pending[:0], end
+			continue
+		}
+		n := string(pending)
+		if strings.IndexFunc(n, func(r rune) bool { return !unicode.IsSpace(r) }) >= 0 {
 			if nn := textnorm.Normalize(n); nn != "" {
 				n = nn
 			}
 		}
 		for range len(n) {
-			*starts = append(*starts, i)
+			from, to = append(from, start), append(to, end)
 		}
-		norm.WriteString(n)
+		b.WriteString(n)
+		pending, start = pending[:0], end
 	}
+	return from, to
 }
 
 // mark segments text by the occurrences of the keywords in its normal form
-// ns, starts mapping each byte of ns to its rune's offset in text.
-func mark(text, ns string, starts []int, keywords []string) []segment {
+// ns, the byte i of ns coming from text[from[i]:to[i]].
+func mark(text, ns string, from, to []int, keywords []string) []segment {
 	marked := make([]bool, len(text))
 	for _, kw := range keywords {
 		k := textnorm.Normalize(kw)
@@ -157,15 +188,7 @@ func mark(text, ns string, starts []int, keywords []string) []segment {
 			if j < 0 {
 				break
 			}
-			from, to := starts[off+j], len(text)
-			if end := off + j + len(k); end < len(starts) {
-				to = starts[end]
-			}
-			if to == from { // the keyword ends inside one rune's normal form
-				_, size := utf8.DecodeRuneInString(text[from:])
-				to = from + size
-			}
-			for p := from; p < to; p++ {
+			for p := from[off+j]; p < to[off+j+len(k)-1]; p++ {
 				marked[p] = true
 			}
 			off += j + 1

@@ -44,6 +44,11 @@
   form.addEventListener("submit", function (e) { e.preventDefault(); });
   apply();
 
+  // The headers sort only with the script: say so by the pointer.
+  var head = document.getElementById("cases-head");
+  if (head) {
+    head.classList.add("sortable");
+  }
   var buttons = Array.prototype.slice.call(document.querySelectorAll("#cases-head button[data-key]"));
   buttons.forEach(function (b) {
     b.addEventListener("click", function () {
