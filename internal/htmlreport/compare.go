@@ -67,7 +67,9 @@ type compareSide struct {
 
 // pairRows are one pair's metric rows.
 type pairRows struct {
-	A, B    string
+	A, B string
+	// LA and LB are A's and B's letters, as the summary names the sides.
+	LA, LB  string
 	Metrics []metricRow
 }
 
@@ -260,7 +262,7 @@ func newStats(c *compare.Comparison, names []string, title func(string) string) 
 	}
 	st.ManyPairs = len(c.Pairs) > 1
 	for _, pr := range c.Pairs {
-		rows := pairRows{A: pr.A, B: pr.B}
+		rows := pairRows{A: pr.A, B: pr.B, LA: compare.Letter(index[pr.A]), LB: compare.Letter(index[pr.B])}
 		for _, m := range pr.Metrics {
 			row := metricRow{
 				Title: title(m.Name), Pair: pr.A + " − " + pr.B, A: texttab.Float(m.A), B: texttab.Float(m.B),

@@ -114,6 +114,8 @@ func TestTrecCompare(t *testing.T) {
 		"<title>Run comparison: bm25 vs dense vs &lt;script&gt;alert(5)&lt;/script&gt;</title>",
 		`<th class="num">bm25 (a)</th><th class="num">dense (b)</th>`,
 		`<tr class="pairhead"><th colspan="11">bm25 (a) vs dense (b), Δ = bm25 − dense</th></tr>`,
+		// A pair's heading names its sides by the summary's letters.
+		`<tr class="pairhead"><th colspan="11">dense (b) vs &lt;script&gt;alert(5)&lt;/script&gt; (c), Δ = dense − &lt;script&gt;alert(5)&lt;/script&gt;</th></tr>`,
 		"qrels <code>qrels.txt</code> · qrels sha256 <code>fedcba987654</code> · measures <code>map P.2</code>",
 		"4 queries evaluated by at least one run",
 	} {
