@@ -207,6 +207,13 @@ func (mc *manifestCheck) warnings(dir string, cases []CaseResult, metas []fixtur
 	warn(modeIDs, fmt.Sprintf("searchMode (manifest %q, fixtures %s)", mc.m.SearchMode, quoteSet(modeVals)))
 	warn(scopeIDs, fmt.Sprintf("kbScope (manifest %q, fixtures %s)", mc.m.KBScope, quoteSet(scopeVals)))
 	warn(pipeIDs, fmt.Sprintf("pipeline (%s)", strings.Join(fields.names(), ", ")))
+	if p := mc.m.Pipeline; p != nil {
+		// A name no check needs (a typo: "Trace") declares nothing, so the
+		// checks of the part meant are skipped; say so.
+		if err := contract.ValidCapabilities(p.Capabilities); err != nil {
+			ws = append(ws, fmt.Errorf("the manifest of %s declares an %v: it stands for no part of a result, and the checks of the part it lacks are skipped", dir, err))
+		}
+	}
 	return ws
 }
 

@@ -161,3 +161,30 @@ func TestRunUsesManifestCapabilities(t *testing.T) {
 		t.Errorf("warnings %v", res.Warnings)
 	}
 }
+
+// A manifest declaring a capability no check knows (a typo) is warned of:
+// the part it meant counts as lacking, so its checks are skipped.
+func TestUnknownCapabilityWarned(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(contract.ManifestName, `{"manifestVersion":1,"tool":"rag-snapshot","status":"available","searchMode":"hybrid","kbScope":"kb",
+		"pipeline":{"name":"http","version":"","store":"x","embedder":"","dim":0,"capabilities":["evidenceStatus","Trace"]}}`)
+	write("a.json", `{"caseId":"a","query":"q","lookupResult":{"found":true,"evidenceBlocks":[]}}`)
+	g := &contract.GoldenFile{KBScope: "kb", Cases: []contract.Case{
+		{CaseID: "a", Query: "q", ExpectedSelectedAttempt: contract.AttemptFiltered},
+	}}
+	res, err := Run(g, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Cases[0]; a.Status != StatusSkipped {
+		t.Errorf("status %s (%v), want skipped", a.Status, a.Checks)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Error(), `declares an unknown capability "Trace"`) {
+		t.Errorf("warnings %v, want one naming the unknown capability", res.Warnings)
+	}
+}
