@@ -30,12 +30,8 @@ type Report struct {
 	Modes         []Mode `json:"modes"`
 }
 
-// Inputs identify what was calibrated on.
-type Inputs struct {
-	Cases       string `json:"cases"`
-	CasesSHA256 string `json:"casesSha256"`
-	K           int    `json:"k"`
-}
+// Inputs identify the golden cases the calibration judged with.
+type Inputs = judge.CaseSet
 
 // Mode is the calibration of one fixture directory (one search mode).
 type Mode struct {

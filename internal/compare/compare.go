@@ -29,11 +29,7 @@ type Side struct {
 }
 
 // Inputs identify the golden cases every side was judged against.
-type Inputs struct {
-	Cases       string `json:"cases"`
-	CasesSHA256 string `json:"casesSha256"`
-	K           int    `json:"k"`
-}
+type Inputs = judge.CaseSet
 
 // Method records the fixed statistics, so a reader can reproduce them.
 type Method struct {

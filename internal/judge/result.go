@@ -133,3 +133,12 @@ type Metrics struct {
 	DocRecallAtK   contract.Float6 `json:"docRecallAtK"`
 	PrecisionAtK   contract.Float6 `json:"precisionAtK"`
 }
+
+// CaseSet identifies the golden cases a comparison or a calibration judged
+// with: the file, its sha256 and the K of the rank metrics (the "inputs"
+// of their reports).
+type CaseSet struct {
+	Cases       string `json:"cases"`
+	CasesSHA256 string `json:"casesSha256"`
+	K           int    `json:"k"`
+}
