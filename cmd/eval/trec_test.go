@@ -33,7 +33,7 @@ func TestTrecReferenceVectors(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())
 	}
 	if !bytes.Equal(stdout.Bytes(), want) {
-		t.Errorf("rag-eval trec output differs from trec_eval 9.0.8:\n%s", stdout.String())
+		t.Errorf("rag-eval trec output differs from trec_eval 9.0.8:\n%s", diff.Diff("expected.q.txt", want, "rag-eval trec", stdout.Bytes()))
 	}
 }
 

@@ -10,8 +10,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/goldenfile"
 )
 
-// trecDir holds trec_eval's own test vectors, a copy of the team's
-// shared/testdata/trec kept in the repository so a lone clone can test.
+// trecDir holds trec_eval's own test vectors, kept in the repository.
 const trecDir = "testdata/trec/"
 
 // TestTrecEvalVectors reproduces, byte for byte, trec_eval 9.0.8's output
@@ -19,7 +18,7 @@ const trecDir = "testdata/trec/"
 func TestTrecEvalVectors(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(trecDir, "README.md"))
 	if err != nil {
-		t.Fatalf("trec_eval test vectors missing (shared/ must sit beside the repository): %v", err)
+		t.Fatalf("trec_eval test vectors missing: %v", err)
 	}
 	// The README's command: "trec_eval FLAGS… qrels.test results.test",
 	// possibly continued over lines with a backslash.
