@@ -46,6 +46,9 @@ func TestSameConfigSameBytes(t *testing.T) {
 	if err := Write(io.Discard, nil, Config{Skills: []float64{1}}); err == nil {
 		t.Fatal("no error for a missing run writer")
 	}
+	if err := Write(io.Discard, []io.Writer{io.Discard}, Config{Docs: -1, Skills: []float64{1}}); err == nil {
+		t.Fatal("no error for -1 documents per query")
+	}
 }
 
 // The package's promises: the qrels judge every candidate of grade ≥ 1 and
