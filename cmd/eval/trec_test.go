@@ -2,13 +2,14 @@ package eval
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 )
@@ -32,7 +33,7 @@ func TestTrecReferenceVectors(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())
 	}
 	if !bytes.Equal(stdout.Bytes(), want) {
-		t.Errorf("rag-eval trec output differs from trec_eval 9.0.8:\n%s", stdout.String())
+		t.Errorf("rag-eval trec output differs from trec_eval 9.0.8:\n%s", diff.Diff("expected.q.txt", want, "rag-eval trec", stdout.Bytes()))
 	}
 }
 
@@ -209,7 +210,7 @@ func TestTrecQuicktest(t *testing.T) {
 				t.Fatalf("rag-eval trec %s: exit %d, stderr %s", args, code, stderr.String())
 			}
 			if !bytes.Equal(stdout.Bytes(), want) {
-				t.Fatalf("rag-eval trec %s differs from trec_eval 9.0.8's %s:\n%s", args, wantFile, diffLines(stdout.String(), string(want)))
+				t.Fatalf("rag-eval trec %s differs from trec_eval 9.0.8's %s:\n%s", args, wantFile, diff.Diff(wantFile, want, "rag-eval trec", stdout.Bytes()))
 			}
 			passed++
 		})
@@ -217,23 +218,4 @@ func TestTrecQuicktest(t *testing.T) {
 	if passed != len(cases) {
 		t.Errorf("%d of %d quicktest outputs identical", passed, len(cases))
 	}
-}
-
-// diffLines lists the lines that differ.
-func diffLines(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			fmt.Fprintf(&b, "line %d:\n  got  %s\n  want %s\n", i+1, gl, wl)
-		}
-	}
-	return b.String()
 }

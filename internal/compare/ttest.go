@@ -52,7 +52,6 @@ func regIncBeta(a, b, x float64) float64 {
 }
 
 func betaCF(a, b, x float64) float64 {
-	const tiny, eps = 1e-300, 1e-15
 	qab, qap, qam := a+b, a+1, a-1
 	c, d := 1.0, 1-qab*x/qap
 	if math.Abs(d) < tiny {
@@ -62,32 +61,30 @@ func betaCF(a, b, x float64) float64 {
 	h := d
 	for m := 1; m <= 10_000; m++ {
 		fm := float64(m)
-		aa := fm * (b - fm) * x / ((qam + 2*fm) * (a + 2*fm))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		aa = -(a + fm) * (qab + fm) * x / ((a + 2*fm) * (qap + 2*fm))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
+		h *= lentz(fm*(b-fm)*x/((qam+2*fm)*(a+2*fm)), &c, &d)
+		del := lentz(-(a+fm)*(qab+fm)*x/((a+2*fm)*(qap+2*fm)), &c, &d)
 		h *= del
-		if math.Abs(del-1) < eps {
+		if math.Abs(del-1) < 1e-15 {
 			break
 		}
 	}
 	return h
+}
+
+// tiny stands in for a zero denominator in the continued fraction.
+const tiny = 1e-300
+
+// lentz is one step of the modified Lentz method with the coefficient aa:
+// it updates c and d and returns the factor c·d of the fraction's value.
+func lentz(aa float64, c, d *float64) float64 {
+	*d = 1 + aa**d
+	if math.Abs(*d) < tiny {
+		*d = tiny
+	}
+	*c = 1 + aa / *c
+	if math.Abs(*c) < tiny {
+		*c = tiny
+	}
+	*d = 1 / *d
+	return *d * *c
 }

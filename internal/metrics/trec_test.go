@@ -2,15 +2,15 @@ package metrics
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/goldenfile"
 )
 
-// trecDir holds trec_eval's own test vectors, a copy of the team's
-// shared/testdata/trec kept in the repository so a lone clone can test.
+// trecDir holds trec_eval's own test vectors, kept in the repository.
 const trecDir = "testdata/trec/"
 
 // TestTrecEvalVectors reproduces, byte for byte, trec_eval 9.0.8's output
@@ -18,7 +18,7 @@ const trecDir = "testdata/trec/"
 func TestTrecEvalVectors(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(trecDir, "README.md"))
 	if err != nil {
-		t.Fatalf("trec_eval test vectors missing (shared/ must sit beside the repository): %v", err)
+		t.Fatalf("trec_eval test vectors missing: %v", err)
 	}
 	// The README's command: "trec_eval FLAGS… qrels.test results.test",
 	// possibly continued over lines with a backslash.
@@ -74,25 +74,6 @@ func TestTrecEvalVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("output differs from trec_eval 9.0.8:\n%s", lineDiff(got.String(), string(want)))
+		t.Errorf("output differs from trec_eval 9.0.8:\n%s", goldenfile.LineDiff(string(want), got.String()))
 	}
-}
-
-// lineDiff lists the lines that differ.
-func lineDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			fmt.Fprintf(&b, "line %d:\n  got  %s\n  want %s\n", i+1, gl, wl)
-		}
-	}
-	return b.String()
 }

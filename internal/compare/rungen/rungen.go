@@ -39,6 +39,9 @@ func Write(qrels io.Writer, runs []io.Writer, c Config) error {
 	if c.Docs == 0 {
 		c.Docs = 100
 	}
+	if c.Queries < 0 || c.Docs < 0 {
+		return fmt.Errorf("%d queries of %d documents: neither may be negative", c.Queries, c.Docs)
+	}
 	if len(runs) != len(c.Skills) {
 		return fmt.Errorf("rungen: %d run writers for %d skills", len(runs), len(c.Skills))
 	}

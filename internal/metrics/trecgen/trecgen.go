@@ -43,6 +43,9 @@ func (c *Config) defaults() {
 // Write writes the qrels and the run described by c.
 func Write(qrels, run io.Writer, c Config) error {
 	c.defaults()
+	if c.Queries < 0 || c.Docs < 0 || c.Judged < 0 {
+		return fmt.Errorf("%d queries, %d documents, %d judgments: none may be negative", c.Queries, c.Docs, c.Judged)
+	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x7472656367656e)) // "trecgen"
 	qw := bufio.NewWriterSize(qrels, 1<<20)
 	rw := bufio.NewWriterSize(run, 1<<20)

@@ -2,6 +2,7 @@ package trecgen_test
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
@@ -50,5 +51,13 @@ func TestWriteDeterministic(t *testing.T) {
 	}
 	if len(qrels.QueryIDs()) <= len(res.Queries) {
 		t.Error("no judged query without results")
+	}
+}
+
+func TestWriteRejectsNegativeSizes(t *testing.T) {
+	for _, c := range []trecgen.Config{{Queries: -1}, {Docs: -1}, {Judged: -1}} {
+		if err := trecgen.Write(io.Discard, io.Discard, c); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
 	}
 }
