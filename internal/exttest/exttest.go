@@ -217,6 +217,17 @@ func Properties(ch *kb.Chunk) map[string]any {
 // text).
 var keywordProps = []string{"docId", "source", "evidenceKey", "breadcrumb", "category", "kbScope"}
 
+// A Server is one of the loaders (Weaviate, OpenSearch, Chroma): what it
+// loads, counts and deletes is its class, index or collection.
+type Server interface {
+	// Load replaces what the server holds with one object per chunk.
+	Load(ctx context.Context, chunks []kb.Chunk) error
+	// Count returns the number of objects it holds.
+	Count(ctx context.Context) (int, error)
+	// Delete removes them (nothing when there are none).
+	Delete(ctx context.Context) error
+}
+
 // Hit is one result of a search through a server's own API.
 type Hit struct {
 	ID     string
