@@ -228,6 +228,21 @@ type Server interface {
 	Delete(ctx context.Context) error
 }
 
+// LoadForTest loads chunks into s, failing t on an error, and deletes
+// them when t ends (what names them in the error, "class RagTest…"); s
+// should have a name of its own (TestName).
+func LoadForTest(t testing.TB, ctx context.Context, s Server, what string, chunks []kb.Chunk) {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := s.Delete(context.Background()); err != nil {
+			t.Errorf("delete %s: %v", what, err)
+		}
+	})
+	if err := s.Load(ctx, chunks); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Hit is one result of a search through a server's own API.
 type Hit struct {
 	ID     string

@@ -85,14 +85,12 @@ func wantSource(t *testing.T, what string, hits []Hit, source string) {
 // (what: "class X") when the test ends.
 func loadTwice(t *testing.T, ctx context.Context, s Server, what string, c *Corpus) {
 	t.Helper()
-	t.Cleanup(func() {
-		if err := s.Delete(context.Background()); err != nil {
-			t.Errorf("delete %s: %v", what, err)
-		}
-	})
+	LoadForTest(t, ctx, s, what, c.Chunks)
 	for round := 1; round <= 2; round++ {
-		if err := s.Load(ctx, c.Chunks); err != nil {
-			t.Fatal(err)
+		if round == 2 {
+			if err := s.Load(ctx, c.Chunks); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if n, err := s.Count(ctx); err != nil || n != len(c.Chunks) {
 			t.Fatalf("load %d: count %d (%v), want %d", round, n, err, len(c.Chunks))
