@@ -56,9 +56,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -70,6 +68,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kbtest"
 )
 
 // The environment variables that locate the servers, and the one that
@@ -102,17 +101,10 @@ const (
 // ServerURL returns the value of the environment variable env (EnvWeaviate,
 // EnvOpenSearch or EnvChroma) without a trailing slash. When it is not set
 // the test is skipped, saying how to start the servers, or fails when
-// RAG_REQUIRE_EXT_SERVICES=1.
+// RAG_REQUIRE_EXT_SERVICES=1 (kbtest.RequiredEnv).
 func ServerURL(t testing.TB, env string) string {
 	t.Helper()
-	if v := strings.TrimRight(os.Getenv(env), "/"); v != "" {
-		return v
-	}
-	if os.Getenv(EnvRequire) == "1" {
-		t.Fatalf("%s is not set and %s=1: %s", env, EnvRequire, howToStart)
-	}
-	t.Skipf("%s is not set; %s", env, howToStart)
-	return ""
+	return strings.TrimRight(kbtest.RequiredEnv(t, env, EnvRequire, howToStart), "/")
 }
 
 // WeaviateURL is ServerURL(t, EnvWeaviate).
@@ -225,6 +217,32 @@ func Properties(ch *kb.Chunk) map[string]any {
 // text).
 var keywordProps = []string{"docId", "source", "evidenceKey", "breadcrumb", "category", "kbScope"}
 
+// A Server is one of the loaders (Weaviate, OpenSearch, Chroma): what it
+// loads, counts and deletes is its class, index or collection.
+type Server interface {
+	// Load replaces what the server holds with one object per chunk.
+	Load(ctx context.Context, chunks []kb.Chunk) error
+	// Count returns the number of objects it holds.
+	Count(ctx context.Context) (int, error)
+	// Delete removes them (nothing when there are none).
+	Delete(ctx context.Context) error
+}
+
+// LoadForTest loads chunks into s, failing t on an error, and deletes
+// them when t ends (what names them in the error, "class RagTest…"); s
+// should have a name of its own (TestName).
+func LoadForTest(t testing.TB, ctx context.Context, s Server, what string, chunks []kb.Chunk) {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := s.Delete(context.Background()); err != nil {
+			t.Errorf("delete %s: %v", what, err)
+		}
+	})
+	if err := s.Load(ctx, chunks); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Hit is one result of a search through a server's own API.
 type Hit struct {
 	ID     string
@@ -336,7 +354,7 @@ func BruteForce(chunks []kb.Chunk, vec []float32, limit int) []Hit {
 	hits := make([]Hit, len(chunks))
 	for i := range chunks {
 		hits[i] = Hit{ID: ObjectID(chunks[i].KBScope, chunks[i].EvidenceKey), Source: chunks[i].Source, DocID: chunks[i].DocID,
-			Score: 1 - cosine(chunks[i].Vector, vec)}
+			Score: 1 - kbtest.Cosine(chunks[i].Vector, vec)}
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if c := cmp.Compare(a.Score, b.Score); c != 0 {
@@ -345,17 +363,4 @@ func BruteForce(chunks []kb.Chunk, vec []float32, limit int) []Hit {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return hits[:min(limit, len(hits))]
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }

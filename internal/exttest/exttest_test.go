@@ -80,6 +80,24 @@ func wantSource(t *testing.T, what string, hits []Hit, source string) {
 	}
 }
 
+// loadTwice loads the shipped corpus into s twice (a second load replaces
+// the first), checking the count after each, and deletes what it loaded
+// (what: "class X") when the test ends.
+func loadTwice(t *testing.T, ctx context.Context, s Server, what string, c *Corpus) {
+	t.Helper()
+	LoadForTest(t, ctx, s, what, c.Chunks)
+	for round := 1; round <= 2; round++ {
+		if round == 2 {
+			if err := s.Load(ctx, c.Chunks); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := s.Count(ctx); err != nil || n != len(c.Chunks) {
+			t.Fatalf("load %d: count %d (%v), want %d", round, n, err, len(c.Chunks))
+		}
+	}
+}
+
 func TestShippedCorpus(t *testing.T) {
 	c := Shipped(t)
 	if c.Dim() != 512 {
@@ -123,19 +141,7 @@ func TestWeaviate(t *testing.T) {
 	w := &Weaviate{URL: WeaviateURL(t), Class: TestName(true)}
 	c := Shipped(t)
 	ctx := testContext(t)
-	t.Cleanup(func() {
-		if err := w.Delete(context.Background()); err != nil {
-			t.Errorf("delete class %s: %v", w.Class, err)
-		}
-	})
-	for round := 1; round <= 2; round++ { // a second load replaces the first
-		if err := w.Load(ctx, c.Chunks); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := w.Count(ctx); err != nil || n != len(c.Chunks) {
-			t.Fatalf("load %d: count %d (%v), want %d", round, n, err, len(c.Chunks))
-		}
-	}
+	loadTwice(t, ctx, w, "class "+w.Class, c)
 	for _, id := range vectorCases {
 		gc := goldenCase(t, c, id)
 		vec := queryVector(t, c, gc.Query)
@@ -172,19 +178,7 @@ func TestOpenSearch(t *testing.T) {
 	o := &OpenSearch{URL: OpenSearchURL(t), Index: TestName(false)}
 	c := Shipped(t)
 	ctx := testContext(t)
-	t.Cleanup(func() {
-		if err := o.Delete(context.Background()); err != nil {
-			t.Errorf("delete index %s: %v", o.Index, err)
-		}
-	})
-	for round := 1; round <= 2; round++ {
-		if err := o.Load(ctx, c.Chunks); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := o.Count(ctx); err != nil || n != len(c.Chunks) {
-			t.Fatalf("load %d: count %d (%v), want %d", round, n, err, len(c.Chunks))
-		}
-	}
+	loadTwice(t, ctx, o, "index "+o.Index, c)
 	for _, id := range vectorCases {
 		gc := goldenCase(t, c, id)
 		vec := queryVector(t, c, gc.Query)
@@ -214,19 +208,7 @@ func TestChroma(t *testing.T) {
 	ch := &Chroma{URL: ChromaURL(t), Collection: TestName(false)}
 	c := Shipped(t)
 	ctx := testContext(t)
-	t.Cleanup(func() {
-		if err := ch.Delete(context.Background()); err != nil {
-			t.Errorf("delete collection %s: %v", ch.Collection, err)
-		}
-	})
-	for round := 1; round <= 2; round++ {
-		if err := ch.Load(ctx, c.Chunks); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := ch.Count(ctx); err != nil || n != len(c.Chunks) {
-			t.Fatalf("load %d: count %d (%v), want %d", round, n, err, len(c.Chunks))
-		}
-	}
+	loadTwice(t, ctx, ch, "collection "+ch.Collection, c)
 	// Open finds the same collection by name.
 	again := &Chroma{URL: ch.URL, Collection: ch.Collection}
 	if err := again.Open(ctx); err != nil || again.ID != ch.ID {

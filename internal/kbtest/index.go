@@ -230,7 +230,7 @@ func ixCheckDistances(t *testing.T, what string, hits []kb.Hit, q []float32, vec
 			t.Errorf("%s: unexpected hit %s/%s", what, h.KBScope, h.EvidenceKey)
 			continue
 		}
-		cos := ixCosine(q, v)
+		cos := Cosine(q, v)
 		want := math.Sqrt(max(0, 2-2*cos))
 		if math.Abs(h.DenseDistance-want) > 1e-5 {
 			t.Errorf("%s: %s DenseDistance = %.7f, want %.7f (cos %.4f)", what, h.EvidenceKey, h.DenseDistance, want, cos)
@@ -244,7 +244,9 @@ func ixCheckDistances(t *testing.T, what string, hits []kb.Hit, q []float32, vec
 	}
 }
 
-func ixCosine(a, b []float32) float64 {
+// Cosine is the cosine similarity of a and b, in float64; 0 when either
+// is the zero vector.
+func Cosine(a, b []float32) float64 {
 	var d, na, nb float64
 	for i := range a {
 		d += float64(a[i]) * float64(b[i])

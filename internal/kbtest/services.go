@@ -25,12 +25,20 @@ import (
 // RAG_REQUIRE_SERVICES=1, so CI cannot skip integration tests silently.
 func ServiceEnv(t testing.TB, name string) string {
 	t.Helper()
+	return RequiredEnv(t, name, "RAG_REQUIRE_SERVICES", "run `make services && . .ragbaseline/services.env` to start MariaDB, Redis and Milvus Lite")
+}
+
+// RequiredEnv returns the value of the environment variable name. When it
+// is not set the test is skipped, saying how to set it (how), or fails
+// when the variable require is 1 (CI), so a test cannot be skipped
+// silently.
+func RequiredEnv(t testing.TB, name, require, how string) string {
+	t.Helper()
 	if v := os.Getenv(name); v != "" {
 		return v
 	}
-	const how = "run `make services && . .ragbaseline/services.env` to start MariaDB, Redis and Milvus Lite"
-	if os.Getenv("RAG_REQUIRE_SERVICES") == "1" {
-		t.Fatalf("%s is not set and RAG_REQUIRE_SERVICES=1: %s", name, how)
+	if os.Getenv(require) == "1" {
+		t.Fatalf("%s is not set and %s=1: %s", name, require, how)
 	}
 	t.Skipf("%s is not set; %s", name, how)
 	return ""

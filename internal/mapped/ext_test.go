@@ -304,14 +304,7 @@ func TestWeaviateShipped(t *testing.T) {
 	server := exttest.WeaviateURL(t)
 	c := exttest.Shipped(t)
 	w := &exttest.Weaviate{URL: server, Class: exttest.TestName(true)}
-	t.Cleanup(func() {
-		if err := w.Delete(context.Background()); err != nil {
-			t.Errorf("delete class %s: %v", w.Class, err)
-		}
-	})
-	if err := w.Load(extContext(t), c.Chunks); err != nil {
-		t.Fatal(err)
-	}
+	exttest.LoadForTest(t, extContext(t), w, "class "+w.Class, c.Chunks)
 	env := map[string]string{"WEAVIATE_URL": server, "WEAVIATE_CLASS": w.Class}
 	res := checkShipped(t, "weaviate.yaml", env, c, floorWeaviate)
 	// maxVectorDistance: the off-topic questions find nothing.
@@ -410,14 +403,7 @@ func TestChromaShipped(t *testing.T) {
 	server := exttest.ChromaURL(t)
 	c := exttest.Shipped(t)
 	ch := &exttest.Chroma{URL: server, Collection: exttest.TestName(false)}
-	t.Cleanup(func() {
-		if err := ch.Delete(context.Background()); err != nil {
-			t.Errorf("delete collection %s: %v", ch.Collection, err)
-		}
-	})
-	if err := ch.Load(extContext(t), c.Chunks); err != nil {
-		t.Fatal(err)
-	}
+	exttest.LoadForTest(t, extContext(t), ch, "collection "+ch.Collection, c.Chunks)
 	env := map[string]string{"CHROMA_URL": server, "CHROMA_COLLECTION": ch.Collection}
 	checkShipped(t, "chroma.yaml", env, c, floorChroma)
 
@@ -465,14 +451,7 @@ func TestOpenSearchShipped(t *testing.T) {
 	server := exttest.OpenSearchURL(t)
 	c := exttest.Shipped(t)
 	o := &exttest.OpenSearch{URL: server, Index: exttest.TestName(false)}
-	t.Cleanup(func() {
-		if err := o.Delete(context.Background()); err != nil {
-			t.Errorf("delete index %s: %v", o.Index, err)
-		}
-	})
-	if err := o.Load(extContext(t), c.Chunks); err != nil {
-		t.Fatal(err)
-	}
+	exttest.LoadForTest(t, extContext(t), o, "index "+o.Index, c.Chunks)
 	env := map[string]string{"OPENSEARCH_URL": server, "OPENSEARCH_INDEX": o.Index}
 	for _, tc := range []struct {
 		config string

@@ -1,7 +1,6 @@
 package mapped
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -38,29 +37,14 @@ type part struct {
 	ref  secret.Ref // envRef: the variable and its default
 }
 
-func isIdentStart(c byte) bool {
-	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
-
-func isIdent(c byte) bool { return isIdentStart(c) || '0' <= c && c <= '9' }
-
 // validIdent reports whether s is [A-Za-z_][A-Za-z0-9_]*: a placeholder's
-// or a setup step's name.
-func validIdent(s string) bool {
-	if s == "" || !isIdentStart(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if !isIdent(s[i]) {
-			return false
-		}
-	}
-	return true
-}
+// or a setup step's name (an environment variable name's rule).
+func validIdent(s string) bool { return secret.ValidName(s) }
 
 // parseTemplate parses s. With placeholders nil, braces are literal text;
 // otherwise {name} must name one of placeholders (a brace not followed by
-// an identifier and } is literal).
+// an identifier and } is literal). The ${…} references, and the $$ and
+// $${ escapes, are secret.Scan's.
 func parseTemplate(s string, placeholders []string) ([]part, error) {
 	var parts []part
 	var lit strings.Builder
@@ -70,46 +54,43 @@ func parseTemplate(s string, placeholders []string) ([]part, error) {
 			lit.Reset()
 		}
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '$' && i+1 < len(s) && s[i+1] == '$':
-			lit.WriteByte('$')
-			i++
-			if i+1 < len(s) && s[i+1] == '{' { // $${…} is the text ${…}
+	text := func(s string) error {
+		if placeholders == nil {
+			lit.WriteString(s)
+			return nil
+		}
+		for {
+			i := strings.IndexByte(s, '{')
+			if i < 0 {
+				lit.WriteString(s)
+				return nil
+			}
+			lit.WriteString(s[:i])
+			s = s[i+1:]
+			end := strings.IndexByte(s, '}')
+			if end < 0 || !validIdent(s[:end]) {
 				lit.WriteByte('{')
-				i++
-			}
-		case c == '$' && i+1 < len(s) && s[i+1] == '{':
-			ref, n, err := secret.ParseRef(s[i:])
-			if errors.Is(err, secret.ErrUnterminated) {
-				return nil, fmt.Errorf("%v at byte %d", err, i)
-			}
-			if err != nil {
-				return nil, err
-			}
-			flush()
-			parts = append(parts, part{kind: envRef, ref: ref})
-			i += n - 1
-		case c == '{' && placeholders != nil:
-			end := strings.IndexByte(s[i+1:], '}')
-			if end < 0 || !validIdent(s[i+1:i+1+end]) {
-				lit.WriteByte(c)
 				continue
 			}
-			name := s[i+1 : i+1+end]
+			name := s[:end]
 			if !contains(placeholders, name) {
 				if len(placeholders) == 0 {
-					return nil, fmt.Errorf("{%s}: unknown placeholder (none here)", name)
+					return fmt.Errorf("{%s}: unknown placeholder (none here)", name)
 				}
-				return nil, fmt.Errorf("{%s}: unknown placeholder (known here: %s)", name, strings.Join(placeholders, ", "))
+				return fmt.Errorf("{%s}: unknown placeholder (known here: %s)", name, strings.Join(placeholders, ", "))
 			}
 			flush()
 			parts = append(parts, part{kind: placeholder, text: name})
-			i += 1 + end
-		default:
-			lit.WriteByte(c)
+			s = s[end+1:]
 		}
+	}
+	err := secret.Scan(s, text, func(ref secret.Ref) error {
+		flush()
+		parts = append(parts, part{kind: envRef, ref: ref})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	flush()
 	return parts, nil

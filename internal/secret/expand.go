@@ -67,6 +67,61 @@ func ValidName(s string) bool {
 
 func isNameStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
+// Scan reads s as text with ${NAME} and ${NAME:-default} references, the
+// syntax Expand reads: it calls text with each run of literal text and ref
+// with each reference, in order. $$ is a literal $ and $${ the literal ${,
+// each passed to text in a call of its own, so that a caller giving braces
+// a meaning of its own (a placeholder) never sees the brace of an escape
+// as the start of one. Any other $ is itself. Errors: an unterminated ${
+// (the error gives its byte offset), a reference whose name is not one,
+// and the first error text or ref returns.
+func Scan(s string, text func(string) error, ref func(Ref) error) error {
+	start := 0 // of the literal text not yet passed to text
+	flush := func(end int) error {
+		if end == start {
+			return nil
+		}
+		return text(s[start:end])
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '$' {
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			if err := flush(i); err != nil {
+				return err
+			}
+			esc := "$"
+			if i+2 < len(s) && s[i+2] == '{' {
+				esc = "${"
+			}
+			if err := text(esc); err != nil {
+				return err
+			}
+			i += len(esc) // the escape's last byte
+			start = i + 1
+		case '{':
+			if err := flush(i); err != nil {
+				return err
+			}
+			r, n, err := ParseRef(s[i:])
+			if errors.Is(err, ErrUnterminated) {
+				return fmt.Errorf("%v at byte %d", err, i)
+			}
+			if err != nil {
+				return err
+			}
+			if err := ref(r); err != nil {
+				return err
+			}
+			i += n - 1
+			start = i + 1
+		}
+	}
+	return flush(len(s))
+}
+
 // Expand replaces each ${NAME} and ${NAME:-default} in s by the variable's
 // value (getenv reports whether it is set; a set but empty variable is
 // empty, not defaulted) and adds every value read from the environment to
@@ -80,32 +135,22 @@ func Expand(s string, getenv func(string) (string, bool), secrets *Set) (string,
 		return s, nil
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '$' && i+1 < len(s) && s[i+1] == '$':
-			b.WriteByte('$')
-			i++
-		case c == '$' && i+1 < len(s) && s[i+1] == '{':
-			ref, n, err := ParseRef(s[i:])
-			if errors.Is(err, ErrUnterminated) {
-				return "", fmt.Errorf("%v at byte %d", err, i)
-			}
-			if err != nil {
-				return "", err
-			}
-			v, fromEnv, err := ref.Value(getenv)
-			if err != nil {
-				return "", err
-			}
-			if fromEnv && secrets != nil {
-				secrets.Add(ref.Name, v)
-			}
-			b.WriteString(v)
-			i += n - 1
-		default:
-			b.WriteByte(c)
+	err := Scan(s, func(text string) error {
+		b.WriteString(text)
+		return nil
+	}, func(ref Ref) error {
+		v, fromEnv, err := ref.Value(getenv)
+		if err != nil {
+			return err
 		}
+		if fromEnv && secrets != nil {
+			secrets.Add(ref.Name, v)
+		}
+		b.WriteString(v)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	return b.String(), nil
 }

@@ -7,8 +7,8 @@
 // shell would but with nothing else of a shell's syntax, and puts every
 // value it reads into a Set: the header values of rag-snapshot's
 // --lookup-header and --sidecar-header use it, and the mapped pipeline's
-// templates share its reference syntax (ParseRef) and lookup rule
-// (Ref.Value).
+// templates share its reading of the references and escapes (Scan) and
+// its lookup rule (Ref.Value).
 //
 // What a Set hides: each value of at least MinLen bytes, and, for a value
 // that is a URL, its host and its user info (and password), also in their

@@ -147,3 +147,28 @@ func TestAddCredentials(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestScan: the calls Scan makes, in order; an escape is a text call of
+// its own ($${ the text ${, so its brace never opens a placeholder of the
+// caller's); an error of text stops the scan where it happens.
+func TestScan(t *testing.T) {
+	var got []string
+	text := func(s string) error { got = append(got, "text "+s); return nil }
+	ref := func(r Ref) error { got = append(got, "ref "+r.Name+" "+r.Default); return nil }
+	if err := Scan("a$${X}b${Y:-d}c$$$", text, ref); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"text a", "text ${", "text X}b", "ref Y d", "text c", "text $", "text $"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Scan calls %q, want %q", got, want)
+	}
+	stop := errors.New("stop")
+	got = nil
+	err := Scan("x{A}${", func(s string) error { got = append(got, s); return stop }, ref)
+	if err != stop || len(got) != 1 || got[0] != "x{A}" {
+		t.Errorf("a text error: %v after %q, want stop after [x{A}]", err, got)
+	}
+	if err := Scan("ab${", text, ref); err == nil || err.Error() != "unterminated ${ at byte 2" {
+		t.Errorf("unterminated: %v", err)
+	}
+}

