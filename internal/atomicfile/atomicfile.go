@@ -22,42 +22,62 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 
 // Write atomically replaces path with what fn writes. If fn fails, path is
 // left as it was and the temporary file is removed.
-func Write(path string, perm os.FileMode, fn func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
+func Write(path string, perm os.FileMode, fn func(io.Writer) error) error {
+	return WriteAll([]string{path}, perm, func(ws []io.Writer) error { return fn(ws[0]) })
+}
+
+// WriteAll is Write for files written together: fn writes paths[i] through
+// ws[i]. Only when fn succeeds and every file is synced are they renamed
+// into place, in order, each whole; if fn or a sync fails, no path changes
+// and the temporary files are removed.
+func WriteAll(paths []string, perm os.FileMode, fn func(ws []io.Writer) error) (err error) {
+	tmps := make([]*os.File, 0, len(paths))
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			for _, t := range tmps {
+				t.Close()
+				os.Remove(t.Name())
+			}
 		}
 	}()
-	if err = fn(tmp); err != nil {
+	ws := make([]io.Writer, len(paths))
+	for i, path := range paths {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp)
+		ws[i] = tmp
+	}
+	if err = fn(ws); err != nil {
 		return err
 	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
+	for i, tmp := range tmps {
+		mode := perm
+		if fi, serr := os.Stat(paths[i]); serr == nil {
+			mode = fi.Mode().Perm()
+		}
+		if err = tmp.Chmod(mode); err != nil {
+			return err
+		}
+		if err = tmp.Sync(); err != nil {
+			return err
+		}
+		if err = tmp.Close(); err != nil {
+			return err
+		}
 	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
+	for i, tmp := range tmps {
+		if err = os.Rename(tmp.Name(), paths[i]); err != nil {
+			return err
+		}
+		if d, derr := os.Open(filepath.Dir(paths[i])); derr == nil {
+			d.Sync()
+			d.Close()
+		}
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
 	"github.com/ragbaseline/ragbaseline/internal/compare/rungen"
 )
 
@@ -42,28 +43,12 @@ func run(c rungen.Config, skills, dir string) error {
 		}
 		c.Skills = append(c.Skills, v)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	var files []*os.File
-	var ws []io.Writer
-	q, err := os.Create(filepath.Join(dir, "qrels.txt"))
-	if err != nil {
-		return err
-	}
-	files = append(files, q)
+	paths := []string{filepath.Join(dir, "qrels.txt")}
 	for i := range c.Skills {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("run%d.txt", i+1)))
-		if err != nil {
-			return err
-		}
-		files, ws = append(files, f), append(ws, f)
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("run%d.txt", i+1)))
 	}
-	err = rungen.Write(q, ws, c)
-	for _, f := range files {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
+	// All the files or none: an error leaves no half-written qrels or run.
+	return atomicfile.WriteAll(paths, 0o644, func(ws []io.Writer) error {
+		return rungen.Write(ws[0], ws[1:], c)
+	})
 }

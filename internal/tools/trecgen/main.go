@@ -9,8 +9,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
 	"github.com/ragbaseline/ragbaseline/internal/metrics/trecgen"
 )
 
@@ -29,22 +31,9 @@ func main() {
 	}
 }
 
+// write writes both files or neither (an error leaves no half-written one).
 func write(qrelsPath, runPath string, c trecgen.Config) error {
-	q, err := os.Create(qrelsPath)
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	r, err := os.Create(runPath)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if err := trecgen.Write(q, r, c); err != nil {
-		return err
-	}
-	if err := q.Close(); err != nil {
-		return err
-	}
-	return r.Close()
+	return atomicfile.WriteAll([]string{qrelsPath, runPath}, 0o644, func(ws []io.Writer) error {
+		return trecgen.Write(ws[0], ws[1], c)
+	})
 }
