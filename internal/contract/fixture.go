@@ -286,37 +286,77 @@ const (
 // FieldPath returns the fixture path of a single Presence bit, as used in
 // "fixture lacks <path>" messages.
 func (p Presence) FieldPath() string {
-	switch p {
-	case HasFound:
-		return "lookupResult.found"
-	case HasEvidenceStatus:
-		return "lookupResult.evidenceStatus"
-	case HasEvidenceBlocks:
-		return "lookupResult.evidenceBlocks"
-	case HasContextSources:
-		return "lookupResult.contextPack.sources"
-	case HasSelectedAttempt:
-		return "lookupResult.retrievalTrace.selectedAttempt"
-	case HasFallbackReason:
-		return "lookupResult.retrievalTrace.fallbackReason"
-	case HasRerankTopSource:
-		return "lookupResult.rerankTrace.topSource"
-	}
-	for i, name := range unjudgedPaths {
-		if p == HasContextBlockCount<<i {
-			return "lookupResult." + name
-		}
+	if path, ok := fieldPaths[p]; ok {
+		return path
 	}
 	return "lookupResult"
 }
 
-// unjudgedPaths are the paths of HasContextBlockCount … HasRerankFallback,
-// in bit order.
-var unjudgedPaths = [...]string{
-	"contextPack.blockCount", "contextPack.usedChars", "contextPack.budgetChars", "contextPack.truncated",
-	"contextPack.packedText", "retrievalTrace.searchMode", "retrievalTrace.kbScope", "retrievalTrace.l0Hints",
-	"retrievalTrace.attempts", "rerankTrace.enabled", "rerankTrace.model", "rerankTrace.inputOrder",
-	"rerankTrace.outputOrder", "rerankTrace.fallback",
+// fieldPaths are the paths of the Presence bits.
+var fieldPaths = func() map[Presence]string {
+	m := map[Presence]string{}
+	for _, g := range new(LookupResult).FieldGroups() {
+		for _, f := range g.Fields {
+			m[f.Bit] = strings.TrimSuffix("lookupResult."+g.Key, ".") + "." + f.Key
+		}
+	}
+	return m
+}()
+
+// A FieldGroup is lookupResult itself (Key "") or one of its objects
+// (contextPack, retrievalTrace, rerankTrace), with those of its fields that
+// a Presence bit covers.
+type FieldGroup struct {
+	Key    string
+	Fields []Field
+}
+
+// A Field is a field of a lookup result, its Presence bit and the address
+// of its value.
+type Field struct {
+	Key   string
+	Bit   Presence
+	Value any
+}
+
+// FieldGroups returns every field of lr that Presence covers, grouped by
+// the object holding it, each with the address of its value in lr: groups
+// and fields in the order they are written. It is the one list of what
+// EncodeFixture writes of a Partial result and of what an external
+// pipeline's answer is read into (package lookuphttp).
+func (lr *LookupResult) FieldGroups() []FieldGroup {
+	cp, rt, rr := &lr.ContextPack, &lr.RetrievalTrace, &lr.RerankTrace
+	return []FieldGroup{
+		{"", []Field{
+			{"found", HasFound, &lr.Found},
+			{"evidenceStatus", HasEvidenceStatus, &lr.EvidenceStatus},
+			{"evidenceBlocks", HasEvidenceBlocks, &lr.EvidenceBlocks},
+		}},
+		{"contextPack", []Field{
+			{"sources", HasContextSources, &cp.Sources},
+			{"blockCount", HasContextBlockCount, &cp.BlockCount},
+			{"usedChars", HasContextUsedChars, &cp.UsedChars},
+			{"budgetChars", HasContextBudgetChars, &cp.BudgetChars},
+			{"truncated", HasContextTruncated, &cp.Truncated},
+			{"packedText", HasContextPackedText, &cp.PackedText},
+		}},
+		{"retrievalTrace", []Field{
+			{"searchMode", HasTraceSearchMode, &rt.SearchMode},
+			{"kbScope", HasTraceKBScope, &rt.KBScope},
+			{"l0Hints", HasTraceL0Hints, &rt.L0Hints},
+			{"attempts", HasTraceAttempts, &rt.Attempts},
+			{"selectedAttempt", HasSelectedAttempt, &rt.SelectedAttempt},
+			{"fallbackReason", HasFallbackReason, &rt.FallbackReason},
+		}},
+		{"rerankTrace", []Field{
+			{"enabled", HasRerankEnabled, &rr.Enabled},
+			{"model", HasRerankModel, &rr.Model},
+			{"inputOrder", HasRerankInputOrder, &rr.InputOrder},
+			{"outputOrder", HasRerankOutputOrder, &rr.OutputOrder},
+			{"topSource", HasRerankTopSource, &rr.TopSource},
+			{"fallback", HasRerankFallback, &rr.Fallback},
+		}},
+	}
 }
 
 // EvidenceBlock is one retrieved chunk.
@@ -375,6 +415,45 @@ const (
 	// BlockHasAll is every field of BlockPresence.
 	BlockHasAll = BlockHasScoreLabel<<1 - 1
 )
+
+// A BlockField is a field of an evidence block, its BlockPresence bit and
+// the address of its value. Rank and qualityScore have no bit (Bit 0):
+// Flag is the address of HasRank or HasQuality, their presence.
+type BlockField struct {
+	Key   string
+	Bit   BlockPresence
+	Flag  *bool
+	Value any
+}
+
+// Carried reports whether b, whose field f is, carries it.
+func (f BlockField) Carried(b *EvidenceBlock) bool {
+	if f.Flag != nil {
+		return *f.Flag
+	}
+	return b.Has&f.Bit != 0
+}
+
+// Fields returns every field of b with the address of its value, in the
+// order they are written (see LookupResult.FieldGroups).
+func (b *EvidenceBlock) Fields() []BlockField {
+	return []BlockField{
+		{"rank", 0, &b.HasRank, &b.Rank},
+		{"evidenceKey", BlockHasEvidenceKey, nil, &b.EvidenceKey},
+		{"docId", BlockHasDocID, nil, &b.DocID},
+		{"source", BlockHasSource, nil, &b.Source},
+		{"title", BlockHasTitle, nil, &b.Title},
+		{"breadcrumb", BlockHasBreadcrumb, nil, &b.Breadcrumb},
+		{"category", BlockHasCategory, nil, &b.Category},
+		{"chunkIndex", BlockHasChunkIndex, nil, &b.ChunkIndex},
+		{"excerpt", BlockHasExcerpt, nil, &b.Excerpt},
+		{"qualityScore", 0, &b.HasQuality, &b.QualityScore},
+		{"relevanceLevel", BlockHasRelevanceLevel, nil, &b.RelevanceLevel},
+		{"denseDistance", BlockHasDenseDistance, nil, &b.DenseDistance},
+		{"fusedScore", BlockHasFusedScore, nil, &b.FusedScore},
+		{"scoreLabel", BlockHasScoreLabel, nil, &b.ScoreLabel},
+	}
+}
 
 // ContextPack is what the pipeline hands to the agent.
 type ContextPack struct {

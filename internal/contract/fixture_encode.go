@@ -87,65 +87,38 @@ func EncodeFixture(f *Fixture) ([]byte, error) {
 // (contextPack, retrievalTrace, rerankTrace) is left out too; attempts and
 // l0Hints are written whole when carried. lr's slices are already non-nil.
 func partialResult(lr *LookupResult) jsonObject {
-	has := func(bit Presence) bool { return lr.Has&bit != 0 }
 	var o jsonObject
-	o.add(has(HasFound), "found", lr.Found)
-	o.add(has(HasEvidenceStatus), "evidenceStatus", lr.EvidenceStatus)
-	if has(HasEvidenceBlocks) {
-		blocks := make([]jsonObject, len(lr.EvidenceBlocks))
-		for i := range lr.EvidenceBlocks {
-			blocks[i] = partialBlock(&lr.EvidenceBlocks[i])
+	for _, g := range lr.FieldGroups() {
+		var m jsonObject
+		for _, f := range g.Fields {
+			if lr.Has&f.Bit == 0 {
+				continue
+			}
+			val := f.Value
+			if f.Bit == HasEvidenceBlocks {
+				blocks := make([]jsonObject, len(lr.EvidenceBlocks))
+				for i := range lr.EvidenceBlocks {
+					blocks[i] = partialBlock(&lr.EvidenceBlocks[i])
+				}
+				val = blocks
+			}
+			m.add(true, f.Key, val)
 		}
-		o.add(true, "evidenceBlocks", blocks)
+		if g.Key == "" {
+			o = m
+		} else {
+			o.add(len(m) > 0, g.Key, m)
+		}
 	}
-	cp := &lr.ContextPack
-	var p jsonObject
-	p.add(has(HasContextSources), "sources", cp.Sources)
-	p.add(has(HasContextBlockCount), "blockCount", cp.BlockCount)
-	p.add(has(HasContextUsedChars), "usedChars", cp.UsedChars)
-	p.add(has(HasContextBudgetChars), "budgetChars", cp.BudgetChars)
-	p.add(has(HasContextTruncated), "truncated", cp.Truncated)
-	p.add(has(HasContextPackedText), "packedText", cp.PackedText)
-	o.add(len(p) > 0, "contextPack", p)
-	rt := &lr.RetrievalTrace
-	var t jsonObject
-	t.add(has(HasTraceSearchMode), "searchMode", rt.SearchMode)
-	t.add(has(HasTraceKBScope), "kbScope", rt.KBScope)
-	t.add(has(HasTraceL0Hints), "l0Hints", rt.L0Hints)
-	t.add(has(HasTraceAttempts), "attempts", rt.Attempts)
-	t.add(has(HasSelectedAttempt), "selectedAttempt", rt.SelectedAttempt)
-	t.add(has(HasFallbackReason), "fallbackReason", rt.FallbackReason)
-	o.add(len(t) > 0, "retrievalTrace", t)
-	rr := &lr.RerankTrace
-	var r jsonObject
-	r.add(has(HasRerankEnabled), "enabled", rr.Enabled)
-	r.add(has(HasRerankModel), "model", rr.Model)
-	r.add(has(HasRerankInputOrder), "inputOrder", rr.InputOrder)
-	r.add(has(HasRerankOutputOrder), "outputOrder", rr.OutputOrder)
-	r.add(has(HasRerankTopSource), "topSource", rr.TopSource)
-	r.add(has(HasRerankFallback), "fallback", rr.Fallback)
-	o.add(len(r) > 0, "rerankTrace", r)
 	return o
 }
 
 // partialBlock is what EncodeFixture writes of a block of a Partial result.
 func partialBlock(b *EvidenceBlock) jsonObject {
-	has := func(bit BlockPresence) bool { return b.Has&bit != 0 }
 	var o jsonObject
-	o.add(b.HasRank, "rank", b.Rank)
-	o.add(has(BlockHasEvidenceKey), "evidenceKey", b.EvidenceKey)
-	o.add(has(BlockHasDocID), "docId", b.DocID)
-	o.add(has(BlockHasSource), "source", b.Source)
-	o.add(has(BlockHasTitle), "title", b.Title)
-	o.add(has(BlockHasBreadcrumb), "breadcrumb", b.Breadcrumb)
-	o.add(has(BlockHasCategory), "category", b.Category)
-	o.add(has(BlockHasChunkIndex), "chunkIndex", b.ChunkIndex)
-	o.add(has(BlockHasExcerpt), "excerpt", b.Excerpt)
-	o.add(b.HasQuality, "qualityScore", b.QualityScore)
-	o.add(has(BlockHasRelevanceLevel), "relevanceLevel", b.RelevanceLevel)
-	o.add(has(BlockHasDenseDistance), "denseDistance", b.DenseDistance)
-	o.add(has(BlockHasFusedScore), "fusedScore", b.FusedScore)
-	o.add(has(BlockHasScoreLabel), "scoreLabel", b.ScoreLabel)
+	for _, f := range b.Fields() {
+		o.add(f.Carried(b), f.Key, f.Value)
+	}
 	return o
 }
 

@@ -188,3 +188,56 @@ func TestParseCapabilities(t *testing.T) {
 }
 
 func fmtList(xs []string) string { return "[" + strings.Join(xs, " ") + "]" }
+
+// FieldGroups names every Presence bit once, and Fields every
+// BlockPresence bit once, so that the partial encoding, FieldPath and an
+// external pipeline's decoder miss no field.
+func TestFieldTablesCoverEveryBit(t *testing.T) {
+	var seen Presence
+	for _, g := range new(LookupResult).FieldGroups() {
+		for _, f := range g.Fields {
+			if f.Bit == 0 || f.Bit&(f.Bit-1) != 0 || seen&f.Bit != 0 {
+				t.Errorf("%s.%s: bit %b is not a new single bit", g.Key, f.Key, f.Bit)
+			}
+			seen |= f.Bit
+		}
+	}
+	if seen != HasAll {
+		t.Errorf("fields cover %b, want HasAll %b", seen, HasAll)
+	}
+	var bseen BlockPresence
+	flags := 0
+	for _, f := range new(EvidenceBlock).Fields() {
+		if f.Flag != nil {
+			flags++
+			continue
+		}
+		if f.Bit == 0 || bseen&f.Bit != 0 {
+			t.Errorf("block field %s: bit %b is not a new bit", f.Key, f.Bit)
+		}
+		bseen |= f.Bit
+	}
+	if bseen != BlockHasAll || flags != 2 {
+		t.Errorf("block fields cover %b and %d flags, want %b and 2 (rank, qualityScore)", bseen, flags, BlockHasAll)
+	}
+}
+
+func TestFieldPath(t *testing.T) {
+	for bit, want := range map[Presence]string{
+		HasFound:                     "lookupResult.found",
+		HasEvidenceBlocks:            "lookupResult.evidenceBlocks",
+		HasContextSources:            "lookupResult.contextPack.sources",
+		HasSelectedAttempt:           "lookupResult.retrievalTrace.selectedAttempt",
+		HasFallbackReason:            "lookupResult.retrievalTrace.fallbackReason",
+		HasRerankTopSource:           "lookupResult.rerankTrace.topSource",
+		HasContextPackedText:         "lookupResult.contextPack.packedText",
+		HasTraceL0Hints:              "lookupResult.retrievalTrace.l0Hints",
+		HasRerankFallback:            "lookupResult.rerankTrace.fallback",
+		HasFound | HasEvidenceStatus: "lookupResult",
+		0:                            "lookupResult",
+	} {
+		if got := bit.FieldPath(); got != want {
+			t.Errorf("FieldPath(%b) = %q, want %q", bit, got, want)
+		}
+	}
+}

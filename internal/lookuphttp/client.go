@@ -323,111 +323,81 @@ func DecodeResult(raw []byte) (*contract.LookupResult, error) {
 	return decodeResult(raw, excerpt)
 }
 
-// decodeResult is DecodeResult quoting a value in a message by quote.
+// decodeResult is DecodeResult quoting a value in a message by quote. It
+// reads the fields contract.LookupResult.FieldGroups lists, into the
+// addresses it gives.
 func decodeResult(raw []byte, quote func([]byte) string) (*contract.LookupResult, error) {
 	top, err := members(raw, "lookupResult", quote)
 	if err != nil {
 		return nil, err
 	}
 	lr := &contract.LookupResult{Partial: true}
-	set := func(bit contract.Presence, ok bool) {
-		if ok {
-			lr.Has |= bit
-		}
-	}
-	set(contract.HasFound, top.get("found", &lr.Found))
-	set(contract.HasEvidenceStatus, top.get("evidenceStatus", &lr.EvidenceStatus))
 	var blocks []json.RawMessage
-	set(contract.HasEvidenceBlocks, top.get("evidenceBlocks", &blocks))
-	if top.err != nil {
-		return nil, top.err
-	}
-	for _, need := range []contract.Presence{contract.HasFound, contract.HasEvidenceBlocks} {
-		if lr.Has&need == 0 {
-			return nil, fmt.Errorf("lookupResult has no %s", strings.TrimPrefix(need.FieldPath(), "lookupResult."))
+	for _, g := range lr.FieldGroups() {
+		m := top
+		if g.Key != "" {
+			if m, err = top.object(g.Key); err != nil {
+				return nil, err
+			} else if m == nil {
+				continue
+			}
 		}
-	}
-	if blocks != nil {
-		lr.EvidenceBlocks = make([]contract.EvidenceBlock, len(blocks))
-	}
-	for i, rb := range blocks {
-		if err := decodeBlock(rb, fmt.Sprintf("lookupResult.evidenceBlocks[%d]", i), quote, &lr.EvidenceBlocks[i]); err != nil {
-			return nil, err
+		for _, f := range g.Fields {
+			var ok bool
+			switch f.Bit {
+			case contract.HasEvidenceBlocks:
+				ok = m.get(f.Key, &blocks)
+			case contract.HasFallbackReason:
+				// A null fallbackReason is a value: no retry was attempted.
+				ok = m.has(f.Key)
+				m.get(f.Key, f.Value)
+			default:
+				ok = m.get(f.Key, f.Value)
+			}
+			if ok {
+				lr.Has |= f.Bit
+			}
 		}
-	}
-	if cp, err := top.object("contextPack"); err != nil {
-		return nil, err
-	} else if cp != nil {
-		p := &lr.ContextPack
-		set(contract.HasContextSources, cp.get("sources", &p.Sources))
-		set(contract.HasContextBlockCount, cp.get("blockCount", &p.BlockCount))
-		set(contract.HasContextUsedChars, cp.get("usedChars", &p.UsedChars))
-		set(contract.HasContextBudgetChars, cp.get("budgetChars", &p.BudgetChars))
-		set(contract.HasContextTruncated, cp.get("truncated", &p.Truncated))
-		set(contract.HasContextPackedText, cp.get("packedText", &p.PackedText))
-		if cp.err != nil {
-			return nil, cp.err
+		if m.err != nil {
+			return nil, m.err
 		}
-	}
-	if rt, err := top.object("retrievalTrace"); err != nil {
-		return nil, err
-	} else if rt != nil {
-		t := &lr.RetrievalTrace
-		set(contract.HasTraceSearchMode, rt.get("searchMode", &t.SearchMode))
-		set(contract.HasTraceKBScope, rt.get("kbScope", &t.KBScope))
-		set(contract.HasTraceL0Hints, rt.get("l0Hints", &t.L0Hints))
-		set(contract.HasTraceAttempts, rt.get("attempts", &t.Attempts))
-		set(contract.HasSelectedAttempt, rt.get("selectedAttempt", &t.SelectedAttempt))
-		// A null fallbackReason is a value: no retry was attempted.
-		set(contract.HasFallbackReason, rt.has("fallbackReason"))
-		rt.get("fallbackReason", &t.FallbackReason)
-		if rt.err != nil {
-			return nil, rt.err
-		}
-	}
-	if rr, err := top.object("rerankTrace"); err != nil {
-		return nil, err
-	} else if rr != nil {
-		r := &lr.RerankTrace
-		set(contract.HasRerankEnabled, rr.get("enabled", &r.Enabled))
-		set(contract.HasRerankModel, rr.get("model", &r.Model))
-		set(contract.HasRerankInputOrder, rr.get("inputOrder", &r.InputOrder))
-		set(contract.HasRerankOutputOrder, rr.get("outputOrder", &r.OutputOrder))
-		set(contract.HasRerankTopSource, rr.get("topSource", &r.TopSource))
-		set(contract.HasRerankFallback, rr.get("fallback", &r.Fallback))
-		if rr.err != nil {
-			return nil, rr.err
+		if g.Key == "" {
+			if err := decodeBlocks(lr, blocks, quote); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return lr, nil
 }
 
-// decodeBlock decodes the evidence block raw, at path, into b.
-func decodeBlock(raw json.RawMessage, path string, quote func([]byte) string, b *contract.EvidenceBlock) error {
-	m, err := members(raw, path, quote)
-	if err != nil {
-		return err
-	}
-	set := func(bit contract.BlockPresence, ok bool) {
-		if ok {
-			b.Has |= bit
+// decodeBlocks checks that lr has found and evidenceBlocks, and decodes the
+// blocks.
+func decodeBlocks(lr *contract.LookupResult, blocks []json.RawMessage, quote func([]byte) string) error {
+	for _, need := range []contract.Presence{contract.HasFound, contract.HasEvidenceBlocks} {
+		if lr.Has&need == 0 {
+			return fmt.Errorf("lookupResult has no %s", strings.TrimPrefix(need.FieldPath(), "lookupResult."))
 		}
 	}
-	b.HasRank = m.get("rank", &b.Rank)
-	set(contract.BlockHasEvidenceKey, m.get("evidenceKey", &b.EvidenceKey))
-	set(contract.BlockHasDocID, m.get("docId", &b.DocID))
-	set(contract.BlockHasSource, m.get("source", &b.Source))
-	set(contract.BlockHasTitle, m.get("title", &b.Title))
-	set(contract.BlockHasBreadcrumb, m.get("breadcrumb", &b.Breadcrumb))
-	set(contract.BlockHasCategory, m.get("category", &b.Category))
-	set(contract.BlockHasChunkIndex, m.get("chunkIndex", &b.ChunkIndex))
-	set(contract.BlockHasExcerpt, m.get("excerpt", &b.Excerpt))
-	b.HasQuality = m.get("qualityScore", &b.QualityScore)
-	set(contract.BlockHasRelevanceLevel, m.get("relevanceLevel", &b.RelevanceLevel))
-	set(contract.BlockHasDenseDistance, m.get("denseDistance", &b.DenseDistance))
-	set(contract.BlockHasFusedScore, m.get("fusedScore", &b.FusedScore))
-	set(contract.BlockHasScoreLabel, m.get("scoreLabel", &b.ScoreLabel))
-	return m.err
+	lr.EvidenceBlocks = make([]contract.EvidenceBlock, len(blocks))
+	for i, rb := range blocks {
+		b := &lr.EvidenceBlocks[i]
+		m, err := members(rb, fmt.Sprintf("lookupResult.evidenceBlocks[%d]", i), quote)
+		if err != nil {
+			return err
+		}
+		for _, f := range b.Fields() {
+			if m.get(f.Key, f.Value) {
+				b.Has |= f.Bit
+				if f.Flag != nil {
+					*f.Flag = true
+				}
+			}
+		}
+		if m.err != nil {
+			return m.err
+		}
+	}
+	return nil
 }
 
 // jsonMembers are the members of a JSON object at path, decoded one by

@@ -194,17 +194,7 @@ func (s *Scanner) Key(i int) ([]byte, int) {
 // depth. more reports whether a member follows, at the returned position
 // (inside data); otherwise the position is after the closing brace.
 func (s *Scanner) OpenObject(i, depth int) (next int, more bool) {
-	if depth > MaxDepth {
-		return s.Fail(i, "exceeded max depth"), false
-	}
-	i = SkipSpace(s.data, i+1)
-	if i >= len(s.data) {
-		return s.Fail(i, errEOF), false
-	}
-	if s.data[i] == '}' {
-		return i + 1, false
-	}
-	return i, true
+	return s.open(i, depth, '}')
 }
 
 // NextMember reads what follows a member value: a comma and the next key
@@ -215,6 +205,10 @@ func (s *Scanner) NextMember(i int) (next int, more bool) {
 
 // OpenArray is OpenObject for the array at data[i] == '['.
 func (s *Scanner) OpenArray(i, depth int) (next int, more bool) {
+	return s.open(i, depth, ']')
+}
+
+func (s *Scanner) open(i, depth int, closing byte) (int, bool) {
 	if depth > MaxDepth {
 		return s.Fail(i, "exceeded max depth"), false
 	}
@@ -222,7 +216,7 @@ func (s *Scanner) OpenArray(i, depth int) (next int, more bool) {
 	if i >= len(s.data) {
 		return s.Fail(i, errEOF), false
 	}
-	if s.data[i] == ']' {
+	if s.data[i] == closing {
 		return i + 1, false
 	}
 	return i, true
