@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -276,5 +277,30 @@ func TestCalibrationHeadings(t *testing.T) {
 	want := []string{"hybrid · " + filepath.Join(dir, "fixtures"), "dense", "hybrid · " + filepath.Join(dir, "fixtures-local")}
 	if fmt.Sprint(heads) != fmt.Sprint(want) {
 		t.Errorf("headings %q, want %q", heads, want)
+	}
+}
+
+// TestJudgeMarksExpectedBlocks: a block is marked expected by the golden
+// case's rule (source in expectedSources, or docId in expectedDocIds,
+// trimmed), and none is without the golden case.
+func TestJudgeMarksExpectedBlocks(t *testing.T) {
+	c := testCases()[0]
+	expected := func(c *judge.CaseResult) []bool {
+		var out []bool
+		for _, b := range caseOf(c).Blocks {
+			out = append(out, b.Expected)
+		}
+		return out
+	}
+	if got := expected(&c); !slices.Equal(got, []bool{true, false}) {
+		t.Errorf("by expectedSources: %v, want [true false]", got)
+	}
+	c.Case = &contract.Case{CaseID: c.CaseID, ExpectedDocIDs: []string{" kb/billing/invoices.md "}}
+	if got := expected(&c); !slices.Equal(got, []bool{false, true}) {
+		t.Errorf("by expectedDocIds: %v, want [false true]", got)
+	}
+	c.Case = nil
+	if got := expected(&c); !slices.Equal(got, []bool{false, false}) {
+		t.Errorf("without the golden case: %v, want [false false]", got)
 	}
 }

@@ -248,17 +248,16 @@ func caseOf(c *judge.CaseResult) caseView {
 	for _, ch := range c.Checks {
 		v.Checks = append(v.Checks, checkView{Name: ch.Name, Passed: ch.Passed, Skipped: ch.Skipped, Message: texttab.Or(ch.Message, "")})
 	}
-	var expSources, expDocs map[string]bool
+	var exp judge.Expected // expects nothing without the golden case
 	if g := c.Case; g != nil {
 		v.Keywords = g.ExpectedKeywords
-		expSources, expDocs = trimmed(g.ExpectedSources), trimmed(g.ExpectedDocIDs)
+		exp = judge.ExpectedOf(g)
 	}
 	for _, t := range c.TopCandidates {
-		src, doc := strings.TrimSpace(t.Source), strings.TrimSpace(t.DocID)
 		v.Blocks = append(v.Blocks, blockView{
 			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
 			Level: t.RelevanceLevel, Quality: texttab.Float(t.QualityScore),
-			Expected: src != "" && expSources[src] || doc != "" && expDocs[doc],
+			Expected: exp.Has(t.Source, t.DocID),
 			Excerpt:  highlight(t.Excerpt, v.Keywords),
 		})
 	}
@@ -297,16 +296,6 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-func trimmed(ss []string) map[string]bool {
-	m := make(map[string]bool, len(ss))
-	for _, s := range ss {
-		if s = strings.TrimSpace(s); s != "" {
-			m[s] = true
-		}
-	}
-	return m
 }
 
 // diffView is the baseline diff: the verdict, the inputs that changed,

@@ -473,9 +473,10 @@ func grownOnly(b, c *judge.CaseResult) string {
 	}
 	expected := map[string]bool{}
 	if g := c.Case; g != nil {
+		exp := judge.ExpectedOf(g)
 		for _, side := range [][]judge.Candidate{b.TopCandidates, c.TopCandidates} {
 			for _, t := range side {
-				if isExpected(g, t) {
+				if exp.Has(t.Source, t.DocID) {
 					expected[t.DocID] = true
 				}
 			}
@@ -494,23 +495,6 @@ func grownOnly(b, c *judge.CaseResult) string {
 		}
 	}
 	return fmt.Sprintf("the block list grew from %d to %d with the same first document and the expected documents at the same document ranks", nb, nc)
-}
-
-// isExpected applies the golden case's expected-block rule (docs/checks.md)
-// to a candidate, whose DocID is already the effective one.
-func isExpected(g *contract.Case, t judge.Candidate) bool {
-	src, doc := strings.TrimSpace(t.Source), strings.TrimSpace(t.DocID)
-	for _, s := range g.ExpectedSources {
-		if strings.TrimSpace(s) == src && src != "" {
-			return true
-		}
-	}
-	for _, d := range g.ExpectedDocIDs {
-		if strings.TrimSpace(d) == doc && doc != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // docRanks maps each docId of cands to its 1-based rank among the distinct
