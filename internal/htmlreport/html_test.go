@@ -14,7 +14,9 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/compare"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/report"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // renders are every report of the tests, rendered.
@@ -302,5 +304,28 @@ func TestJudgeMarksExpectedBlocks(t *testing.T) {
 	c.Case = nil
 	if got := expected(&c); !slices.Equal(got, []bool{false, false}) {
 		t.Errorf("without the golden case: %v, want [false false]", got)
+	}
+}
+
+// TestJudgeDiffListsMetricRegressions: the diff's list of regressions is
+// the summary metrics that dropped; the cases' regressions are in their
+// section, with why.
+func TestJudgeDiffListsMetricRegressions(t *testing.T) {
+	cur, _ := testReports()
+	base := *cur
+	base.Summary.PassRate = fp(1)
+	base.Cases = slices.Clone(cur.Cases)
+	b := &base.Cases[1]
+	b.Status, b.HitLevel, b.FirstExpectedRank, b.FailedChecks = judge.StatusPass, sp(judge.HitStrong), ip(1), []string{}
+	d := report.Compare(&base, cur, "baseline.json", "current.json")
+	if len(d.Regressions) != 2 {
+		t.Fatalf("diff regressions %q, want a metric's and a case's", d.Regressions)
+	}
+	v := diffOf(d, nil)
+	if want := []string{"passRate dropped from 1 to " + texttab.Float(cur.Summary.PassRate)}; !slices.Equal(v.Regressions, want) {
+		t.Errorf("listed regressions %q, want %q", v.Regressions, want)
+	}
+	if s := v.Sections[0]; len(s.Cases) != 1 || s.Cases[0].ID != "bad-2" || len(s.Cases[0].Why) == 0 {
+		t.Errorf("regressions section %+v", s)
 	}
 }

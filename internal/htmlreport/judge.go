@@ -339,13 +339,8 @@ type evidenceRow struct {
 }
 
 func diffOf(d *report.Diff, ids map[string]bool) *diffView {
-	v := &diffView{Baseline: d.Baseline, Verdict: d.Verdict, Inputs: d.InputLines(), Counts: d.Counts}
 	// The cases' regressions are in their section, with why.
-	for _, r := range d.Regressions {
-		if !strings.HasPrefix(r, "case ") {
-			v.Regressions = append(v.Regressions, r)
-		}
-	}
+	v := &diffView{Baseline: d.Baseline, Verdict: d.Verdict, Inputs: d.InputLines(), Regressions: d.MetricRegressions(), Counts: d.Counts}
 	for _, m := range []struct{ key, title string }{
 		{"passRate", "pass rate"}, {"recallAtK", "recall@K"}, {"mrr", "MRR"}, {"ndcgAtK", "nDCG@K"}, {"avgFirstExpectedRank", "avg first expected rank"},
 	} {

@@ -47,8 +47,13 @@ type Diff struct {
 	Inputs []FieldDiff `json:"inputs"`
 	Counts Counts      `json:"counts"`
 	Cases  []CaseDiff  `json:"cases"`
-	// Regressions explains, one line each, why the verdict is regression.
+	// Regressions explains, one line each, why the verdict is regression:
+	// first the summary metrics that dropped (MetricRegressions), then one
+	// line per removed or regressed case, in case order (see
+	// CaseDiff.regression).
 	Regressions []string `json:"regressions"`
+	// metricRegressions is how many of Regressions are the metrics'.
+	metricRegressions int
 }
 
 // Delta is how one summary metric moved.
@@ -131,6 +136,24 @@ type FieldDiff struct {
 // Regressed reports whether the diff fails the run (exit 3).
 func (d *Diff) Regressed() bool { return d.Verdict == VerdictRegression }
 
+// MetricRegressions are the lines of Regressions that name a summary
+// metric that dropped ("passRate dropped from 1 to 0.5"); the cases' lines
+// follow them.
+func (d *Diff) MetricRegressions() []string { return d.Regressions[:d.metricRegressions] }
+
+// regression is the line of Diff.Regressions that says why c is a
+// regression ("case x was removed", "case x regressed: status pass →
+// fail"); "" for a case that is none.
+func (c *CaseDiff) regression() string {
+	switch {
+	case c.Change == ChangeRemoved:
+		return fmt.Sprintf("case %s was removed", c.CaseID)
+	case c.Change == ChangeRegressed:
+		return fmt.Sprintf("case %s regressed: %s", c.CaseID, strings.Join(c.Explain.Why, "; "))
+	}
+	return ""
+}
+
 // diffMetrics are the summary metrics a diff reports, in report order.
 var diffMetrics = []string{"passRate", "recallAtK", "mrr", "ndcgAtK", "avgFirstExpectedRank"}
 
@@ -171,6 +194,7 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, texttab.Float(b), texttab.Float(c)))
 		}
 	}
+	d.metricRegressions = len(d.Regressions)
 
 	cur := make(map[string]*judge.CaseResult, len(current.Cases))
 	for i := range current.Cases {
@@ -183,14 +207,9 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 		c, ok := cur[b.CaseID]
 		if !ok {
 			d.add(CaseDiff{CaseID: b.CaseID, Change: ChangeRemoved, Fields: []FieldDiff{}})
-			d.Regressions = append(d.Regressions, fmt.Sprintf("case %s was removed", b.CaseID))
 			continue
 		}
-		cd := diffCase(b, c)
-		if cd.Change == ChangeRegressed {
-			d.Regressions = append(d.Regressions, fmt.Sprintf("case %s regressed: %s", b.CaseID, strings.Join(cd.Explain.Why, "; ")))
-		}
-		d.add(cd)
+		d.add(diffCase(b, c))
 	}
 	for i := range current.Cases {
 		if c := &current.Cases[i]; !seen[c.CaseID] {
@@ -317,7 +336,12 @@ func (d *Diff) InputLines() []string {
 	return out
 }
 
+// add counts cd, appends it and, when it is a regression, its line of
+// Regressions.
 func (d *Diff) add(cd CaseDiff) {
+	if r := cd.regression(); r != "" {
+		d.Regressions = append(d.Regressions, r)
+	}
 	switch cd.Change {
 	case ChangeAdded:
 		d.Counts.Added++
