@@ -375,7 +375,7 @@ func diffOf(d *report.Diff, ids map[string]bool) *diffView {
 					dc.Failed = append(dc.Failed, checkView{Name: f.Name, Message: texttab.Or(f.Message, "")})
 				}
 				for i := range max(len(e.Evidence.Baseline), len(e.Evidence.Current)) {
-					dc.Evidence = append(dc.Evidence, evidenceRow{i + 1, evidenceCell(e.Evidence.Baseline, i), evidenceCell(e.Evidence.Current, i)})
+					dc.Evidence = append(dc.Evidence, evidenceRow{i + 1, report.EvidenceCell(e.Evidence.Baseline, i), report.EvidenceCell(e.Evidence.Current, i)})
 				}
 			}
 			ds.Cases = append(ds.Cases, dc)
@@ -383,19 +383,4 @@ func diffOf(d *report.Diff, ids map[string]bool) *diffView {
 		v.Sections = append(v.Sections, ds)
 	}
 	return v
-}
-
-func evidenceCell(blocks []report.EvidenceBlock, i int) string {
-	if i >= len(blocks) {
-		return texttab.None
-	}
-	b := blocks[i]
-	s := b.Source
-	if b.Breadcrumb != "" {
-		s += " · " + b.Breadcrumb
-	}
-	if b.QualityScore != nil {
-		s += " · " + texttab.Float(b.QualityScore)
-	}
-	return s
 }

@@ -702,19 +702,22 @@ func writeEvidence(b *bufio.Writer, ev Evidence) {
 	row(b, "#", "baseline", "current")
 	row(b, "---:", "---", "---")
 	for i := range n {
-		row(b, strconv.Itoa(i+1), blockCell(ev.Baseline, i), blockCell(ev.Current, i))
+		row(b, strconv.Itoa(i+1), escape(EvidenceCell(ev.Baseline, i)), escape(EvidenceCell(ev.Current, i)))
 	}
 	b.WriteString("\n")
 }
 
-func blockCell(blocks []EvidenceBlock, i int) string {
+// EvidenceCell is the i-th of a side's first blocks as the diff shows it
+// beside the other side's, unescaped: "source · breadcrumb · 0.71" (no
+// breadcrumb or score when there is none), texttab.None past the last.
+func EvidenceCell(blocks []EvidenceBlock, i int) string {
 	if i >= len(blocks) {
-		return "—"
+		return texttab.None
 	}
 	t := blocks[i]
-	s := escape(t.Source)
+	s := t.Source
 	if t.Breadcrumb != "" {
-		s += " · " + escape(t.Breadcrumb)
+		s += " · " + t.Breadcrumb
 	}
 	if t.QualityScore != nil {
 		s += " · " + texttab.Float(t.QualityScore)
