@@ -197,9 +197,7 @@ func compareRun(o *compareOptions) error {
 	if len(outs) > 2 {
 		outs[2].render = func(w io.Writer) error { return htmlreport.Compare(w, rep) }
 	}
-	if err := writeOutputs(outs); err != nil {
-		return err
-	}
+	// Warnings first, so that a failed write does not lose them.
 	for _, s := range sides {
 		if s.Result == nil {
 			fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s is unavailable: %s\n", s.Name, s.Reason)
@@ -208,6 +206,9 @@ func compareRun(o *compareOptions) error {
 		for _, w := range s.Result.Warnings {
 			fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s: %v\n", s.Name, w)
 		}
+	}
+	if err := writeOutputs(outs); err != nil {
+		return err
 	}
 	if o.Quiet {
 		return nil

@@ -168,27 +168,10 @@ func (r *Rates) fill() {
 //
 // ok is false when either class is empty: J is then undefined.
 func BestThreshold(samples []Sample) (best Rates, ok bool) {
-	var pos, neg int
-	for _, s := range samples {
-		if s.Relevant {
-			pos++
-		} else {
-			neg++
-		}
-	}
+	s, pos, neg := byScore(samples)
 	if pos == 0 || neg == 0 {
 		return Rates{}, false
 	}
-	s := slices.Clone(samples)
-	slices.SortFunc(s, func(a, b Sample) int {
-		switch {
-		case a.Score < b.Score:
-			return -1
-		case a.Score > b.Score:
-			return 1
-		}
-		return 0
-	})
 	// Sweep upwards: at each candidate, tp and fp count the samples at or
 	// above it. J·pos·neg = tp·neg − fp·pos is compared as an integer.
 	tp, fp := pos, neg
@@ -279,41 +262,48 @@ type ROCPoint struct {
 // score from the highest down, each keeping the samples at or above it.
 // Nil when either class is empty.
 func ROC(samples []Sample) []ROCPoint {
-	var pos, neg int
-	for _, s := range samples {
-		if s.Relevant {
-			pos++
-		} else {
-			neg++
-		}
-	}
+	s, pos, neg := byScore(samples)
 	if pos == 0 || neg == 0 {
 		return nil
 	}
-	s := slices.Clone(samples)
-	slices.SortFunc(s, func(a, b Sample) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
 	out := []ROCPoint{{Threshold: math.Inf(1)}}
 	tp, fp := 0, 0
-	for i := 0; i < len(s); {
+	// Sweep downwards, a group of equal scores at a time.
+	for i := len(s) - 1; i >= 0; {
 		j := i
-		for j < len(s) && s[j].Score == s[i].Score {
+		for j >= 0 && s[j].Score == s[i].Score {
 			if s[j].Relevant {
 				tp++
 			} else {
 				fp++
 			}
-			j++
+			j--
 		}
 		out = append(out, ROCPoint{Threshold: s[i].Score, FPR: float64(fp) / float64(neg), TPR: float64(tp) / float64(pos)})
 		i = j
 	}
 	return out
+}
+
+// byScore returns a copy of samples sorted by increasing score, and how
+// many of them are relevant (pos) and not (neg).
+func byScore(samples []Sample) (s []Sample, pos, neg int) {
+	for _, x := range samples {
+		if x.Relevant {
+			pos++
+		} else {
+			neg++
+		}
+	}
+	s = slices.Clone(samples)
+	slices.SortFunc(s, func(a, b Sample) int {
+		switch {
+		case a.Score < b.Score:
+			return -1
+		case a.Score > b.Score:
+			return 1
+		}
+		return 0
+	})
+	return s, pos, neg
 }

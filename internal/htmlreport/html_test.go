@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,7 +14,9 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/compare"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/report"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
+	"github.com/ragbaseline/ragbaseline/internal/texttab"
 )
 
 // renders are every report of the tests, rendered.
@@ -276,5 +279,53 @@ func TestCalibrationHeadings(t *testing.T) {
 	want := []string{"hybrid · " + filepath.Join(dir, "fixtures"), "dense", "hybrid · " + filepath.Join(dir, "fixtures-local")}
 	if fmt.Sprint(heads) != fmt.Sprint(want) {
 		t.Errorf("headings %q, want %q", heads, want)
+	}
+}
+
+// TestJudgeMarksExpectedBlocks: a block is marked expected by the golden
+// case's rule (source in expectedSources, or docId in expectedDocIds,
+// trimmed), and none is without the golden case.
+func TestJudgeMarksExpectedBlocks(t *testing.T) {
+	c := testCases()[0]
+	expected := func(c *judge.CaseResult) []bool {
+		var out []bool
+		for _, b := range caseOf(c).Blocks {
+			out = append(out, b.Expected)
+		}
+		return out
+	}
+	if got := expected(&c); !slices.Equal(got, []bool{true, false}) {
+		t.Errorf("by expectedSources: %v, want [true false]", got)
+	}
+	c.Case = &contract.Case{CaseID: c.CaseID, ExpectedDocIDs: []string{" kb/billing/invoices.md "}}
+	if got := expected(&c); !slices.Equal(got, []bool{false, true}) {
+		t.Errorf("by expectedDocIds: %v, want [false true]", got)
+	}
+	c.Case = nil
+	if got := expected(&c); !slices.Equal(got, []bool{false, false}) {
+		t.Errorf("without the golden case: %v, want [false false]", got)
+	}
+}
+
+// TestJudgeDiffListsMetricRegressions: the diff's list of regressions is
+// the summary metrics that dropped; the cases' regressions are in their
+// section, with why.
+func TestJudgeDiffListsMetricRegressions(t *testing.T) {
+	cur, _ := testReports()
+	base := *cur
+	base.Summary.PassRate = fp(1)
+	base.Cases = slices.Clone(cur.Cases)
+	b := &base.Cases[1]
+	b.Status, b.HitLevel, b.FirstExpectedRank, b.FailedChecks = judge.StatusPass, sp(judge.HitStrong), ip(1), []string{}
+	d := report.Compare(&base, cur, "baseline.json", "current.json")
+	if len(d.Regressions) != 2 {
+		t.Fatalf("diff regressions %q, want a metric's and a case's", d.Regressions)
+	}
+	v := diffOf(d, nil)
+	if want := []string{"passRate dropped from 1 to " + texttab.Float(cur.Summary.PassRate)}; !slices.Equal(v.Regressions, want) {
+		t.Errorf("listed regressions %q, want %q", v.Regressions, want)
+	}
+	if s := v.Sections[0]; len(s.Cases) != 1 || s.Cases[0].ID != "bad-2" || len(s.Cases[0].Why) == 0 {
+		t.Errorf("regressions section %+v", s)
 	}
 }

@@ -248,17 +248,16 @@ func caseOf(c *judge.CaseResult) caseView {
 	for _, ch := range c.Checks {
 		v.Checks = append(v.Checks, checkView{Name: ch.Name, Passed: ch.Passed, Skipped: ch.Skipped, Message: texttab.Or(ch.Message, "")})
 	}
-	var expSources, expDocs map[string]bool
+	var exp judge.Expected // expects nothing without the golden case
 	if g := c.Case; g != nil {
 		v.Keywords = g.ExpectedKeywords
-		expSources, expDocs = trimmed(g.ExpectedSources), trimmed(g.ExpectedDocIDs)
+		exp = judge.ExpectedOf(g)
 	}
 	for _, t := range c.TopCandidates {
-		src, doc := strings.TrimSpace(t.Source), strings.TrimSpace(t.DocID)
 		v.Blocks = append(v.Blocks, blockView{
 			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
 			Level: t.RelevanceLevel, Quality: texttab.Float(t.QualityScore),
-			Expected: src != "" && expSources[src] || doc != "" && expDocs[doc],
+			Expected: exp.Has(t.Source, t.DocID),
 			Excerpt:  highlight(t.Excerpt, v.Keywords),
 		})
 	}
@@ -297,16 +296,6 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-func trimmed(ss []string) map[string]bool {
-	m := make(map[string]bool, len(ss))
-	for _, s := range ss {
-		if s = strings.TrimSpace(s); s != "" {
-			m[s] = true
-		}
-	}
-	return m
 }
 
 // diffView is the baseline diff: the verdict, the inputs that changed,
@@ -350,13 +339,8 @@ type evidenceRow struct {
 }
 
 func diffOf(d *report.Diff, ids map[string]bool) *diffView {
-	v := &diffView{Baseline: d.Baseline, Verdict: d.Verdict, Inputs: d.InputLines(), Counts: d.Counts}
 	// The cases' regressions are in their section, with why.
-	for _, r := range d.Regressions {
-		if !strings.HasPrefix(r, "case ") {
-			v.Regressions = append(v.Regressions, r)
-		}
-	}
+	v := &diffView{Baseline: d.Baseline, Verdict: d.Verdict, Inputs: d.InputLines(), Regressions: d.MetricRegressions(), Counts: d.Counts}
 	for _, m := range []struct{ key, title string }{
 		{"passRate", "pass rate"}, {"recallAtK", "recall@K"}, {"mrr", "MRR"}, {"ndcgAtK", "nDCG@K"}, {"avgFirstExpectedRank", "avg first expected rank"},
 	} {
@@ -391,7 +375,7 @@ func diffOf(d *report.Diff, ids map[string]bool) *diffView {
 					dc.Failed = append(dc.Failed, checkView{Name: f.Name, Message: texttab.Or(f.Message, "")})
 				}
 				for i := range max(len(e.Evidence.Baseline), len(e.Evidence.Current)) {
-					dc.Evidence = append(dc.Evidence, evidenceRow{i + 1, evidenceCell(e.Evidence.Baseline, i), evidenceCell(e.Evidence.Current, i)})
+					dc.Evidence = append(dc.Evidence, evidenceRow{i + 1, report.EvidenceCell(e.Evidence.Baseline, i), report.EvidenceCell(e.Evidence.Current, i)})
 				}
 			}
 			ds.Cases = append(ds.Cases, dc)
@@ -399,19 +383,4 @@ func diffOf(d *report.Diff, ids map[string]bool) *diffView {
 		v.Sections = append(v.Sections, ds)
 	}
 	return v
-}
-
-func evidenceCell(blocks []report.EvidenceBlock, i int) string {
-	if i >= len(blocks) {
-		return texttab.None
-	}
-	b := blocks[i]
-	s := b.Source
-	if b.Breadcrumb != "" {
-		s += " · " + b.Breadcrumb
-	}
-	if b.QualityScore != nil {
-		s += " · " + texttab.Float(b.QualityScore)
-	}
-	return s
 }

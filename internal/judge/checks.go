@@ -391,18 +391,17 @@ func rankMetrics(ranking []string, grades metrics.Judgments, k int) *Metrics {
 
 // documentRanking maps blocks to document identities (docId when the case
 // uses expectedDocIds, else source), keeping first occurrences, and builds
-// the case's graded judgments (docs/checks.md).
-func documentRanking(c *contract.Case, blocks []block) ([]string, metrics.Judgments) {
+// the case's graded judgments (docs/checks.md); exp is ExpectedOf(c).
+func documentRanking(c *contract.Case, blocks []block, exp Expected) ([]string, metrics.Judgments) {
 	byDocID := c.UsesDocIDIdentity()
 	ranking := make([]string, 0, len(blocks))
 	seen := make(map[string]struct{}, len(blocks))
 	grades := metrics.Judgments{}
-	expSources := trimmedSet(c.ExpectedSources)
 	for i := range blocks {
 		id := blocks[i].source
 		if byDocID {
 			id = blocks[i].docID
-			if inSet(expSources, blocks[i].source) && id != "" {
+			if inSet(exp.sources, blocks[i].source) && id != "" {
 				grades[strings.Clone(id)] = 1 // kept: a copy, not the fixture's buffer
 			}
 		}

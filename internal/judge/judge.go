@@ -40,7 +40,7 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 		res.KeywordCoverage = &cov
 	}
 	if c.UsesExpectedDocs() {
-		res.Ranking, res.Grades = documentRanking(c, j.blocks)
+		res.Ranking, res.Grades = documentRanking(c, j.blocks, j.exp)
 		res.Metrics = rankMetrics(res.Ranking, res.Grades, k)
 	}
 	return res
@@ -112,8 +112,8 @@ type judgement struct {
 	lr *contract.LookupResult
 	// blocks are every block in block order, top the first K of them.
 	blocks, top []block
-	// expSources and expDocIDs are the case's expected documents, trimmed.
-	expSources, expDocIDs map[string]struct{}
+	// exp is the case's expected-block rule.
+	exp Expected
 	// first is the 1-based position of the first expected block in blocks
 	// (firstExpectedRank), 0 when no block is expected.
 	first int
@@ -162,7 +162,7 @@ func newJudgement(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 	}
 	j.top = j.blocks[:min(k, len(j.blocks))]
 
-	j.expSources, j.expDocIDs = trimmedSet(c.ExpectedSources), trimmedSet(c.ExpectedDocIDs)
+	j.exp = ExpectedOf(c)
 	for i := range j.blocks {
 		if j.isExpected(&j.blocks[i]) {
 			j.first = i + 1
@@ -180,8 +180,30 @@ func newJudgement(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 
 // isExpected reports whether b is from an expected document: its source is
 // in expectedSources or its docId in expectedDocIds.
-func (j *judgement) isExpected(b *block) bool {
-	return inSet(j.expSources, b.source) || inSet(j.expDocIDs, b.docID)
+func (j *judgement) isExpected(b *block) bool { return j.exp.has(b.source, b.docID) }
+
+// Expected is a golden case's expected-block rule (docs/checks.md): a block
+// is expected when its source is one of the case's expectedSources or its
+// effective docId one of its expectedDocIds, all compared trimmed. The
+// judge applies it to find firstExpectedRank; the reports apply the same
+// rule to candidates (the baseline diff to a baseline's, read back from
+// JSON; the HTML report to mark the expected blocks).
+type Expected struct{ sources, docIDs map[string]struct{} }
+
+// ExpectedOf is c's expected-block rule.
+func ExpectedOf(c *contract.Case) Expected {
+	return Expected{sources: trimmedSet(c.ExpectedSources), docIDs: trimmedSet(c.ExpectedDocIDs)}
+}
+
+// Has reports whether a block of this source and effective docId (a
+// Candidate's Source and DocID) is expected.
+func (e Expected) Has(source, docID string) bool {
+	return e.has(strings.TrimSpace(source), strings.TrimSpace(docID))
+}
+
+// has is Has for a source and docId already trimmed.
+func (e Expected) has(source, docID string) bool {
+	return inSet(e.sources, source) || inSet(e.docIDs, docID)
 }
 
 // expectedInTop reports whether an expected block is in the top K.

@@ -528,3 +528,26 @@ func TestSummaryKeywordCoverage(t *testing.T) {
 		t.Errorf("keywordCoverage %v without keywords, want null", *s.KeywordCoverage)
 	}
 }
+
+// TestExpectedOf: the expected-block rule the reports apply to candidates
+// compares trimmed sources and docIds, and an empty one matches nothing.
+func TestExpectedOf(t *testing.T) {
+	e := ExpectedOf(&contract.Case{ExpectedSources: []string{" a.md ", ""}, ExpectedDocIDs: []string{"kb/b.md"}})
+	for _, tc := range []struct {
+		source, docID string
+		want          bool
+	}{
+		{"a.md", "kb/a.md", true},
+		{" a.md\t", "", true},
+		{"b.md", " kb/b.md ", true},
+		{"b.md", "kb/a.md", false},
+		{"", "", false},
+	} {
+		if got := e.Has(tc.source, tc.docID); got != tc.want {
+			t.Errorf("Has(%q, %q) = %v, want %v", tc.source, tc.docID, got, tc.want)
+		}
+	}
+	if (Expected{}).Has("a.md", "kb/a.md") {
+		t.Error("the zero rule expects a block")
+	}
+}

@@ -47,8 +47,13 @@ type Diff struct {
 	Inputs []FieldDiff `json:"inputs"`
 	Counts Counts      `json:"counts"`
 	Cases  []CaseDiff  `json:"cases"`
-	// Regressions explains, one line each, why the verdict is regression.
+	// Regressions explains, one line each, why the verdict is regression:
+	// first the summary metrics that dropped (MetricRegressions), then one
+	// line per removed or regressed case, in case order (see
+	// CaseDiff.regression).
 	Regressions []string `json:"regressions"`
+	// metricRegressions is how many of Regressions are the metrics'.
+	metricRegressions int
 }
 
 // Delta is how one summary metric moved.
@@ -131,6 +136,24 @@ type FieldDiff struct {
 // Regressed reports whether the diff fails the run (exit 3).
 func (d *Diff) Regressed() bool { return d.Verdict == VerdictRegression }
 
+// MetricRegressions are the lines of Regressions that name a summary
+// metric that dropped ("passRate dropped from 1 to 0.5"); the cases' lines
+// follow them.
+func (d *Diff) MetricRegressions() []string { return d.Regressions[:d.metricRegressions] }
+
+// regression is the line of Diff.Regressions that says why c is a
+// regression ("case x was removed", "case x regressed: status pass →
+// fail"); "" for a case that is none.
+func (c *CaseDiff) regression() string {
+	switch {
+	case c.Change == ChangeRemoved:
+		return fmt.Sprintf("case %s was removed", c.CaseID)
+	case c.Change == ChangeRegressed:
+		return fmt.Sprintf("case %s regressed: %s", c.CaseID, strings.Join(c.Explain.Why, "; "))
+	}
+	return ""
+}
+
 // diffMetrics are the summary metrics a diff reports, in report order.
 var diffMetrics = []string{"passRate", "recallAtK", "mrr", "ndcgAtK", "avgFirstExpectedRank"}
 
@@ -171,6 +194,7 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, texttab.Float(b), texttab.Float(c)))
 		}
 	}
+	d.metricRegressions = len(d.Regressions)
 
 	cur := make(map[string]*judge.CaseResult, len(current.Cases))
 	for i := range current.Cases {
@@ -183,14 +207,9 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 		c, ok := cur[b.CaseID]
 		if !ok {
 			d.add(CaseDiff{CaseID: b.CaseID, Change: ChangeRemoved, Fields: []FieldDiff{}})
-			d.Regressions = append(d.Regressions, fmt.Sprintf("case %s was removed", b.CaseID))
 			continue
 		}
-		cd := diffCase(b, c)
-		if cd.Change == ChangeRegressed {
-			d.Regressions = append(d.Regressions, fmt.Sprintf("case %s regressed: %s", b.CaseID, strings.Join(cd.Explain.Why, "; ")))
-		}
-		d.add(cd)
+		d.add(diffCase(b, c))
 	}
 	for i := range current.Cases {
 		if c := &current.Cases[i]; !seen[c.CaseID] {
@@ -317,7 +336,12 @@ func (d *Diff) InputLines() []string {
 	return out
 }
 
+// add counts cd, appends it and, when it is a regression, its line of
+// Regressions.
 func (d *Diff) add(cd CaseDiff) {
+	if r := cd.regression(); r != "" {
+		d.Regressions = append(d.Regressions, r)
+	}
 	switch cd.Change {
 	case ChangeAdded:
 		d.Counts.Added++
@@ -473,9 +497,10 @@ func grownOnly(b, c *judge.CaseResult) string {
 	}
 	expected := map[string]bool{}
 	if g := c.Case; g != nil {
+		exp := judge.ExpectedOf(g)
 		for _, side := range [][]judge.Candidate{b.TopCandidates, c.TopCandidates} {
 			for _, t := range side {
-				if isExpected(g, t) {
+				if exp.Has(t.Source, t.DocID) {
 					expected[t.DocID] = true
 				}
 			}
@@ -494,23 +519,6 @@ func grownOnly(b, c *judge.CaseResult) string {
 		}
 	}
 	return fmt.Sprintf("the block list grew from %d to %d with the same first document and the expected documents at the same document ranks", nb, nc)
-}
-
-// isExpected applies the golden case's expected-block rule (docs/checks.md)
-// to a candidate, whose DocID is already the effective one.
-func isExpected(g *contract.Case, t judge.Candidate) bool {
-	src, doc := strings.TrimSpace(t.Source), strings.TrimSpace(t.DocID)
-	for _, s := range g.ExpectedSources {
-		if strings.TrimSpace(s) == src && src != "" {
-			return true
-		}
-	}
-	for _, d := range g.ExpectedDocIDs {
-		if strings.TrimSpace(d) == doc && doc != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // docRanks maps each docId of cands to its 1-based rank among the distinct
@@ -694,19 +702,22 @@ func writeEvidence(b *bufio.Writer, ev Evidence) {
 	row(b, "#", "baseline", "current")
 	row(b, "---:", "---", "---")
 	for i := range n {
-		row(b, strconv.Itoa(i+1), blockCell(ev.Baseline, i), blockCell(ev.Current, i))
+		row(b, strconv.Itoa(i+1), escape(EvidenceCell(ev.Baseline, i)), escape(EvidenceCell(ev.Current, i)))
 	}
 	b.WriteString("\n")
 }
 
-func blockCell(blocks []EvidenceBlock, i int) string {
+// EvidenceCell is the i-th of a side's first blocks as the diff shows it
+// beside the other side's, unescaped: "source · breadcrumb · 0.71" (no
+// breadcrumb or score when there is none), texttab.None past the last.
+func EvidenceCell(blocks []EvidenceBlock, i int) string {
 	if i >= len(blocks) {
-		return "—"
+		return texttab.None
 	}
 	t := blocks[i]
-	s := escape(t.Source)
+	s := t.Source
 	if t.Breadcrumb != "" {
-		s += " · " + escape(t.Breadcrumb)
+		s += " · " + t.Breadcrumb
 	}
 	if t.QualityScore != nil {
 		s += " · " + texttab.Float(t.QualityScore)

@@ -179,6 +179,16 @@ func TestDiffVerdict(t *testing.T) {
 		if len(d.Regressions) != 2 {
 			t.Errorf("regressions %q", d.Regressions)
 		}
+		// The metrics' lines first, then the cases'.
+		if want := []string{"passRate dropped from 1 to 0.5", "case gone was removed"}; !slices.Equal(d.Regressions, want) {
+			t.Errorf("regressions %q, want %q", d.Regressions, want)
+		}
+		if got := d.MetricRegressions(); !slices.Equal(got, d.Regressions[:1]) {
+			t.Errorf("metric regressions %q", got)
+		}
+		if got := d.Cases[1].regression(); got != d.Regressions[1] {
+			t.Errorf("removed case's line %q", got)
+		}
 		if got := d.Summary["mrr"]; got.Delta == nil || *got.Delta != 0.25 {
 			t.Errorf("mrr delta %+v", got)
 		}

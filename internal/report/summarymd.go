@@ -70,15 +70,17 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	shown := map[string]bool{} // regressed cases whose checks are listed already
 	if d != nil && len(d.Regressions) > 0 {
 		items = append(items, fmt.Sprintf("### Regressions (%d)", len(d.Regressions)), "")
-		explained := map[string]*CaseDiff{}
-		for i := range d.Cases {
-			if c := &d.Cases[i]; c.Change == ChangeRegressed && c.Explain != nil {
-				explained["case "+c.CaseID+" regressed: "+strings.Join(c.Explain.Why, "; ")] = c
-			}
-		}
-		for _, reg := range d.Regressions {
+		for _, reg := range d.MetricRegressions() {
 			items = append(items, "- "+escape(reg))
-			if c := explained[reg]; c != nil {
+		}
+		for i := range d.Cases {
+			c := &d.Cases[i]
+			reg := c.regression()
+			if reg == "" {
+				continue
+			}
+			items = append(items, "- "+escape(reg))
+			if c.Change == ChangeRegressed && c.Explain != nil {
 				shown[c.CaseID] = true
 				for _, f := range c.Explain.FailedChecks {
 					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(f.Name), escape(texttab.Or(f.Message, ""))))
