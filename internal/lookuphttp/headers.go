@@ -38,6 +38,17 @@ func ParseHeaders(entries []string, getenv func(string) (string, bool), secrets 
 	return h, nil
 }
 
+// ClientSetHeader reports whether a header is the HTTP client's to set
+// (Content-Length, Transfer-Encoding, Trailer: Go drops a value given for
+// them), so that a user's headers (flags, a mapped config) refuse it.
+func ClientSetHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Length", "Transfer-Encoding", "Trailer":
+		return true
+	}
+	return false
+}
+
 // parseHeader parses one entry; name is canonical (http.CanonicalHeaderKey).
 func parseHeader(e string, getenv func(string) (string, bool), secrets *secret.Set) (name, value string, err error) {
 	rawName, rawValue, ok := strings.Cut(e, ":")
@@ -48,8 +59,7 @@ func parseHeader(e string, getenv func(string) (string, bool), secrets *secret.S
 		return "", "", fmt.Errorf("%q is not an HTTP header name (want \"Name: value\", the name without spaces)", rawName)
 	}
 	name = http.CanonicalHeaderKey(rawName)
-	switch name {
-	case "Content-Length", "Transfer-Encoding", "Trailer":
+	if ClientSetHeader(name) {
 		return "", "", fmt.Errorf("%s: set by the client, not by a header flag", name)
 	}
 	rawValue = strings.Trim(rawValue, " \t")

@@ -3,7 +3,6 @@ package mapped
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/lookup"
+	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
 )
 
 // SearchModes are the search modes a config declares (Config.SearchMode,
@@ -374,8 +374,7 @@ func (r *reader) headers(n *yaml.Node, field string) ([]header, error) {
 		if !httpguts.ValidHeaderFieldName(e.key) {
 			return nil, r.errf(e.keyN, sub, "not a valid HTTP header name")
 		}
-		switch http.CanonicalHeaderKey(e.key) {
-		case "Content-Length", "Transfer-Encoding", "Trailer":
+		if lookuphttp.ClientSetHeader(e.key) {
 			return nil, r.errf(e.keyN, sub, "set by the client, not by the config")
 		}
 		if seen[strings.ToLower(e.key)] {
