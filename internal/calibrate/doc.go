@@ -51,8 +51,8 @@
 // selected attempt's bestQuality from the fixture's retrievalTrace (the
 // best qualityScore among the attempt's first topK candidates before
 // post-processing, the very value the pipeline compares with lowQuality),
-// when the fixture records one for an attempt with candidates, and
-// otherwise it has no score and is counted as missingScore. So the
+// when the fixture records one for an attempt with candidates and the
+// pipeline does not declare it lacks a trace, and otherwise it has no score and is counted as missingScore. So the
 // off-topic cases the floor rejected still count as the negatives they
 // are. The report says which source each case's score came from
 // (scoreFrom "blocks", "attempt", or null when it has none).

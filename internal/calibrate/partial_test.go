@@ -47,3 +47,34 @@ func TestBlocksWithoutScoreAreUnscored(t *testing.T) {
 		t.Errorf("warnings %q", m.Warnings)
 	}
 }
+
+// A pipeline that declares no trace has no attempt scores: calibrate takes
+// no case score from a retrievalTrace its fixtures carry anyway (it would
+// trust what the pipeline says it does not produce), and reads no fixture a
+// second time looking for one. With trace declared, the same fixture's
+// attempt score is used.
+func TestNoTraceNoAttemptScore(t *testing.T) {
+	for _, tc := range []struct {
+		caps string
+		want bool
+	}{{`["evidenceStatus"]`, false}, {`["evidenceStatus","trace"]`, true}} {
+		dir := t.TempDir()
+		write := func(name, data string) {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(contract.ManifestName, `{"manifestVersion":1,"tool":"rag-snapshot","status":"available","searchMode":"hybrid","kbScope":"kb",
+			"pipeline":{"name":"http","version":"","store":"x","embedder":"","dim":0,"capabilities":`+tc.caps+`}}`)
+		write("a.json", `{"caseId":"a","query":"q","lookupResult":{"found":false,"evidenceBlocks":[],
+			"retrievalTrace":{"selectedAttempt":"FILTERED_VECTOR","attempts":[{"name":"FILTERED_VECTOR","candidates":3,"bestQuality":0.12}]}}}`)
+		g := &contract.GoldenFile{Version: 1, KBScope: "kb", Cases: []contract.Case{{CaseID: "a", Query: "q", ExpectedFound: new(bool)}}}
+		in, err := Load(g, dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := in.AttemptBest["a"]; got != tc.want {
+			t.Errorf("capabilities %s: attempt score taken %v, want %v", tc.caps, got, tc.want)
+		}
+	}
+}
