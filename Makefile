@@ -60,7 +60,7 @@ eval:
 	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-local
 
 # Chromium (and a CJK font) from Debian, for the HTML reports' browser
-# tests (internal/htmlreport) and the screenshots; idempotent.
+# tests (internal/report/htmlreport) and the screenshots; idempotent.
 browser:
 	scripts/browser.sh
 
@@ -101,7 +101,7 @@ test: models
 # Integration tests against the local MariaDB, Redis and Milvus Lite, required
 # to run: a missing service is a failure, not a skip.
 test-integration: services
-	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/catalog/... ./internal/embed/... ./internal/index/... ./internal/ingest/... ./internal/lookup/... ./internal/snapshot/... ./cmd/seed/... ./cmd/snapshot/...
+	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/kb/catalog/... ./internal/kb/embed/... ./internal/kb/index/... ./internal/ingest/... ./internal/pipeline/builtin/... ./internal/snapshot/... ./cmd/rag-seed/... ./cmd/rag-snapshot/...
 
 # The semantic cases (golden cases tagged semantic + cases/hard-cases.json) on both
 # in-process embedders, hybrid and dense; reports in .ragbaseline/semantic.
@@ -148,7 +148,7 @@ ext-services-stop:
 # Load the shipped corpus into the running ones, under the names the
 # shipped mapped-pipeline configurations search (RagChunk, rag-chunks).
 ext-services-load: models
-	$(NEED_EXT_ENV) $(GO) run ./internal/tools/extload
+	$(NEED_EXT_ENV) $(GO) run ./tools/extload
 
 # The shipped eval set through every shipped config (deploy/mapped) against
 # the running servers, judged and compared with the builtin pipeline's
@@ -173,7 +173,7 @@ ext-services-clean:
 # The tests against the external servers, required to run: start all three
 # first with make ext-services (a server not running fails its tests).
 test-ext: models
-	$(NEED_EXT_ENV) RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/exttest/... ./internal/mapped/...
+	$(NEED_EXT_ENV) RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/testkit/exttest/... ./internal/pipeline/mapped/...
 
 # Fault injection on the real binaries (and services, after make services):
 # the README's reliability table.
@@ -183,7 +183,7 @@ faults:
 # Drop test databases and collections that killed test runs left behind on
 # the local services (older than an hour; nothing else is touched).
 services-clean:
-	. ./$(SERVICES_ENV); $(GO) run ./internal/tools/sweeptest
+	. ./$(SERVICES_ENV); $(GO) run ./tools/sweeptest
 
 test-short:
 	$(GO) test -short ./...

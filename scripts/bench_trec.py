@@ -5,9 +5,9 @@ pytrec_eval (PyPI: pytrec-eval-terrier) wraps trec_eval 9.0.8's C measure
 code, so it is an independent oracle for the per-query values of
 `rag-eval trec -q`. Generate inputs with the repository's generator:
 
-    go run ./internal/tools/trecgen -seed 1 -queries 20000 \
+    go run ./tools/trecgen -seed 1 -queries 20000 \
         -qrels /tmp/q.txt -run /tmp/r.txt
-    go build -o /tmp/rag-eval ./cmd/eval
+    go build -o /tmp/rag-eval ./cmd/rag-eval
     python3 -m venv /tmp/pytrec && /tmp/pytrec/bin/pip install pytrec-eval-terrier
     /tmp/pytrec/bin/python scripts/bench_trec.py --rag-eval /tmp/rag-eval /tmp/q.txt /tmp/r.txt
 

@@ -18,7 +18,7 @@ queries=("$@")
 [ ${#queries[@]} -gt 0 ] || queries=(10000 20000 40000)
 cmds=()
 for n in "${queries[@]}"; do
-  [ -f "$dir/q$n.txt" ] || go run ./internal/tools/trecgen -seed 1 -queries "$n" -qrels "$dir/q$n.txt" -run "$dir/r$n.txt"
+  [ -f "$dir/q$n.txt" ] || go run ./tools/trecgen -seed 1 -queries "$n" -qrels "$dir/q$n.txt" -run "$dir/r$n.txt"
   echo "== $n queries x 100 documents: values vs pytrec_eval"
   "$venv/bin/python" scripts/bench_trec.py --rag-eval bin/rag-eval "$dir/q$n.txt" "$dir/r$n.txt"
   cmds+=("bin/rag-eval trec -q $M $dir/q$n.txt $dir/r$n.txt")

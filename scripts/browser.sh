@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the HTML reports' browser tests and screenshots need, from
 # Debian: Chromium (driven headless by the Go tests through chromedp, see
-# internal/headless) and a CJK font (the shipped eval set is in Chinese and
+# internal/testkit/headless) and a CJK font (the shipped eval set is in Chinese and
 # English; without it the screenshots show boxes). Idempotent: nothing is
 # installed twice. RAG_CHROMIUM names another Chromium or Chrome to use
 # instead (nothing is then installed).

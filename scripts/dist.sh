@@ -51,7 +51,7 @@ for platform in $PLATFORMS; do
 	dirs+=("$stage/$name")
 done
 
-"$GO" run ./internal/tools/distpack -out "$DIST" -mtime "$SOURCE_DATE_EPOCH" "${dirs[@]}"
+"$GO" run ./tools/distpack -out "$DIST" -mtime "$SOURCE_DATE_EPOCH" "${dirs[@]}"
 rm -rf "$stage"
 echo "dist: ${#dirs[@]} archives of version $VERSION and $DIST/SHA256SUMS:" >&2
 cat "$DIST/SHA256SUMS"

@@ -14,7 +14,7 @@
 # What it uses, all of its own and removed when it ends (however it ends):
 #   MySQL database  ragbaseline_test_<unix time>_<12 hex>  (created and dropped
 #                   with the mariadb client, as the DSN's user)
-#   Milvus collection t_<unix time>_<12 hex>  (dropped with internal/tools/sweeptest)
+#   Milvus collection t_<unix time>_<12 hex>  (dropped with tools/sweeptest)
 #   Redis database  RAG_E5_CHECK_REDIS_DB (15) of RAG_REDIS_ADDR, flushed before
 #                   and after: every chunk and query goes to the e5 server
 #   a temp dir      data dir (knowledge copies), fixtures, reports
@@ -78,7 +78,7 @@ OUT="${RAG_E5_CHECK_OUT:-$TMP/out}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 SWEEP="$TMP/sweeptest"
-go build -o "$SWEEP" ./internal/tools/sweeptest || die "building internal/tools/sweeptest failed"
+go build -o "$SWEEP" ./tools/sweeptest || die "building tools/sweeptest failed"
 
 stamp="$(date +%s)_$(od -An -tx1 -N6 /dev/urandom | tr -d ' \n')"
 DB="ragbaseline_test_$stamp"

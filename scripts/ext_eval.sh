@@ -42,7 +42,7 @@ judge() {
 	[ "$rc" -le 1 ] || die "rag-eval --fixtures $1 failed (exit $rc)"
 }
 
-"$GO" run ./internal/tools/extload
+"$GO" run ./tools/extload
 
 # The builtin pipeline: the committed fixtures, judged as make eval does.
 judge "$SET/fixtures" builtin-hybrid

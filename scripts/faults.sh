@@ -26,7 +26,7 @@ hashes() { (cd "$1" && find . -type f ! -name LOCK -print0 | sort -z | xargs -0 
 first_line() { head -n1 "$1" | cut -c1-160 | sed 's/|/\\|/g'; }
 
 make --no-print-directory build >/dev/null
-go run ./internal/tools/benchcorpus -docs "$DOCS" -sections 7 -out "$W/docs"
+go run ./tools/benchcorpus -docs "$DOCS" -sections 7 -out "$W/docs"
 cat >"$W/cases.json" <<'EOF'
 {"version": 1, "kbScope": "rag-eval", "cases": [
   {"caseId": "c1", "scenario": "chat", "query": "连接池 max_connections 排查", "expectedSources": ["doc-0000"]},
@@ -218,5 +218,5 @@ row "rag-snapshot with a mistyped RAG_MILVUS_COLLECTION, twice" \
 	"$(verdict test "$code" = 1 -a "$still" = yes)"
 
 mysql_exec "DROP DATABASE IF EXISTS $DB"
-go run ./internal/tools/sweeptest -drop-collection "$RAG_MILVUS_COLLECTION" >/dev/null 2>&1 || true
+go run ./tools/sweeptest -drop-collection "$RAG_MILVUS_COLLECTION" >/dev/null 2>&1 || true
 exit "$failed"

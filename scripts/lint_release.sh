@@ -6,7 +6,7 @@
 #                                       .ragbaseline/lint-venv), every rule, info included
 #   docs/examples/github-actions.yml    actionlint v1.7.12 (go run, pinned)
 #
-# internal/repocheck's tests check the rest without any tool: the
+# internal/testkit/repocheck's tests check the rest without any tool: the
 # Dockerfile's paths, stages, user and Go version, and the workflow's YAML.
 set -euo pipefail
 cd "$(dirname "$0")/.."

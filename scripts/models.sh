@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the model files of the use-multilingual-v3 embedder
-# (internal/embed/usem3) into the model directory:
+# (internal/kb/embed/usem3) into the model directory:
 #
 #   $RAG_MODEL_DIR/use-multilingual-v3/             when RAG_MODEL_DIR is set
 #   <user cache dir>/ragbaseline/models/use-multilingual-v3/   otherwise

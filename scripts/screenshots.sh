@@ -27,7 +27,7 @@ scripts/browser.sh >/dev/null
 "$BIN/rag-eval" calibrate -q --fixtures "$SET/fixtures" --fixtures "$SET/fixtures-dense" --fixtures "$SET/fixtures-local" \
 	--json-report "$OUT/calibration.json" --markdown-report "$OUT/calibration.md" --html-report "$OUT/calibration.html"
 
-shot() { $GO run ./internal/tools/screenshot -width 1100 -height 760 "$@"; }
+shot() { $GO run ./tools/screenshot -width 1100 -height 760 "$@"; }
 shot -in "$OUT/current.html" -out "$IMG/html-diff.png"
 shot -in "$OUT/current.html" -out "$IMG/html-case.png" \
 	-click '#case-chat-para-en-cert-expired > summary' -scroll '#case-chat-para-en-cert-expired'

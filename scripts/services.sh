@@ -17,7 +17,7 @@
 # It runs one inference at a time (requests queue on a lock), on
 # --threads OpenMP threads (2: this is a 2-core machine), with
 # OMP_WAIT_POLICY=passive: idle OpenMP threads sleep instead of spinning.
-# Measured with BenchmarkE5 (internal/embed/openai: the shipped corpus's 191
+# Measured with BenchmarkE5 (internal/kb/embed/openai: the shipped corpus's 191
 # chunks, 242 characters on average, as passages in batches of 64): passive,
 # 7.7-8.3 chunks/s on an otherwise idle machine and 4.3-4.6 while another
 # process keeps both cores busy; the default (active) policy, 3.6-5.8 and

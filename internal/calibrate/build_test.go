@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
-	"github.com/ragbaseline/ragbaseline/internal/goldenfile"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/goldenfile"
 )
 
 const labelsDir = "testdata/labels"

@@ -139,7 +139,7 @@
 // (reports/calibration.md, fixtures-local) relevant top-K blocks score
 // 0.13–0.59, the answered cases' best blocks 0.146–0.59 and the off-topic
 // golden cases' best scores 0.108–0.186 (English off-topic questions
-// score like answers; `go doc ./internal/lookup`), where
+// score like answers; `go doc ./internal/pipeline/builtin`), where
 // use-multilingual-v3 puts answered cases at 0.185 and more and off-topic
 // ones at 0.149 at most. Its thresholds therefore say
 // nothing about a neural model's: those must be calibrated on that model's

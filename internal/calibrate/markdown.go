@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // WriteMarkdown renders r as a Markdown document: per mode, the shipped
@@ -19,7 +19,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# Threshold calibration\n\n")
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), K = %d.\n\n",
-		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K)
+		mdcell.Code(r.Inputs.Cases), mdcell.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K)
 	b.WriteString("A block, or a case by its best block, is predicted relevant when its qualityScore ≥ the threshold.\n")
 	b.WriteString("TPR is the share of relevant ones kept, FPR the share of non-relevant ones kept, J = TPR − FPR;\n")
 	b.WriteString("the best separating threshold maximises J. How blocks and cases are labelled: `go doc ./internal/calibrate`.\n")
@@ -30,26 +30,26 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 }
 
 func writeModeMarkdown(b *bufio.Writer, m *Mode) {
-	fmt.Fprintf(b, "\n## %s\n\n", texttab.Escape(m.Name))
+	fmt.Fprintf(b, "\n## %s\n\n", mdcell.Escape(m.Name))
 	emb := "unknown"
 	if m.Embedder != nil {
-		emb = "`" + texttab.Code(*m.Embedder) + "`"
+		emb = "`" + mdcell.Code(*m.Embedder) + "`"
 	}
-	fmt.Fprintf(b, "Fixtures `%s`, embedder %s, status %s.\n", texttab.Code(m.Fixtures), emb, texttab.Escape(m.Status))
+	fmt.Fprintf(b, "Fixtures `%s`, embedder %s, status %s.\n", mdcell.Code(m.Fixtures), emb, mdcell.Escape(m.Status))
 	if m.Blocks == nil {
-		fmt.Fprintf(b, "\nUnavailable: %s. No statistics.\n\n", texttab.Escape(texttab.Or(m.Reason, "no reason given")))
-		texttab.Row(b, "shipped threshold", "value")
-		texttab.Row(b, "---", "---:")
-		texttab.Row(b, NameLowQuality, texttab.Float(m.Shipped.LowQuality))
-		texttab.Row(b, NameMinQuality, texttab.Float(m.Shipped.MinQuality))
-		texttab.Row(b, NameLevelsHigh, texttab.Float(m.Shipped.Levels.High))
-		texttab.Row(b, NameLevelsMedium, texttab.Float(m.Shipped.Levels.Medium))
+		fmt.Fprintf(b, "\nUnavailable: %s. No statistics.\n\n", mdcell.Escape(mdcell.Or(m.Reason, "no reason given")))
+		mdcell.Row(b, "shipped threshold", "value")
+		mdcell.Row(b, "---", "---:")
+		mdcell.Row(b, NameLowQuality, mdcell.Float(m.Shipped.LowQuality))
+		mdcell.Row(b, NameMinQuality, mdcell.Float(m.Shipped.MinQuality))
+		mdcell.Row(b, NameLevelsHigh, mdcell.Float(m.Shipped.Levels.High))
+		mdcell.Row(b, NameLevelsMedium, mdcell.Float(m.Shipped.Levels.Medium))
 		return
 	}
 	if len(m.Warnings) > 0 {
 		b.WriteString("\n")
 		for _, w := range m.Warnings {
-			fmt.Fprintf(b, "**Small sample.** %s.\n", texttab.Escape(w))
+			fmt.Fprintf(b, "**Small sample.** %s.\n", mdcell.Escape(w))
 		}
 	}
 	bc, cc := m.Blocks.Counts, m.Cases.Counts
@@ -59,8 +59,8 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 		cc.Relevant, cc.NonRelevant, cc.Unlabelled, cc.MissingScore)
 
 	fmt.Fprintf(b, "\n### Thresholds\n\n")
-	texttab.Row(b, "gate", "threshold", "value", "TPR", "FPR", "J", "precision")
-	texttab.Row(b, "---", "---", "---:", "---:", "---:", "---:", "---:")
+	mdcell.Row(b, "gate", "threshold", "value", "TPR", "FPR", "J", "precision")
+	mdcell.Row(b, "---", "---", "---:", "---:", "---:", "---:", "---:")
 	thresholdRow(b, "block", m.Blocks.Best)
 	for i := range m.Blocks.AtShipped {
 		thresholdRow(b, "block", &m.Blocks.AtShipped[i])
@@ -81,8 +81,8 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 	histTable(b, m.Cases.Histogram)
 	if len(m.Cases.Samples) > 0 {
 		b.WriteString("\n")
-		texttab.Row(b, "case", "label", "best qualityScore", "from")
-		texttab.Row(b, "---", "---", "---:", "---")
+		mdcell.Row(b, "case", "label", "best qualityScore", "from")
+		mdcell.Row(b, "---", "---", "---:", "---")
 		for _, s := range m.Cases.Samples {
 			from := "—"
 			switch {
@@ -90,40 +90,40 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 			case *s.ScoreFrom == ScoreFromAttempt:
 				from = "selected attempt (no block)"
 			default:
-				from = texttab.Escape(*s.ScoreFrom)
+				from = mdcell.Escape(*s.ScoreFrom)
 			}
-			texttab.Row(b, texttab.Escape(s.CaseID), labelWord(s.Label), texttab.Float(s.BestQuality), from)
+			mdcell.Row(b, mdcell.Escape(s.CaseID), labelWord(s.Label), mdcell.Float(s.BestQuality), from)
 		}
 	}
 
 	fmt.Fprintf(b, "\n### relevanceLevel precision\n\n")
-	texttab.Row(b, "relevanceLevel", "relevant", "non-relevant", "unlabelled", "precision")
-	texttab.Row(b, "---", "---:", "---:", "---:", "---:")
+	mdcell.Row(b, "relevanceLevel", "relevant", "non-relevant", "unlabelled", "precision")
+	mdcell.Row(b, "---", "---:", "---:", "---:", "---:")
 	for _, l := range m.Blocks.RelevanceLevels {
-		texttab.Row(b, texttab.Escape(l.Level), strconv.Itoa(l.Relevant), strconv.Itoa(l.NonRelevant), strconv.Itoa(l.Unlabelled), texttab.Float(l.Precision))
+		mdcell.Row(b, mdcell.Escape(l.Level), strconv.Itoa(l.Relevant), strconv.Itoa(l.NonRelevant), strconv.Itoa(l.Unlabelled), mdcell.Float(l.Precision))
 	}
 }
 
 func thresholdRow(b *bufio.Writer, gate string, t *Threshold) {
 	if t == nil {
-		texttab.Row(b, gate, "best separating", "—", "—", "—", "—", "—")
+		mdcell.Row(b, gate, "best separating", "—", "—", "—", "—", "—")
 		return
 	}
 	name := t.Name + " (shipped)"
 	if t.Name == NameBest {
 		name = "best separating"
 	}
-	texttab.Row(b, gate, texttab.Escape(name), texttab.Float(t.Threshold), texttab.Float(t.TPR), texttab.Float(t.FPR), texttab.Float(t.J), texttab.Float(t.Precision))
+	mdcell.Row(b, gate, mdcell.Escape(name), mdcell.Float(t.Threshold), mdcell.Float(t.TPR), mdcell.Float(t.FPR), mdcell.Float(t.J), mdcell.Float(t.Precision))
 }
 
 func distTable(b *bufio.Writer, rel, non Dist) {
-	texttab.Row(b, "label", "count", "min", "median", "mean", "max")
-	texttab.Row(b, "---", "---:", "---:", "---:", "---:", "---:")
+	mdcell.Row(b, "label", "count", "min", "median", "mean", "max")
+	mdcell.Row(b, "---", "---:", "---:", "---:", "---:", "---:")
 	for _, d := range []struct {
 		name string
 		d    Dist
 	}{{"relevant", rel}, {"non-relevant", non}} {
-		texttab.Row(b, d.name, strconv.Itoa(d.d.Count), texttab.Float(d.d.Min), texttab.Float(d.d.Median), texttab.Float(d.d.Mean), texttab.Float(d.d.Max))
+		mdcell.Row(b, d.name, strconv.Itoa(d.d.Count), mdcell.Float(d.d.Min), mdcell.Float(d.d.Median), mdcell.Float(d.d.Mean), mdcell.Float(d.d.Max))
 	}
 }
 
@@ -147,10 +147,10 @@ func histTable(b *bufio.Writer, bins []HistBin) {
 		b.WriteString("No scores to show.\n")
 		return
 	}
-	texttab.Row(b, "qualityScore", "relevant", "non-relevant")
-	texttab.Row(b, "---", "---", "---")
+	mdcell.Row(b, "qualityScore", "relevant", "non-relevant")
+	mdcell.Row(b, "---", "---", "---")
 	for _, h := range bins[first : last+1] {
-		texttab.Row(b, fmt.Sprintf("%.2f–%.2f", float64(h.From), float64(h.To)), bar(h.Relevant, most), bar(h.NonRelevant, most))
+		mdcell.Row(b, fmt.Sprintf("%.2f–%.2f", float64(h.From), float64(h.To)), bar(h.Relevant, most), bar(h.NonRelevant, most))
 	}
 }
 

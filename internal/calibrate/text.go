@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // WriteText writes the plain-text summary, one line per mode: the best
@@ -23,14 +23,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	for i := range r.Modes {
 		m := &r.Modes[i]
 		if m.Blocks == nil {
-			fmt.Fprintf(b, "%s: %s: %s\n", oneLine(m.Name), oneLine(m.Status), oneLine(texttab.Or(m.Reason, "no reason given")))
+			fmt.Fprintf(b, "%s: %s: %s\n", oneLine(m.Name), oneLine(m.Status), oneLine(mdcell.Or(m.Reason, "no reason given")))
 			continue
 		}
 		s := m.Shipped
 		fmt.Fprintf(b, "%s: blocks best %s vs shipped medium %s, high %s, minQuality %s; cases best %s vs shipped lowQuality %s\n",
 			oneLine(m.Name), bestText(m.Blocks.Best, m.Blocks.Relevant.Count, m.Blocks.NonRelevant.Count),
-			texttab.Float(s.Levels.Medium), texttab.Float(s.Levels.High), texttab.Float(s.MinQuality),
-			bestText(m.Cases.Best, m.Cases.Relevant.Count, m.Cases.NonRelevant.Count), texttab.Float(s.LowQuality))
+			mdcell.Float(s.Levels.Medium), mdcell.Float(s.Levels.High), mdcell.Float(s.MinQuality),
+			bestText(m.Cases.Best, m.Cases.Relevant.Count, m.Cases.NonRelevant.Count), mdcell.Float(s.LowQuality))
 	}
 	return b.Flush()
 }
@@ -39,7 +39,7 @@ func bestText(t *Threshold, rel, non int) string {
 	if t == nil {
 		return fmt.Sprintf("— (%d relevant, %d non-relevant scores)", rel, non)
 	}
-	return fmt.Sprintf("%s (TPR %s, FPR %s; %d relevant, %d non-relevant)", texttab.Float(t.Threshold), texttab.Float(t.TPR), texttab.Float(t.FPR), rel, non)
+	return fmt.Sprintf("%s (TPR %s, FPR %s; %d relevant, %d non-relevant)", mdcell.Float(t.Threshold), mdcell.Float(t.TPR), mdcell.Float(t.FPR), rel, non)
 }
 
 // oneLine returns s, or s Go-quoted when it holds a rune that would break

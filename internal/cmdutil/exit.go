@@ -51,20 +51,35 @@ func Usagef(format string, args ...any) error { return Usage(fmt.Errorf(format, 
 // Silent returns an error that only sets the exit code: nothing is printed.
 func Silent(code ExitCode) error { return &ExitError{Code: code} }
 
-// Tool is one binary: the name its messages are prefixed with and what an
-// error that carries no exit code means for it.
+// Tool is one binary: the name its messages are prefixed with, what an
+// error that carries no exit code means for it, and its command tree.
 type Tool struct {
 	// Name prefixes every message: "rag-eval: …".
 	Name string
-	// Unmarked is the exit code of an error that is not an *ExitError:
-	// ExitUsage for rag-eval (anything but a failed case or a regression
-	// is a usage or input error), ExitFail for rag-seed and rag-snapshot
-	// (a backend or the pipeline failed).
+	// Unmarked is the exit code of an error that is not an *ExitError.
+	// For rag-eval it is ExitUsage: anything but a failed case or a
+	// regression is a usage or input error. For rag-seed and rag-snapshot
+	// it is ExitFail: a backend or the pipeline failed.
 	Unmarked ExitCode
 	// Interrupt makes SIGINT and SIGTERM cancel the command's context
-	// instead of killing the process, for commands that must stop cleanly
-	// (release a lock, drain a server).
+	// instead of killing the process. Commands that must stop cleanly
+	// (release a lock, drain a server) need it.
 	Interrupt bool
+	// Root builds the command tree over f from the NewCmdX constructors:
+	// the root command and its subcommands, not yet set up.
+	Root func(f *Streams) *cobra.Command
+	// PreRun, when set, runs before the command that Main runs. Tests
+	// that build the tree with Command run without it.
+	PreRun func(cmd *cobra.Command, args []string)
+}
+
+// Command builds the tool's command tree over f and sets it up (Setup).
+// Its --version prints Version(version).
+func (t Tool) Command(f *Streams, version string) *cobra.Command {
+	root := t.Root(f)
+	root.Version = Version(version)
+	Setup(root, f)
+	return root
 }
 
 // ExitCode is the one place an error is turned into an exit code.
@@ -79,8 +94,12 @@ func (t Tool) ExitCode(err error) ExitCode {
 	return t.Unmarked
 }
 
-// Main runs root with the process's arguments and exits with its code.
-func (t Tool) Main(root *cobra.Command) {
+// Main is a binary's main: it runs the tool's command tree over the
+// process's streams and arguments and exits with its code. version is the
+// one its main package was built with (-ldflags "-X main.version=…").
+func (t Tool) Main(version string) {
+	root := t.Command(System(), version)
+	root.PersistentPreRun = t.PreRun
 	ctx, stop := context.Background(), func() {}
 	if t.Interrupt {
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

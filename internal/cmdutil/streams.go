@@ -6,7 +6,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/ragbaseline/ragbaseline/internal/progress"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil/progress"
 )
 
 // Streams are a command's standard streams (cli/cli's iostreams): the one

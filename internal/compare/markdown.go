@@ -10,7 +10,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // metricTitles are the display names of Metrics.
@@ -27,33 +27,33 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	var names []string
 	for _, s := range r.Sides {
-		names = append(names, texttab.Escape(s.Name))
+		names = append(names, mdcell.Escape(s.Name))
 	}
 	fmt.Fprintf(b, "# Path comparison: %s\n\n", strings.Join(names, " vs "))
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), K = %d. %s\n\n",
-		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K, r.methodSentence(r.Method))
+		mdcell.Code(r.Inputs.Cases), mdcell.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K, r.methodSentence(r.Method))
 
 	fmt.Fprintf(b, "## Sides\n\n")
-	texttab.Row(b, "side", "fixtures", "status", "cases", "pass / fail / not run / error", "hit levels (strong / medium / weak / miss / n/a)", "fallback rate", "search modes")
-	texttab.Row(b, "---", "---", "---", "---:", "---", "---", "---:", "---")
+	mdcell.Row(b, "side", "fixtures", "status", "cases", "pass / fail / not run / error", "hit levels (strong / medium / weak / miss / n/a)", "fallback rate", "search modes")
+	mdcell.Row(b, "---", "---", "---", "---:", "---", "---", "---:", "---")
 	for i, s := range r.Sides {
-		name := texttab.Escape(s.Name) + " (" + Letter(i) + ")"
+		name := mdcell.Escape(s.Name) + " (" + Letter(i) + ")"
 		if s.Summary == nil {
-			texttab.Row(b, name, texttab.CodeCell(s.Fixtures),
-				"**unavailable**: "+texttab.Escape(texttab.Or(s.Reason, texttab.None)), "—", "—", "—", "—", "—")
+			mdcell.Row(b, name, mdcell.CodeCell(s.Fixtures),
+				"**unavailable**: "+mdcell.Escape(mdcell.Or(s.Reason, mdcell.None)), "—", "—", "—", "—", "—")
 			continue
 		}
 		m := s.Summary
-		texttab.Row(b, name, texttab.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
+		mdcell.Row(b, name, mdcell.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
 			fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount),
 			fmt.Sprintf("%d / %d / %d / %d / %d", m.HitLevels.Strong, m.HitLevels.Medium, m.HitLevels.Weak, m.HitLevels.Miss, m.HitLevels.NA),
-			texttab.Float(m.FallbackRate), texttab.Escape(strings.Join(m.SearchModes, ", ")))
+			mdcell.Float(m.FallbackRate), mdcell.Escape(strings.Join(m.SearchModes, ", ")))
 	}
 	b.WriteString("\n")
 	for _, s := range r.Sides {
 		if s.Summary != nil {
 			if line := skippedLine(s.Summary); line != "" {
-				fmt.Fprintf(b, "%s: %s.\n\n", texttab.Escape(s.Name), texttab.Escape(line))
+				fmt.Fprintf(b, "%s: %s.\n\n", mdcell.Escape(s.Name), mdcell.Escape(line))
 			}
 		}
 	}
@@ -76,16 +76,16 @@ func metricTitle(name string) string { return metricTitles[name] }
 // writePairCasesMarkdown writes pair k's section: metrics, cases, top K.
 func (r *Report) writePairCasesMarkdown(b *bufio.Writer, k int) {
 	ai, bi := r.pairSides(k)
-	an, bn := texttab.Escape(r.Pairs[k].A), texttab.Escape(r.Pairs[k].B)
+	an, bn := mdcell.Escape(r.Pairs[k].A), mdcell.Escape(r.Pairs[k].B)
 	fmt.Fprintf(b, "## %s vs %s\n\n", an, bn)
 	r.writePairMarkdown(b, k, metricTitle)
 
 	fmt.Fprintf(b, "### Cases\n\n%s\n\n", r.differingSentence(k))
-	texttab.Row(b, "case", "scenario", an, bn, "differences")
-	texttab.Row(b, "---", "---", "---", "---", "---")
+	mdcell.Row(b, "case", "scenario", an, bn, "differences")
+	mdcell.Row(b, "---", "---", "---", "---", "---")
 	for _, c := range r.Cases {
 		lc, rc := sideCell(c.Sides[ai], c.Sides[bi]), sideCell(c.Sides[bi], c.Sides[ai])
-		texttab.Row(b, texttab.Escape(c.CaseID), texttab.Escape(c.Scenario), lc, rc, strings.Join(c.Differences[k], ", "))
+		mdcell.Row(b, mdcell.Escape(c.CaseID), mdcell.Escape(c.Scenario), lc, rc, strings.Join(c.Differences[k], ", "))
 	}
 	b.WriteString("\n")
 
@@ -95,13 +95,13 @@ func (r *Report) writePairCasesMarkdown(b *bufio.Writer, k int) {
 			if !c.Substantive(k) {
 				continue
 			}
-			fmt.Fprintf(b, "\n#### %s\n\nQuery: %s  \nDifferences: %s\n\n", texttab.Escape(c.CaseID), texttab.Escape(c.Query), strings.Join(c.Differences[k], ", "))
-			texttab.Row(b, "#", an, bn)
-			texttab.Row(b, "---:", "---", "---")
+			fmt.Fprintf(b, "\n#### %s\n\nQuery: %s  \nDifferences: %s\n\n", mdcell.Escape(c.CaseID), mdcell.Escape(c.Query), strings.Join(c.Differences[k], ", "))
+			mdcell.Row(b, "#", an, bn)
+			mdcell.Row(b, "---:", "---", "---")
 			l, rt := c.Sides[ai].TopCandidates, c.Sides[bi].TopCandidates
 			for i := range max(len(l), len(rt)) {
 				diff := PositionDiffs(l, rt, i)
-				texttab.Row(b, strconv.Itoa(i+1), blockCell(l, i, diff), blockCell(rt, i, diff))
+				mdcell.Row(b, strconv.Itoa(i+1), blockCell(l, i, diff), blockCell(rt, i, diff))
 			}
 		}
 		b.WriteString("\n")
@@ -130,9 +130,9 @@ func sideCell(s, other *CaseSide) string {
 	}
 	parts := []string{
 		bold(status, s.Status != o.Status),
-		bold(texttab.Or(s.HitLevel, texttab.None), !samePtr(s.HitLevel, o.HitLevel)),
-		bold("rank "+texttab.Int(s.FirstExpectedRank), !samePtr(s.FirstExpectedRank, o.FirstExpectedRank)),
-		bold(texttab.Escape(texttab.Or(s.SelectedAttempt, texttab.None)), !samePtr(s.SelectedAttempt, o.SelectedAttempt)),
+		bold(mdcell.Or(s.HitLevel, mdcell.None), !samePtr(s.HitLevel, o.HitLevel)),
+		bold("rank "+mdcell.Int(s.FirstExpectedRank), !samePtr(s.FirstExpectedRank, o.FirstExpectedRank)),
+		bold(mdcell.Escape(mdcell.Or(s.SelectedAttempt, mdcell.None)), !samePtr(s.SelectedAttempt, o.SelectedAttempt)),
 	}
 	return strings.Join(parts, " · ")
 }
@@ -147,9 +147,9 @@ func blockCell(l []judge.Candidate, i int, diff []string) string {
 	c := &l[i]
 	f := func(name, v string) string {
 		if v == "" {
-			v = texttab.None
+			v = mdcell.None
 		} else {
-			v = texttab.Escape(v)
+			v = mdcell.Escape(v)
 		}
 		if name != DiffScoreLabel && slices.Contains(diff, name) {
 			return "**" + v + "**"
@@ -158,12 +158,12 @@ func blockCell(l []judge.Candidate, i int, diff []string) string {
 	}
 	return f(DiffSource, c.Source) + "<br>" + f(DiffBreadcrumb, c.Breadcrumb) + "<br>" +
 		f(DiffCategory, c.Category) + " · " + f(DiffScoreLabel, c.ScoreLabel) + " · " +
-		f(DiffRelevanceLevel, c.RelevanceLevel) + " · " + texttab.Float(c.QualityScore)
+		f(DiffRelevanceLevel, c.RelevanceLevel) + " · " + mdcell.Float(c.QualityScore)
 }
 
 func ci(c *[2]contract.Float6) string {
 	if c == nil {
-		return texttab.None
+		return mdcell.None
 	}
-	return "[" + texttab.Float(&c[0]) + ", " + texttab.Float(&c[1]) + "]"
+	return "[" + mdcell.Float(&c[0]) + ", " + mdcell.Float(&c[1]) + "]"
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // Letter is side i's letter in the summary tables: a, b, …, z, then the
@@ -24,7 +24,7 @@ func Letter(i int) string {
 func (c *Comparison) methodSentence(m Method) string {
 	pairs := "every pair of sides"
 	if c.Baseline != nil {
-		pairs = "every side against " + texttab.Escape(*c.Baseline)
+		pairs = "every side against " + mdcell.Escape(*c.Baseline)
 	}
 	return fmt.Sprintf("Compared: %s. Δ = a − b over the items both sides can score; "+
 		"95%% CI: percentile bootstrap of the mean difference, %d resamples; p: two-sided paired sign-flip "+
@@ -42,11 +42,11 @@ func (c *Comparison) writeSummaryMarkdown(b *bufio.Writer, sides []string, title
 	head := []string{"metric"}
 	align := []string{"---"}
 	for i, s := range sides {
-		head = append(head, texttab.Escape(s)+" ("+Letter(i)+")")
+		head = append(head, mdcell.Escape(s)+" ("+Letter(i)+")")
 		align = append(align, "---:")
 	}
-	texttab.Row(b, head...)
-	texttab.Row(b, align...)
+	mdcell.Row(b, head...)
+	mdcell.Row(b, align...)
 	index := map[string]int{}
 	for i, s := range sides {
 		index[s] = i
@@ -54,7 +54,7 @@ func (c *Comparison) writeSummaryMarkdown(b *bufio.Writer, sides []string, title
 	for _, m := range c.Metrics {
 		row := []string{title(m.Name)}
 		for s := range sides {
-			cell := texttab.Float(m.Means[s])
+			cell := mdcell.Float(m.Means[s])
 			if len(m.BetterThan[s]) > 0 {
 				var ls string
 				for _, o := range m.BetterThan[s] {
@@ -64,7 +64,7 @@ func (c *Comparison) writeSummaryMarkdown(b *bufio.Writer, sides []string, title
 			}
 			row = append(row, cell)
 		}
-		texttab.Row(b, row...)
+		mdcell.Row(b, row...)
 	}
 	b.WriteString("\n")
 }
@@ -72,19 +72,19 @@ func (c *Comparison) writeSummaryMarkdown(b *bufio.Writer, sides []string, title
 // writePairMarkdown writes pair k's metric table.
 func (c *Comparison) writePairMarkdown(b *bufio.Writer, k int, title func(string) string) {
 	p := &c.Pairs[k]
-	texttab.Row(b, "metric", texttab.Escape(p.A), texttab.Escape(p.B), "Δ", "95% CI", "p", "p adj.", "W / T / L", "pairs", "t-test p")
-	texttab.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:")
+	mdcell.Row(b, "metric", mdcell.Escape(p.A), mdcell.Escape(p.B), "Δ", "95% CI", "p", "p adj.", "W / T / L", "pairs", "t-test p")
+	mdcell.Row(b, "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:")
 	for _, m := range p.Metrics {
-		delta := texttab.Signed(m.Delta)
+		delta := mdcell.Signed(m.Delta)
 		if m.Significant() {
 			delta = "**" + delta + "**"
 		}
-		wtl := texttab.None
+		wtl := mdcell.None
 		if m.Pairs > 0 {
 			wtl = fmt.Sprintf("%d / %d / %d", m.Wins, m.Ties, m.Losses)
 		}
-		texttab.Row(b, title(m.Name), texttab.Float(m.A), texttab.Float(m.B), delta, ci(m.CI95),
-			texttab.Float(m.PValue), texttab.Float(m.PAdjusted), wtl, strconv.Itoa(m.Pairs), texttab.Float(m.TTestP))
+		mdcell.Row(b, title(m.Name), mdcell.Float(m.A), mdcell.Float(m.B), delta, ci(m.CI95),
+			mdcell.Float(m.PValue), mdcell.Float(m.PAdjusted), wtl, strconv.Itoa(m.Pairs), mdcell.Float(m.TTestP))
 	}
 	b.WriteString("\n")
 }
@@ -110,7 +110,7 @@ func (c *Comparison) writeMeansText(w io.Writer, sides []string) error {
 	for _, m := range c.Metrics {
 		fmt.Fprintf(tw, "%s", m.Name)
 		for s := range sides {
-			fmt.Fprintf(tw, "\t%s", texttab.Float(m.Means[s]))
+			fmt.Fprintf(tw, "\t%s", mdcell.Float(m.Means[s]))
 			if len(m.BetterThan[s]) > 0 {
 				var ls []string
 				for _, o := range m.BetterThan[s] {
@@ -142,12 +142,12 @@ func (c *Comparison) writePairsText(w io.Writer) error {
 			if m.Significant() {
 				mark = " *"
 			}
-			wtl := texttab.None
+			wtl := mdcell.None
 			if m.Pairs > 0 {
 				wtl = fmt.Sprintf("%d/%d/%d", m.Wins, m.Ties, m.Losses)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%d\t%s\n", m.Name, texttab.Float(m.A), texttab.Float(m.B),
-				texttab.Signed(m.Delta), ci(m.CI95), texttab.Float(m.PValue), texttab.Float(m.PAdjusted), mark, wtl, m.Pairs, texttab.Float(m.TTestP))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%d\t%s\n", m.Name, mdcell.Float(m.A), mdcell.Float(m.B),
+				mdcell.Signed(m.Delta), ci(m.CI95), mdcell.Float(m.PValue), mdcell.Float(m.PAdjusted), mark, wtl, m.Pairs, mdcell.Float(m.TTestP))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

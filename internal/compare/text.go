@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // WriteText writes the plain-text summary rag-eval compare prints: each
@@ -17,7 +17,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, s := range r.Sides {
 		names = append(names, s.Name)
 		if s.Summary == nil {
-			fmt.Fprintf(w, "%s: unavailable: %s\n", s.Name, texttab.Or(s.Reason, texttab.None))
+			fmt.Fprintf(w, "%s: unavailable: %s\n", s.Name, mdcell.Or(s.Reason, mdcell.None))
 			continue
 		}
 		fmt.Fprintf(w, "%s: %d/%d cases pass (%s)\n", s.Name, s.Summary.PassCount, s.Summary.CaseCount, s.Fixtures)

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // TrecRun is one TREC run to compare: its name, its file and its
@@ -203,7 +203,7 @@ func (r *TrecReport) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	var names []string
 	for _, s := range r.Sides {
-		names = append(names, texttab.Escape(s.Name))
+		names = append(names, mdcell.Escape(s.Name))
 	}
 	fmt.Fprintf(b, "# Run comparison: %s\n\n", strings.Join(names, " vs "))
 	maxRet := "all"
@@ -211,22 +211,22 @@ func (r *TrecReport) WriteMarkdown(w io.Writer) error {
 		maxRet = strconv.Itoa(*r.Inputs.MaxRetrieved)
 	}
 	fmt.Fprintf(b, "Qrels `%s` (sha256 `%s`); measures %s; relevant: grade ≥ %d (-l); documents per query: %s (-M). %s %s\n\n",
-		texttab.Code(r.Inputs.Qrels), texttab.ShortHash(r.Inputs.QrelsSHA256), texttab.Escape(strings.Join(r.Inputs.Measures, " ")),
+		mdcell.Code(r.Inputs.Qrels), mdcell.ShortHash(r.Inputs.QrelsSHA256), mdcell.Escape(strings.Join(r.Inputs.Measures, " ")),
 		r.Inputs.RelLevel, maxRet, r.MissingSentence(), r.methodSentence(r.Method))
 	fmt.Fprintf(b, "## Runs\n\n")
-	texttab.Row(b, "run", "file", "queries evaluated", "judged queries without results")
-	texttab.Row(b, "---", "---", "---:", "---:")
+	mdcell.Row(b, "run", "file", "queries evaluated", "judged queries without results")
+	mdcell.Row(b, "---", "---", "---:", "---:")
 	for i, s := range r.Sides {
-		texttab.Row(b, texttab.Escape(s.Name)+" ("+Letter(i)+")", texttab.CodeCell(s.Run), strconv.Itoa(s.Queries), strconv.Itoa(s.Missing))
+		mdcell.Row(b, mdcell.Escape(s.Name)+" ("+Letter(i)+")", mdcell.CodeCell(s.Run), strconv.Itoa(s.Queries), strconv.Itoa(s.Missing))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(b, "## Summary\n\nEach run's mean (rag-eval trec's \"all\" value); a superscript lists the runs it is significantly better than.\n\n")
 	r.writeSummaryMarkdown(b, r.names(), trecTitle)
 	for k, p := range r.Pairs {
-		fmt.Fprintf(b, "## %s vs %s\n\n", texttab.Escape(p.A), texttab.Escape(p.B))
+		fmt.Fprintf(b, "## %s vs %s\n\n", mdcell.Escape(p.A), mdcell.Escape(p.B))
 		r.writePairMarkdown(b, k, trecTitle)
 		if s := r.disjointSentence(k); s != "" {
-			fmt.Fprintf(b, "%s\n\n", texttab.Escape(s))
+			fmt.Fprintf(b, "%s\n\n", mdcell.Escape(s))
 		}
 	}
 	return b.Flush()

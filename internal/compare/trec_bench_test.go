@@ -5,8 +5,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/ragbaseline/ragbaseline/internal/compare/rungen"
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/rungen"
 )
 
 // BenchmarkTrecCompare: rag-eval trec-compare's work after reading the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragbaseline/ragbaseline/internal/compare/rungen"
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/rungen"
 )
 
 // trecFixture generates qrels and three runs over 60 queries; the second

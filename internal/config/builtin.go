@@ -8,7 +8,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/lookup"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline/builtin"
 )
 
 // BuiltinVersion is the version written into the fixtures'
@@ -19,7 +19,7 @@ const BuiltinVersion = "1"
 
 // Builtin is the builtin lookup pipeline (docs/pipeline.md) over an opened stack.
 type Builtin struct {
-	Pipeline *lookup.Pipeline
+	Pipeline *builtin.Pipeline
 	Stack    *Stack
 	// Warnings are what does not stop lookups but should be said: an
 	// embedder without calibrated thresholds.
@@ -46,13 +46,13 @@ func OpenBuiltin(ctx context.Context, c Config, kbScope string, fusion kb.Fusion
 		return nil, err
 	}
 	b := &Builtin{Stack: stack}
-	if t, ok := lookup.ThresholdsFor(stack.Embedder.Name()); !ok {
+	if t, ok := builtin.ThresholdsFor(stack.Embedder.Name()); !ok {
 		b.Warnings = append(b.Warnings, fmt.Errorf("embedder %s is not calibrated: using lowQuality %g, minQuality %g, levels high %g / medium %g; run rag-eval calibrate on your fixtures to see where its scores fall",
 			stack.Embedder.Name(), t.LowQuality, t.MinQuality, t.Levels.High, t.Levels.Medium))
 	}
-	lc := lookup.DefaultConfig(stack.Embedder.Name())
+	lc := builtin.DefaultConfig(stack.Embedder.Name())
 	lc.Fusion = fusion
-	b.Pipeline = lookup.New(stack.Catalog, stack.Index, stack.Embedder, lc,
+	b.Pipeline = builtin.New(stack.Catalog, stack.Index, stack.Embedder, lc,
 		contract.Pipeline{Version: BuiltinVersion, Store: c.Store})
 	return b, nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/lookup"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
 // OpenBuiltin answers lookups on a seeded store; what the user must change
@@ -25,7 +25,7 @@ func TestOpenBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.Pipeline.Lookup(ctx, lookup.Request{Query: "max_connections", KBScope: "rag-eval"})
+	res, err := b.Pipeline.Lookup(ctx, pipeline.Request{Query: "max_connections", KBScope: "rag-eval"})
 	if err != nil || len(res.EvidenceBlocks) == 0 || res.EvidenceBlocks[0].Source != "pool" {
 		t.Errorf("lookup: %v, %+v", err, res)
 	}

@@ -1,6 +1,6 @@
 // Package config turns flags and environment variables into concrete
 // backends (the embedded store or the server stack). It is the only package that knows every backend; only
-// cmd/seed and cmd/snapshot import it.
+// cmd/rag-seed and cmd/rag-snapshot import it.
 //
 // Every setting has a flag and an environment variable; a flag given on the
 // command line wins over the variable, which wins over the default:
@@ -37,12 +37,12 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
-	"github.com/ragbaseline/ragbaseline/internal/embed/local"
-	"github.com/ragbaseline/ragbaseline/internal/embed/openai"
-	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kb/catalog/mysql"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/local"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/openai"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/usem3"
 )
 
 // Stores and embedders.

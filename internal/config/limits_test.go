@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlcatalog"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
-	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kb/catalog/sqlcatalog"
+	"github.com/ragbaseline/ragbaseline/internal/kb/index/milvus"
 )
 
 // TestLimitsFitEveryStore checks that every value a valid seed document can

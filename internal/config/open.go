@@ -6,18 +6,18 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
-	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlite"
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
-	"github.com/ragbaseline/ragbaseline/internal/embed"
-	"github.com/ragbaseline/ragbaseline/internal/embed/cache/rediscache"
-	"github.com/ragbaseline/ragbaseline/internal/embed/cache/sqlitecache"
-	"github.com/ragbaseline/ragbaseline/internal/embed/local"
-	"github.com/ragbaseline/ragbaseline/internal/embed/openai"
-	"github.com/ragbaseline/ragbaseline/internal/embed/usem3"
-	"github.com/ragbaseline/ragbaseline/internal/index/embedded"
-	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kb/catalog/mysql"
+	"github.com/ragbaseline/ragbaseline/internal/kb/catalog/sqlite"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/cache/rediscache"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/cache/sqlitecache"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/local"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/openai"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/usem3"
+	"github.com/ragbaseline/ragbaseline/internal/kb/index/embedded"
+	"github.com/ragbaseline/ragbaseline/internal/kb/index/milvus"
 )
 
 // Open validates c and opens its backends for writing (rag-seed): the

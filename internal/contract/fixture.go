@@ -198,7 +198,7 @@ type PipelineParams struct {
 	// (0: no floor).
 	MinQuality Float6 `json:"minQuality"`
 	// RelQuality is the relative quality gate of a filtered attempt
-	// (lookup.Config.RelQuality); absent when off.
+	// (builtin.Config.RelQuality); absent when off.
 	RelQuality Float6 `json:"relQuality,omitempty"`
 	// Fusion is how hybrid search fused the dense and BM25 lists: "rrf"
 	// (reciprocal rank fusion) or "anchored" (RRF anchored on the

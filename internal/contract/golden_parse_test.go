@@ -494,7 +494,7 @@ func benchParseGolden(b *testing.B, data []byte, valid bool) {
 }
 
 // goldenBench returns a valid golden file of n cases shaped like the ones
-// internal/tools/benchgen writes (indented, mixed Chinese and English
+// tools/benchgen writes (indented, mixed Chinese and English
 // queries, an escaped '>' in every breadcrumb): about 500 bytes a case.
 func goldenBench(tb testing.TB, n int) []byte {
 	tb.Helper()

@@ -7,7 +7,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/kbtest"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/kbtest"
 )
 
 // benchDocs loads the kbtest benchmark corpus: docs documents of sections

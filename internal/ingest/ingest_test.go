@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
-	"github.com/ragbaseline/ragbaseline/internal/catalog/sqlite"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
-	"github.com/ragbaseline/ragbaseline/internal/embed/local"
-	"github.com/ragbaseline/ragbaseline/internal/index/embedded"
-	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/kbtest"
+	"github.com/ragbaseline/ragbaseline/internal/kb/catalog/mysql"
+	"github.com/ragbaseline/ragbaseline/internal/kb/catalog/sqlite"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/local"
+	"github.com/ragbaseline/ragbaseline/internal/kb/index/embedded"
+	"github.com/ragbaseline/ragbaseline/internal/kb/index/milvus"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/kbtest"
 )
 
 const scope = "rag-eval"

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/ragbaseline/ragbaseline/internal/metrics/trecgen"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/trecgen"
 )
 
 // BenchmarkTrec measures what rag-eval trec does (read both files, evaluate

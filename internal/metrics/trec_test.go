@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragbaseline/ragbaseline/internal/goldenfile"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/goldenfile"
 )
 
 // trecDir holds trec_eval's own test vectors, kept in the repository.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // Case changes in a baseline diff (docs/reports.md), in precedence order after
@@ -191,7 +191,7 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 		}
 		d.Summary[m] = delta
 		if (m == "passRate" || m == "recallAtK") && worseFloat(b, c) {
-			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, texttab.Float(b), texttab.Float(c)))
+			d.Regressions = append(d.Regressions, fmt.Sprintf("%s dropped from %s to %s", m, mdcell.Float(b), mdcell.Float(c)))
 		}
 	}
 	d.metricRegressions = len(d.Regressions)
@@ -327,9 +327,9 @@ func (d *Diff) InputLines() []string {
 		if label == "" {
 			label = f.Field
 		}
-		bv, cv := texttab.JSONText(f.Baseline), texttab.JSONText(f.Current)
+		bv, cv := mdcell.JSONText(f.Baseline), mdcell.JSONText(f.Current)
 		if f.Field == "seed.corpusSha256" || f.Field == "casesSha256" {
-			bv, cv = texttab.ShortHash(bv), texttab.ShortHash(cv)
+			bv, cv = mdcell.ShortHash(bv), mdcell.ShortHash(cv)
 		}
 		out = append(out, fmt.Sprintf("%s %s → %s", label, bv, cv))
 	}
@@ -389,7 +389,7 @@ func diffCase(b, c *judge.CaseResult) CaseDiff {
 	}
 	cmp(statusOrder(c.Status)-statusOrder(b.Status), fmt.Sprintf("status %s → %s", b.Status, c.Status))
 	if hb, hc := hitOrder(b.HitLevel), hitOrder(c.HitLevel); hb >= 0 && hc >= 0 {
-		cmp(hc-hb, fmt.Sprintf("hitLevel %s → %s", texttab.Or(b.HitLevel, "null"), texttab.Or(c.HitLevel, "null")))
+		cmp(hc-hb, fmt.Sprintf("hitLevel %s → %s", mdcell.Or(b.HitLevel, "null"), mdcell.Or(c.HitLevel, "null")))
 	}
 	rankWhat := fmt.Sprintf("firstExpectedRank %s → %s", intOrNull(b.FirstExpectedRank), intOrNull(c.FirstExpectedRank))
 	rank := rankCompare(b.FirstExpectedRank, c.FirstExpectedRank)
@@ -449,7 +449,7 @@ func lostChecks(b, c *judge.CaseResult) []string {
 			if bc.Passed {
 				was = "passed"
 			}
-			out = append(out, fmt.Sprintf("check %s %s → skipped (%s)", cc.Name, was, texttab.Or(cc.Message, "")))
+			out = append(out, fmt.Sprintf("check %s %s → skipped (%s)", cc.Name, was, mdcell.Or(cc.Message, "")))
 		}
 	}
 	return out
@@ -623,7 +623,7 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RAG retrieval baseline diff\n\n")
-	fmt.Fprintf(b, "Baseline `%s`, current `%s`: **%s**.\n\n", texttab.Code(d.Baseline), texttab.Code(d.Current), d.Verdict)
+	fmt.Fprintf(b, "Baseline `%s`, current `%s`: **%s**.\n\n", mdcell.Code(d.Baseline), mdcell.Code(d.Current), d.Verdict)
 	if lines := d.InputLines(); len(lines) > 0 {
 		fmt.Fprintf(b, "## Inputs that changed\n\n")
 		for _, l := range lines {
@@ -649,7 +649,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	row(b, "---", "---:", "---:", "---:")
 	for _, m := range diffMetrics {
 		s := d.Summary[m]
-		row(b, m, texttab.Float(s.Baseline), texttab.Float(s.Current), texttab.Signed(s.Delta))
+		row(b, m, mdcell.Float(s.Baseline), mdcell.Float(s.Current), mdcell.Signed(s.Delta))
 	}
 	b.WriteString("\n")
 	c := d.Counts
@@ -684,7 +684,7 @@ func writeExplanation(b *bufio.Writer, heading string, c CaseDiff) {
 		fmt.Fprintf(b, "- %s\n", escape(*e.Reason))
 	}
 	for _, f := range e.FailedChecks {
-		fmt.Fprintf(b, "- `%s`: %s\n", texttab.Code(f.Name), escape(texttab.Or(f.Message, "")))
+		fmt.Fprintf(b, "- `%s`: %s\n", mdcell.Code(f.Name), escape(mdcell.Or(f.Message, "")))
 	}
 	if e.Reason != nil || len(e.FailedChecks) > 0 {
 		b.WriteString("\n")
@@ -709,10 +709,10 @@ func writeEvidence(b *bufio.Writer, ev Evidence) {
 
 // EvidenceCell is the i-th of a side's first blocks as the diff shows it
 // beside the other side's, unescaped: "source · breadcrumb · 0.71" (no
-// breadcrumb or score when there is none), texttab.None past the last.
+// breadcrumb or score when there is none), mdcell.None past the last.
 func EvidenceCell(blocks []EvidenceBlock, i int) string {
 	if i >= len(blocks) {
-		return texttab.None
+		return mdcell.None
 	}
 	t := blocks[i]
 	s := t.Source
@@ -720,7 +720,7 @@ func EvidenceCell(blocks []EvidenceBlock, i int) string {
 		s += " · " + t.Breadcrumb
 	}
 	if t.QualityScore != nil {
-		s += " · " + texttab.Float(t.QualityScore)
+		s += " · " + mdcell.Float(t.QualityScore)
 	}
 	return s
 }
@@ -740,7 +740,7 @@ func writeCaseTable(b *bufio.Writer, cases []CaseDiff, keep func(CaseDiff) bool)
 			if i == 0 {
 				id = escape(c.CaseID)
 			}
-			row(b, id, c.Change, f.Field, escape(texttab.JSONText(f.Baseline)), escape(texttab.JSONText(f.Current)))
+			row(b, id, c.Change, f.Field, escape(mdcell.JSONText(f.Baseline)), escape(mdcell.JSONText(f.Current)))
 		}
 	}
 	b.WriteString("\n")

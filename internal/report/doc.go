@@ -22,7 +22,7 @@
 // The files: report.go (the model, Build, ReadJSON), json.go (the JSON
 // encoder), markdown.go, junit.go, text.go, summarymd.go (the PR-comment
 // summary), and diff.go (the baseline diff and its writers). Table rows, cell escaping and how a cell shows a null
-// or a number come from package texttab.
+// or a number come from package mdcell.
 //
 // # JSON
 //

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 type junitSuite struct {
@@ -84,7 +84,7 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 		switch c.Status {
 		case judge.StatusNotRun, judge.StatusError:
 			s.Errors++
-			reason := texttab.Or(c.Reason, "")
+			reason := mdcell.Or(c.Reason, "")
 			msg := reason
 			if why != "" {
 				msg = why + ": " + reason
@@ -95,7 +95,7 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 			var msgs []string
 			for _, ch := range c.Checks {
 				if !ch.Passed && !ch.Skipped {
-					msgs = append(msgs, fmt.Sprintf("%s: %s", ch.Name, texttab.Or(ch.Message, "")))
+					msgs = append(msgs, fmt.Sprintf("%s: %s", ch.Name, mdcell.Or(ch.Message, "")))
 				}
 			}
 			jc.Failure = &junitProblem{
@@ -149,7 +149,7 @@ func skippedWhy(c *judge.CaseResult) string {
 	var parts []string
 	for _, ch := range c.Checks {
 		if ch.Skipped {
-			parts = append(parts, fmt.Sprintf("%s (%s)", ch.Name, texttab.Or(ch.Message, "")))
+			parts = append(parts, fmt.Sprintf("%s (%s)", ch.Name, mdcell.Or(ch.Message, "")))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // WriteMarkdown renders r as a Markdown document: the summary, a table per
@@ -20,7 +20,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RAG retrieval evaluation\n\n")
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), fixtures `%s`, K = %d.\n\n",
-		texttab.Code(r.Inputs.Cases), texttab.ShortHash(r.Inputs.CasesSHA256), texttab.Code(r.Inputs.Fixtures), r.Inputs.K)
+		mdcell.Code(r.Inputs.Cases), mdcell.ShortHash(r.Inputs.CasesSHA256), mdcell.Code(r.Inputs.Fixtures), r.Inputs.K)
 	writeSnapshotLine(b, r.Inputs.Snapshot)
 
 	fmt.Fprintf(b, "## Summary\n\n")
@@ -33,17 +33,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		row(b, "skipped cases", strconv.Itoa(s.SkippedCount))
 		row(b, "skipped checks", strconv.Itoa(n))
 	}
-	row(b, "pass rate", texttab.Float(s.PassRate))
+	row(b, "pass rate", mdcell.Float(s.PassRate))
 	row(b, "hit levels (strong / medium / weak / miss / n/a)", fmt.Sprintf("%d / %d / %d / %d / %d",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA))
-	row(b, "recall@K", texttab.Float(s.RecallAtK))
-	row(b, "avg first expected rank", texttab.Float(s.AvgFirstExpectedRank))
-	row(b, "MRR", texttab.Float(s.MRR))
-	row(b, "nDCG@K", texttab.Float(s.NDCGAtK))
-	row(b, "doc recall@K", texttab.Float(s.DocRecallAtK))
-	row(b, "precision@K", texttab.Float(s.PrecisionAtK))
-	row(b, "keyword coverage", texttab.Float(s.KeywordCoverage))
-	row(b, "fallback rate", texttab.Float(s.FallbackRate))
+	row(b, "recall@K", mdcell.Float(s.RecallAtK))
+	row(b, "avg first expected rank", mdcell.Float(s.AvgFirstExpectedRank))
+	row(b, "MRR", mdcell.Float(s.MRR))
+	row(b, "nDCG@K", mdcell.Float(s.NDCGAtK))
+	row(b, "doc recall@K", mdcell.Float(s.DocRecallAtK))
+	row(b, "precision@K", mdcell.Float(s.PrecisionAtK))
+	row(b, "keyword coverage", mdcell.Float(s.KeywordCoverage))
+	row(b, "fallback rate", mdcell.Float(s.FallbackRate))
 	row(b, "evidence status", histogram(s.EvidenceStatus))
 	row(b, "selected attempt", histogram(s.SelectedAttempt))
 	row(b, "relevance levels (top K)", histogram(s.RelevanceLevels))
@@ -81,7 +81,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for i, t := range c.TopCandidates {
 			tops[i] = fmt.Sprintf("%d. %s", t.Rank, t.Source)
 		}
-		row(b, escape(c.CaseID), escape(c.Scenario), string(c.Status), texttab.Or(c.HitLevel, texttab.None), texttab.Int(c.FirstExpectedRank),
+		row(b, escape(c.CaseID), escape(c.Scenario), string(c.Status), mdcell.Or(c.HitLevel, mdcell.None), mdcell.Int(c.FirstExpectedRank),
 			escape(strings.Join(tops, "\n")), escape(ChecksCell(c)))
 	}
 	b.WriteString("\n")
@@ -102,7 +102,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			for _, ch := range c.Checks {
 				if !ch.Passed && !ch.Skipped {
-					fmt.Fprintf(b, "- `%s`: %s\n", ch.Name, escape(texttab.Or(ch.Message, "")))
+					fmt.Fprintf(b, "- `%s`: %s\n", ch.Name, escape(mdcell.Or(ch.Message, "")))
 				}
 			}
 		}
@@ -128,8 +128,8 @@ func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Sum
 	for _, name := range sortedKeys(groups) {
 		s := groups[name]
 		cells := []string{escape(name), strconv.Itoa(s.CaseCount), strconv.Itoa(s.PassCount), strconv.Itoa(s.FailCount),
-			strconv.Itoa(s.NotRunCount), strconv.Itoa(s.ErrorCount), texttab.Float(s.PassRate), texttab.Float(s.RecallAtK),
-			texttab.Float(s.MRR), texttab.Float(s.NDCGAtK), texttab.Float(s.FallbackRate)}
+			strconv.Itoa(s.NotRunCount), strconv.Itoa(s.ErrorCount), mdcell.Float(s.PassRate), mdcell.Float(s.RecallAtK),
+			mdcell.Float(s.MRR), mdcell.Float(s.NDCGAtK), mdcell.Float(s.FallbackRate)}
 		if skipped {
 			cells = slices.Insert(cells, 6, strconv.Itoa(s.SkippedCount))
 		}
@@ -138,9 +138,9 @@ func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Sum
 	b.WriteString("\n")
 }
 
-func row(b *bufio.Writer, cells ...string) { texttab.Row(b, cells...) }
+func row(b *bufio.Writer, cells ...string) { mdcell.Row(b, cells...) }
 
-func escape(s string) string { return texttab.Escape(s) }
+func escape(s string) string { return mdcell.Escape(s) }
 
 func histogram(m map[string]int) string {
 	parts := make([]string, 0, len(m))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // SchemaVersion is the version of the JSON report format.
@@ -173,7 +173,7 @@ func SnapshotLine(s *Snapshot) string {
 	line := strings.Join(parts, ", ")
 	if sd := s.Seed; sd != nil {
 		line += fmt.Sprintf("; seeded with chunk size %d, overlap %d, %d documents (corpus %s)",
-			sd.ChunkSize, sd.ChunkOverlap, sd.Documents, texttab.ShortHash(sd.CorpusSHA256))
+			sd.ChunkSize, sd.ChunkOverlap, sd.Documents, mdcell.ShortHash(sd.CorpusSHA256))
 	}
 	return line
 }

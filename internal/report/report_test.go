@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
-	"github.com/ragbaseline/ragbaseline/internal/goldenfile"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/goldenfile"
 )
 
 // golden compares got with testdata/name, or rewrites it with -update.

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // SummaryMarkdownLimit is the most bytes WriteSummaryMarkdown writes:
@@ -46,11 +46,11 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	}
 	fmt.Fprintf(&head, "## rag-eval: %s\n\n", verdict)
 	fmt.Fprintf(&head, "%d cases: %d pass, %d fail, %d not run, %d error%s (pass rate %s)", s.CaseCount, s.PassCount, s.FailCount,
-		s.NotRunCount, s.ErrorCount, skippedCases(&s), texttab.Float(s.PassRate))
+		s.NotRunCount, s.ErrorCount, skippedCases(&s), mdcell.Float(s.PassRate))
 	if d != nil {
 		n := len(d.Regressions)
 		fmt.Fprintf(&head, "; against the baseline `%s`: %s (%d regression%s, %d improved, %d changed, %d added)",
-			texttab.Code(d.Baseline), d.Verdict, n, plural(n), d.Counts.Improved, d.Counts.Changed, d.Counts.Added)
+			mdcell.Code(d.Baseline), d.Verdict, n, plural(n), d.Counts.Improved, d.Counts.Changed, d.Counts.Added)
 	}
 	head.WriteString(".\n\n")
 	if s.NothingJudged() {
@@ -83,7 +83,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 			if c.Change == ChangeRegressed && c.Explain != nil {
 				shown[c.CaseID] = true
 				for _, f := range c.Explain.FailedChecks {
-					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(f.Name), escape(texttab.Or(f.Message, ""))))
+					items = append(items, fmt.Sprintf("  - `%s`: %s", mdcell.Code(f.Name), escape(mdcell.Or(f.Message, ""))))
 				}
 				items = append(items, "  - first block: "+firstBlock(c.Explain.Evidence.Baseline)+" → "+firstBlock(c.Explain.Evidence.Current))
 			}
@@ -110,7 +110,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 			}
 			for _, ch := range c.Checks {
 				if !ch.Passed && !ch.Skipped {
-					items = append(items, fmt.Sprintf("  - `%s`: %s", texttab.Code(ch.Name), escape(texttab.Or(ch.Message, ""))))
+					items = append(items, fmt.Sprintf("  - `%s`: %s", mdcell.Code(ch.Name), escape(mdcell.Or(ch.Message, ""))))
 				}
 			}
 		}
@@ -120,20 +120,20 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	// The summary table.
 	foot.WriteString("### Summary\n\n")
 	if d != nil {
-		texttab.Row(&foot, "metric", "baseline", "current", "delta")
-		texttab.Row(&foot, "---", "---:", "---:", "---:")
+		mdcell.Row(&foot, "metric", "baseline", "current", "delta")
+		mdcell.Row(&foot, "---", "---:", "---:", "---:")
 		for _, m := range diffMetrics {
 			v := d.Summary[m]
-			texttab.Row(&foot, m, texttab.Float(v.Baseline), texttab.Float(v.Current), texttab.Signed(v.Delta))
+			mdcell.Row(&foot, m, mdcell.Float(v.Baseline), mdcell.Float(v.Current), mdcell.Signed(v.Delta))
 		}
 	} else {
-		texttab.Row(&foot, "metric", "value")
-		texttab.Row(&foot, "---", "---:")
-		texttab.Row(&foot, "passRate", texttab.Float(s.PassRate))
-		texttab.Row(&foot, "recallAtK", texttab.Float(s.RecallAtK))
-		texttab.Row(&foot, "mrr", texttab.Float(s.MRR))
-		texttab.Row(&foot, "ndcgAtK", texttab.Float(s.NDCGAtK))
-		texttab.Row(&foot, "avgFirstExpectedRank", texttab.Float(s.AvgFirstExpectedRank))
+		mdcell.Row(&foot, "metric", "value")
+		mdcell.Row(&foot, "---", "---:")
+		mdcell.Row(&foot, "passRate", mdcell.Float(s.PassRate))
+		mdcell.Row(&foot, "recallAtK", mdcell.Float(s.RecallAtK))
+		mdcell.Row(&foot, "mrr", mdcell.Float(s.MRR))
+		mdcell.Row(&foot, "ndcgAtK", mdcell.Float(s.NDCGAtK))
+		mdcell.Row(&foot, "avgFirstExpectedRank", mdcell.Float(s.AvgFirstExpectedRank))
 	}
 	fmt.Fprintf(&foot, "\nHit levels: strong %d, medium %d, weak %d, miss %d, n/a %d.\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
@@ -146,7 +146,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	if len(full) > 0 {
 		quoted := make([]string, len(full))
 		for i, f := range full {
-			quoted[i] = "`" + texttab.Code(f) + "`"
+			quoted[i] = "`" + mdcell.Code(f) + "`"
 		}
 		where = strings.Join(quoted, " and ")
 	}
@@ -198,7 +198,7 @@ func firstBlock(blocks []EvidenceBlock) string {
 	t := blocks[0]
 	s := escape(t.Source)
 	if t.QualityScore != nil {
-		s += " (" + texttab.Float(t.QualityScore) + ")"
+		s += " (" + mdcell.Float(t.QualityScore) + ")"
 	}
 	return s
 }

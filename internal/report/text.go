@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/judge"
-	"github.com/ragbaseline/ragbaseline/internal/texttab"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // WriteText writes the plain-text summary a person reads in a terminal or a
@@ -28,7 +28,7 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 		status = paint("31", "FAIL")
 	}
 	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error%s (pass rate %s)\n",
-		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, skippedCases(&s), texttab.Float(s.PassRate))
+		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, skippedCases(&s), mdcell.Float(s.PassRate))
 	if line := skippedChecksLine(&s); line != "" {
 		fmt.Fprintf(b, "%s\n", line)
 	}
@@ -38,8 +38,8 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
 	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  keyword coverage %s  fallback rate %s\n",
-		r.Inputs.K, texttab.Float(s.RecallAtK), texttab.Float(s.MRR), r.Inputs.K, texttab.Float(s.NDCGAtK),
-		texttab.Float(s.KeywordCoverage), texttab.Float(s.FallbackRate))
+		r.Inputs.K, mdcell.Float(s.RecallAtK), mdcell.Float(s.MRR), r.Inputs.K, mdcell.Float(s.NDCGAtK),
+		mdcell.Float(s.KeywordCoverage), mdcell.Float(s.FallbackRate))
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		switch c.Status {
@@ -50,7 +50,7 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 		case judge.StatusSkipped:
 			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", "skipped"), c.CaseID, strings.Join(c.SkippedChecks, ", "))
 		default:
-			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", string(c.Status)), c.CaseID, texttab.Or(c.Reason, ""))
+			fmt.Fprintf(b, "  %s %s: %s\n", paint("33", string(c.Status)), c.CaseID, mdcell.Or(c.Reason, ""))
 		}
 	}
 	return b.Flush()

@@ -2,7 +2,7 @@
 // (docs/README.md): a golden file with three cases, two seed documents in
 // the corpus format, empty fixtures and reports directories and a .gitignore that keeps
 // the generated, not accepted, reports out of git. Everything here is data
-// and pure functions; cmd/eval writes the files.
+// and pure functions; cmd/rag-eval writes the files.
 //
 // The starter is valid as written: the golden file parses strictly
 // (docs/golden-cases.md), the documents pass rag-seed's validation

@@ -14,20 +14,20 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/ragbaseline/ragbaseline/internal/catalog/mysql"
-	"github.com/ragbaseline/ragbaseline/internal/embed/cache/rediscache"
-	"github.com/ragbaseline/ragbaseline/internal/embed/openai"
-	"github.com/ragbaseline/ragbaseline/internal/index/milvus"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/lookup"
-	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+	"github.com/ragbaseline/ragbaseline/internal/kb/catalog/mysql"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/cache/rediscache"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/openai"
+	"github.com/ragbaseline/ragbaseline/internal/kb/index/milvus"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline/lookuphttp"
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
 
 // The backends' errors implement the interfaces snapshot sees them
 // through.
 var (
-	_ interface{ Transient() bool } = (*milvus.Error)(nil) // what lookup.Transient asks
+	_ interface{ Transient() bool } = (*milvus.Error)(nil) // what pipeline.Transient asks
 	_ interface{ Transient() bool } = (*lookuphttp.StatusError)(nil)
 	_ interface{ Transient() bool } = (*lookuphttp.UnreachableError)(nil)
 	_ interface{ Transient() bool } = (*lookuphttp.TimeoutError)(nil)
@@ -88,7 +88,7 @@ func TestTransientByBackend(t *testing.T) {
 	for code, want := range map[int]bool{429: true, 502: true, 503: true, 504: true, 500: false, 501: false, 400: false, 404: false} {
 		add(fmt.Sprintf("lookuphttp %d", code), &lookuphttp.StatusError{URL: "POST http://sidecar/v1/lookup", StatusCode: code}, want)
 	}
-	_, err = (&lookuphttp.Client{BaseURL: "http://" + closedAddr(t)}).Lookup(context.Background(), lookup.Request{Query: "q", KBScope: "rag-eval", SearchMode: kb.Hybrid, TopK: 5})
+	_, err = (&lookuphttp.Client{BaseURL: "http://" + closedAddr(t)}).Lookup(context.Background(), pipeline.Request{Query: "q", KBScope: "rag-eval", SearchMode: kb.Hybrid, TopK: 5})
 	add("lookuphttp connection refused", err, true)
 	add("lookuphttp timeout", &lookuphttp.TimeoutError{URL: "POST http://sidecar/v1/lookup", Timeout: time.Second}, true)
 	add("lookuphttp not the lookup JSON", &lookuphttp.ProtocolError{URL: "POST http://sidecar/v1/lookup", Msg: "response is not JSON"}, false)
@@ -128,7 +128,7 @@ func TestTransientByBackend(t *testing.T) {
 	add("openai the caller's deadline", err, true)
 
 	for _, r := range rows {
-		if got := lookup.Transient(r.err); got != r.want {
+		if got := pipeline.Transient(r.err); got != r.want {
 			t.Errorf("%s: Transient(%v) = %v, want %v", r.name, r.err, got, r.want)
 		}
 	}

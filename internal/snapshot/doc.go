@@ -1,6 +1,6 @@
 // Package snapshot runs every golden case's query through a lookup pipeline
 // (the builtin one, or any pipeline over HTTP) and freezes each result as a
-// fixture, fixtures/<caseId>.json (docs/fixtures.md). cmd/snapshot is its
+// fixture, fixtures/<caseId>.json (docs/fixtures.md). cmd/rag-snapshot is its
 // command line; Run is the whole job.
 //
 // # All or nothing

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/lookup"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
 // fill checks the options and sets the defaults.
@@ -172,8 +172,8 @@ func (t *target) unavailable() string {
 // checkHealth runs l's health check, if it has one, with retries. A
 // pipeline answering that it has no such endpoint (an HTTP 404 or 405: it
 // only speaks POST /v1/lookup) has no health check: its lookups will tell.
-func (o *Options) checkHealth(ctx context.Context, l lookup.Lookuper) error {
-	hc, ok := l.(HealthChecker)
+func (o *Options) checkHealth(ctx context.Context, l pipeline.Lookuper) error {
+	hc, ok := l.(pipeline.HealthChecker)
 	if !ok {
 		return nil
 	}
@@ -185,7 +185,7 @@ func (o *Options) checkHealth(ctx context.Context, l lookup.Lookuper) error {
 }
 
 // describe returns l's description with the topK of the lookups.
-func describe(l lookup.Lookuper, topK int) contract.Pipeline {
+func describe(l pipeline.Lookuper, topK int) contract.Pipeline {
 	p := l.Describe()
 	if topK > 0 && p.Params != nil && p.Params.TopK != topK {
 		params := *p.Params
@@ -293,14 +293,14 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 	if r := t.aborted.Load(); r != nil {
 		return caseOutcome{kind: skipped, err: errors.New("not run: " + *r)}
 	}
-	req := lookup.Request{Query: c.Query, KBScope: o.KBScope, SearchMode: o.SearchMode, TopK: o.TopK}
+	req := pipeline.Request{Query: c.Query, KBScope: o.KBScope, SearchMode: o.SearchMode, TopK: o.TopK}
 	res, err := o.lookup(ctx, t.l, req)
 	if err != nil {
 		if t.name != "" && t.successes.Load() == 0 && unreachable(err) {
 			reason := "unreachable: " + err.Error()
 			t.unreachable.CompareAndSwap(nil, &reason)
 		}
-		if lookup.Transient(err) {
+		if pipeline.Transient(err) {
 			if n := t.consecutive.Add(1); n >= int64(o.MaxConsecutiveFailures) {
 				reason := fmt.Sprintf("gave up after %d lookups in a row failed with transient errors (the last: %v)", n, err)
 				t.aborted.CompareAndSwap(nil, &reason)
@@ -342,7 +342,7 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 }
 
 // lookup runs one lookup with retries (see retry).
-func (o *Options) lookup(ctx context.Context, l lookup.Lookuper, req lookup.Request) (*contract.LookupResult, error) {
+func (o *Options) lookup(ctx context.Context, l pipeline.Lookuper, req pipeline.Request) (*contract.LookupResult, error) {
 	var res *contract.LookupResult
 	err := o.retry(ctx, func(ctx context.Context) error {
 		r, err := l.Lookup(ctx, req)
@@ -375,7 +375,7 @@ func (o *Options) retry(ctx context.Context, fn func(context.Context) error) err
 		if timedOut && !errors.Is(err, context.DeadlineExceeded) {
 			err = &timeoutError{err: err, d: o.Timeout}
 		}
-		if attempt >= o.Retries || !lookup.Transient(err) {
+		if attempt >= o.Retries || !pipeline.Transient(err) {
 			if attempt > 0 {
 				err = fmt.Errorf("%w (after %d attempts)", err, attempt+1)
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/lookup"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
 // Defaults of Options.
@@ -43,7 +43,7 @@ type Options struct {
 	// TopK of every lookup; 0 means the pipeline's default.
 	TopK int
 	// Lookuper runs the lookups.
-	Lookuper lookup.Lookuper
+	Lookuper pipeline.Lookuper
 	// Concurrency is the number of lookups in flight per pipeline; 0 means
 	// DefaultConcurrency.
 	Concurrency int
@@ -74,14 +74,8 @@ type Options struct {
 	Seed *contract.SeedRecord
 
 	// Sidecar, when set, also runs every case, into SidecarDir.
-	Sidecar    lookup.Lookuper
+	Sidecar    pipeline.Lookuper
 	SidecarDir string
-}
-
-// HealthChecker is implemented by pipelines that can say whether they are
-// reachable before any lookup (lookuphttp.Client).
-type HealthChecker interface {
-	Health(ctx context.Context) error
 }
 
 // DirSummary is what a run did to one fixture directory.
@@ -158,7 +152,7 @@ func (e *FailedError) Error() string {
 // target is one fixture directory and the pipeline that fills it.
 type target struct {
 	name string // "" for the current path, "sidecar"
-	l    lookup.Lookuper
+	l    pipeline.Lookuper
 	dir  string // as given, for messages
 	desc contract.Pipeline
 

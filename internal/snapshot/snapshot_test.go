@@ -19,8 +19,8 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/lookup"
-	"github.com/ragbaseline/ragbaseline/internal/lookuphttp"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline/lookuphttp"
 )
 
 // cannedPipeline answers each query with a fixed result, built from the
@@ -45,7 +45,7 @@ func newCanned() *cannedPipeline {
 		delay: map[string]time.Duration{}, calls: map[string]int{}, latency: 3}
 }
 
-func (c *cannedPipeline) Lookup(ctx context.Context, req lookup.Request) (*contract.LookupResult, error) {
+func (c *cannedPipeline) Lookup(ctx context.Context, req pipeline.Request) (*contract.LookupResult, error) {
 	c.mu.Lock()
 	c.calls[req.Query]++
 	c.inFlight++
@@ -73,7 +73,7 @@ func (c *cannedPipeline) Lookup(ctx context.Context, req lookup.Request) (*contr
 	}
 	if n != 0 {
 		if permanent {
-			return nil, fmt.Errorf("%w: refused %q", lookup.ErrInvalidRequest, req.Query)
+			return nil, fmt.Errorf("%w: refused %q", pipeline.ErrInvalidRequest, req.Query)
 		}
 		// A backing service that cannot be reached: transient in process
 		// (snapshot.Transient) and over HTTP (503, retried).
@@ -132,7 +132,7 @@ func (c *cannedPipeline) set(f func(c *cannedPipeline)) {
 }
 
 // serve serves p over a real HTTP server and returns a client of it.
-func serve(t *testing.T, p lookup.Lookuper) *lookuphttp.Client {
+func serve(t *testing.T, p pipeline.Lookuper) *lookuphttp.Client {
 	t.Helper()
 	srv := httptest.NewServer(lookuphttp.NewHandler(p, lookuphttp.HandlerOptions{}))
 	t.Cleanup(srv.Close)
@@ -221,7 +221,7 @@ func assertNoStaging(t *testing.T, parent string) {
 	}
 }
 
-func baseOptions(t *testing.T, l lookup.Lookuper, dir string) Options {
+func baseOptions(t *testing.T, l pipeline.Lookuper, dir string) Options {
 	return Options{
 		Cases: golden(t, goldenJSON), CasesPath: "golden-cases.json", FixturesDir: dir,
 		Lookuper: l, Now: clock("2026-11-29T12:00:00Z"), Backoff: time.Millisecond,
@@ -286,8 +286,8 @@ func TestFirstRun(t *testing.T) {
 	assertNoStaging(t, filepath.Dir(dir))
 }
 
-func mustLookup(t *testing.T, p lookup.Lookuper, q string) *contract.LookupResult {
-	lr, err := p.Lookup(context.Background(), lookup.Request{Query: q, KBScope: "rag-eval", SearchMode: kb.Hybrid})
+func mustLookup(t *testing.T, p pipeline.Lookuper, q string) *contract.LookupResult {
+	lr, err := p.Lookup(context.Background(), pipeline.Request{Query: q, KBScope: "rag-eval", SearchMode: kb.Hybrid})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -575,9 +575,9 @@ func TestSidecarDiesBeforeFirstLookup(t *testing.T) {
 	}
 }
 
-type noHealth struct{ l lookup.Lookuper }
+type noHealth struct{ l pipeline.Lookuper }
 
-func (n noHealth) Lookup(ctx context.Context, r lookup.Request) (*contract.LookupResult, error) {
+func (n noHealth) Lookup(ctx context.Context, r pipeline.Request) (*contract.LookupResult, error) {
 	return n.l.Lookup(ctx, r)
 }
 func (n noHealth) Describe() contract.Pipeline { return n.l.Describe() }
@@ -784,12 +784,12 @@ func TestTransient(t *testing.T) {
 		{&lookuphttp.ProtocolError{URL: "u", Msg: "not JSON"}, false},
 		{fmt.Errorf("catalog: %w", syscall.ECONNREFUSED), true},
 		{fmt.Errorf("catalog: %w", io.ErrUnexpectedEOF), true},
-		{fmt.Errorf("%w: empty query", lookup.ErrInvalidRequest), false},
+		{fmt.Errorf("%w: empty query", pipeline.ErrInvalidRequest), false},
 		{errors.New("collection has dimension 64"), false},
 		{context.Canceled, false},
 	}
 	for _, tt := range tests {
-		if got := lookup.Transient(tt.err); got != tt.want {
+		if got := pipeline.Transient(tt.err); got != tt.want {
 			t.Errorf("Transient(%v) = %v, want %v", tt.err, got, tt.want)
 		}
 	}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/metrics"
+)
+
+// parse builds a command with newCmd and a runF that keeps the options,
+// executes it with args, and returns the options runF got (nil when it
+// was not called) and the error. Nothing runs: flag parsing is tested
+// apart from behaviour.
+func parse[O any](t *testing.T, newCmd func(*cmdutil.Streams, func(*O) error) *cobra.Command, args ...string) (*O, error) {
+	t.Helper()
+	var got *O
+	f := &cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+	cmd := newCmd(f, func(o *O) error { got = o; return nil })
+	cmdutil.Setup(cmd, f)
+	cmd.SetArgs(args)
+	return got, cmd.Execute()
+}
+
+func args(s string) []string { return strings.Fields(s) }
+
+func TestNewCmdJudge(t *testing.T) {
+	type want struct {
+		Dir, Cases, Fixtures, JSON, MD, JUnit, CompareTo, DiffJSON, DiffMD string
+		K                                                                  int
+		KSet, Quiet                                                        bool
+	}
+	for _, tt := range []struct {
+		args string
+		want want // after defaults()
+	}{
+		{"", want{Dir: "eval/rag-retrieval", Cases: "eval/rag-retrieval/cases/golden-cases.json", Fixtures: "eval/rag-retrieval/fixtures",
+			JSON: "eval/rag-retrieval/reports/baseline.json", MD: "eval/rag-retrieval/reports/baseline.md"}},
+		{"--dir d --compare-to b.json", want{Dir: "d", Cases: "d/cases/golden-cases.json", Fixtures: "d/fixtures",
+			JSON: "d/reports/current.json", MD: "d/reports/current.md", CompareTo: "b.json",
+			DiffJSON: "d/reports/baseline-diff.json", DiffMD: "d/reports/baseline-diff.md"}},
+		{"--dir d --cases c --fixtures f --k 3 -q --junit j --json-report x --markdown-report y --compare-to b --diff-json-report dj --diff-markdown-report dm",
+			want{Dir: "d", Cases: "c", Fixtures: "f", K: 3, KSet: true, Quiet: true, JUnit: "j", JSON: "x", MD: "y", CompareTo: "b", DiffJSON: "dj", DiffMD: "dm"}},
+		// --k 0 parses; judgeRun refuses it (checkK).
+		{"--k 0 --quiet", want{Dir: "eval/rag-retrieval", Cases: "eval/rag-retrieval/cases/golden-cases.json", Fixtures: "eval/rag-retrieval/fixtures",
+			JSON: "eval/rag-retrieval/reports/baseline.json", MD: "eval/rag-retrieval/reports/baseline.md", KSet: true, Quiet: true}},
+	} {
+		t.Run(tt.args, func(t *testing.T) {
+			o, err := parse(t, newCmdJudge, args(tt.args)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.defaults()
+			got := want{Dir: o.Dir, Cases: o.Cases, Fixtures: o.Fixtures, JSON: o.JSONReport, MD: o.MarkdownReport, JUnit: o.JUnit,
+				CompareTo: o.CompareTo, DiffJSON: o.DiffJSON, DiffMD: o.DiffMarkdown, K: o.K, KSet: o.kSet(), Quiet: o.Quiet}
+			tt.want.Cases, tt.want.Fixtures = filepath.FromSlash(tt.want.Cases), filepath.FromSlash(tt.want.Fixtures)
+			for _, p := range []*string{&tt.want.JSON, &tt.want.MD, &tt.want.DiffJSON, &tt.want.DiffMD} {
+				*p = filepath.FromSlash(*p)
+			}
+			if got != tt.want {
+				t.Errorf("options\n%+v\nwant\n%+v", got, tt.want)
+			}
+			if err := o.checkK(); (err != nil) != (o.kSet() && o.K < 1) {
+				t.Errorf("checkK: %v", err)
+			}
+		})
+	}
+}
+
+// What the parser refuses, before anything runs.
+func TestParseErrors(t *testing.T) {
+	judge := func(a string) error { _, err := parse(t, newCmdJudge, args(a)...); return err }
+	compare := func(a string) error { _, err := parse(t, newCmdCompare, args(a)...); return err }
+	export := func(a string) error { _, err := parse(t, newCmdExportTrec, args(a)...); return err }
+	trec := func(a string) error { _, err := parse(t, newCmdTrec, args(a)...); return err }
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{judge("extra"), `unknown command "extra" for "rag-eval"`},
+		{judge("--k x"), `invalid argument "x" for "--k" flag: strconv.ParseInt: parsing "x": invalid syntax`},
+		{judge("--bogus"), "unknown flag: --bogus"},
+		{compare("--left"), "flag needs an argument: --left"},
+		{export("--run r"), `required flag(s) "qrels" not set`},
+		{trec("-m map qrels"), "accepts 2 arg(s), received 1"},
+	} {
+		if tt.err == nil || tt.err.Error() != tt.want || (tool.ExitCode(tt.err) != cmdutil.ExitUsage) {
+			t.Errorf("got %v, want %q (exit 2)", tt.err, tt.want)
+		}
+	}
+}
+
+func TestNewCmdCompare(t *testing.T) {
+	o, err := parse(t, newCmdCompare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Dir != cmdutil.DefaultEvalDir || o.LeftName != "hybrid" || o.RightName != "dense" || o.Left != "" || o.Right != "" || o.kSet() {
+		t.Errorf("defaults %+v", o)
+	}
+	o, err = parse(t, newCmdCompare, args("--left l --right r --left-name a --right-name b --k 2 -q --json-report j --markdown-report m --cases c")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Left != "l" || o.Right != "r" || o.LeftName != "a" || o.RightName != "b" || o.K != 2 || !o.Quiet || o.JSONReport != "j" || o.MarkdownReport != "m" || o.Cases != "c" || !o.twoSide {
+		t.Errorf("options %+v", o)
+	}
+	o, err = parse(t, newCmdCompare, args("--side a=x --side b=y=z --side c=w --baseline b")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := o.sideSpecs()
+	if err != nil || o.twoSide || o.Baseline != "b" || !reflect.DeepEqual(specs, []sideSpec{{"a", "x"}, {"b", "y=z"}, {"c", "w"}}) {
+		t.Errorf("sides %+v, %v, options %+v", specs, err, o)
+	}
+}
+
+func TestNewCmdTrecCompare(t *testing.T) {
+	o, err := parse(t, newCmdTrecCompare, args("-c -l 2 -M 10 -m map -m P.5,10 --baseline bm25 --quiet --json-report j q r1 r2 r3")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.complete || o.relLevel != 2 || o.maxRetrieved != 10 || !o.maxSet || !reflect.DeepEqual(o.measures, []string{"map", "P.5,10"}) ||
+		o.baseline != "bm25" || !o.Quiet || o.JSONReport != "j" || o.MarkdownReport != "" || o.qrelsPath != "q" || !reflect.DeepEqual(o.runPaths, []string{"r1", "r2", "r3"}) {
+		t.Errorf("options %+v", o)
+	}
+}
+
+func TestRunNames(t *testing.T) {
+	for _, c := range []struct{ paths, tags, want []string }{
+		{[]string{"a/x.run", "b/y.run"}, []string{"bm25", "dense"}, []string{"bm25", "dense"}},
+		{[]string{"a/x.run", "b/y.run"}, []string{"bm25", "bm25"}, []string{"x.run", "y.run"}},
+		{[]string{"a/x.run", "b/y.run"}, []string{"bm25", ""}, []string{"x.run", "y.run"}},
+		{[]string{"a/x.run", "b/x.run"}, []string{"t", "t"}, []string{"a/x.run", "b/x.run"}},
+	} {
+		if got := runNames(c.paths, c.tags); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("runNames(%v, %v) = %v, want %v", c.paths, c.tags, got, c.want)
+		}
+	}
+}
+
+func TestFirstTag(t *testing.T) {
+	for in, want := range map[string]string{
+		"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1 bm25\n": "bm25",
+		"\n# comment\n  \nq1 Q0 d1 1 2.5 dense":    "dense",
+		"q1 Q0 d1 1 2.5\n":                         "",
+		"":                                         "",
+	} {
+		if got := firstTag(bufio.NewReaderSize(strings.NewReader(in), 64)); got != want {
+			t.Errorf("firstTag(%q) = %q, want %q", in, got, want)
+		}
+	}
+	long := "q1 Q0 d1 1 2.5 " + strings.Repeat("x", 100) + "\n"
+	if got := firstTag(bufio.NewReaderSize(strings.NewReader(long), 64)); got != "" {
+		t.Errorf("a first line longer than the peek gave tag %q", got)
+	}
+}
+
+func TestNewCmdCalibrate(t *testing.T) {
+	o, err := parse(t, newCmdCalibrate, args("--fixtures a --fixtures b,c -q")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(o.Fixtures, []string{"a", "b,c"}) || !o.Quiet || o.kSet() {
+		t.Errorf("options %+v", o)
+	}
+}
+
+func TestNewCmdExportTrec(t *testing.T) {
+	o, err := parse(t, newCmdExportTrec, args("--qrels q --run r --k 4 --fixtures f")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Qrels != "q" || o.Run != "r" || o.K != 4 || !o.kSet() || o.Fixtures != "f" || o.Dir != cmdutil.DefaultEvalDir {
+		t.Errorf("options %+v", o)
+	}
+}
+
+func TestNewCmdTrec(t *testing.T) {
+	o, err := parse(t, newCmdTrec, args("-q -c -l2 -M 0 -m map -mP.5,10 --decimals 6 -J -N100 -Z z -n qrels -")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := trecOptions{qrelsPath: "qrels", runPath: "-", measures: []string{"map", "P.5,10"}, perQuery: true, complete: true,
+		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, decimalsSet: true, judgedOnly: true, numDocs: 100, zscoresPath: "z",
+		relFormat: "qrels", resultsFormat: "trec_results", noSummary: true, IO: o.IO}
+	if !reflect.DeepEqual(*o, want) {
+		t.Errorf("options\n%+v\nwant\n%+v", *o, want)
+	}
+	if o, _ := parse(t, newCmdTrec, args("-m map q r")...); o.maxSet || o.relLevel != metrics.DefaultRelLevel {
+		t.Errorf("defaults %+v", o)
+	}
+}
+
+// FuzzFirstTag: any run file start gives a tag that is a whole field of its
+// first data line, or "", without panicking.
+func FuzzFirstTag(f *testing.F) {
+	f.Add("q1 Q0 d1 1 2.5 bm25\n")
+	f.Add("# c\n\nq1\tQ0 d1 1 2.5 t x y\r\n")
+	f.Add("\n\n#\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		tag := firstTag(bufio.NewReaderSize(strings.NewReader(in), 64))
+		if tag == "" {
+			return
+		}
+		if strings.ContainsAny(tag, " \t\n\r\v\f") || !strings.Contains(in, tag) {
+			t.Fatalf("firstTag(%q) = %q", in, tag)
+		}
+	})
+}

@@ -1,0 +1,662 @@
+package lookuphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline"
+	"github.com/ragbaseline/ragbaseline/internal/secret"
+)
+
+// PipelineName is the name Client.Describe gives the pipelines it calls.
+const PipelineName = "http"
+
+// DefaultMaxResponseBytes bounds a response body read by Client.
+const DefaultMaxResponseBytes = 64 << 20
+
+// bodyExcerptLen is how much of an unexpected response body an error quotes.
+const bodyExcerptLen = 200
+
+// Client calls a pipeline served by NewHandler (or anything speaking the
+// same JSON). It implements pipeline.Lookuper and is safe for concurrent use.
+//
+// User info in BaseURL is sent as HTTP basic authentication, but never
+// appears in Describe or in an error; nor do the query string or fragment.
+// Header is sent with every request (rag-snapshot's --lookup-header and
+// --sidecar-header, parsed by ParseHeaders); the values in Secrets (the
+// ones ParseHeaders read from the environment) are replaced by ${NAME} in
+// every error Health and Lookup return, and in every string of a result or
+// of the pipeline the server describes, so a server echoing a token cannot
+// put it into a message or a fixture.
+//
+// Client sends each call once; retrying is the caller's (internal/snapshot
+// retries an error whose Transient method says true). Its errors: an
+// *UnreachableError (no response: refused, reset or dropped connection) and
+// a *TimeoutError are transient; a *StatusError is transient for 502, 503,
+// 504 and 429 only, so a 500 (the lookup failed) or a 4xx (the request is
+// wrong) fails at once; a *ProtocolError (a 2xx that is not the lookup
+// JSON) is not transient. The caller needs none of these types: it asks
+// the methods (Transient, Unreachable, NoEndpoint) through interfaces of
+// its own.
+type Client struct {
+	// BaseURL is the server's root, e.g. http://127.0.0.1:8080; a URL
+	// ending in /v1/lookup is accepted too.
+	BaseURL string
+	// HTTPClient sends the requests; nil means DefaultClient (pooled
+	// connections, redirects within the host called only, no overall
+	// timeout: Timeout bounds each request).
+	HTTPClient *http.Client
+	// Timeout bounds each request, on top of the caller's context; 0 means
+	// none.
+	Timeout time.Duration
+	// MaxResponseBytes bounds a response body; 0 means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+	// SearchMode and Capabilities, when set (Capabilities non-nil, even
+	// empty), are what the pipeline declares of itself
+	// (contract.Pipeline.SearchMode and Capabilities), in place of what
+	// the server reports at GET /healthz (rag-snapshot's
+	// --pipeline-search-mode and --pipeline-capabilities).
+	SearchMode   string
+	Capabilities []string
+	// Header is sent with every request, GET /healthz and POST
+	// /v1/lookup: set after the client's Content-Type and Accept (which it
+	// can replace); a Host entry is the request's Host.
+	Header http.Header
+	// Secrets are removed from errors, results and Describe (see above);
+	// nil removes nothing.
+	Secrets *secret.Set
+
+	mu     sync.Mutex
+	remote *contract.Pipeline // from the last successful Health
+}
+
+var _ pipeline.Lookuper = (*Client)(nil)
+
+// UnreachableError is returned when no HTTP response came back: connection
+// refused, unknown host, connection reset. It is transient, and says the
+// pipeline is unreachable (internal/snapshot takes a sidecar that is
+// unreachable before any success to be unavailable).
+type UnreachableError struct {
+	URL string // without credentials
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s unreachable: %v", e.URL, e.Err)
+}
+func (e *UnreachableError) Unwrap() error     { return e.Err }
+func (e *UnreachableError) Transient() bool   { return true }
+func (e *UnreachableError) Unreachable() bool { return true }
+
+// StatusError is a response with a status other than 2xx. Message is the
+// server's {"error": …} message, else an excerpt of the body.
+type StatusError struct {
+	URL        string // without credentials
+	StatusCode int
+	Message    string
+}
+
+func (e *StatusError) Error() string {
+	s := fmt.Sprintf("%s: %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Transient reports whether retrying may help: 502 Bad Gateway, 503
+// Service Unavailable, 504 Gateway Timeout (the pipeline, or a proxy in
+// front of it, could not reach a service, or ran out of time) and 429 Too
+// Many Requests. A 500 is a lookup that failed and would fail the same way
+// again, another 4xx is the request's fault, and other 5xx (501, 505, …)
+// will not change either: none of them is retried.
+func (e *StatusError) Transient() bool {
+	switch e.StatusCode {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusTooManyRequests:
+		return true
+	}
+	return false
+}
+
+// NoEndpoint reports whether the server serves no such endpoint: 404 Not
+// Found or 405 Method Not Allowed (a pipeline that speaks only POST
+// /v1/lookup answers its health check so).
+func (e *StatusError) NoEndpoint() bool {
+	return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusMethodNotAllowed
+}
+
+// TimeoutError is a request that got no complete response in time (the
+// client's Timeout or the caller's deadline). It wraps
+// context.DeadlineExceeded and is transient.
+type TimeoutError struct {
+	URL     string
+	Timeout time.Duration // the client's Timeout; 0 when it has none
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Timeout > 0 {
+		return fmt.Sprintf("%s: no response within %s", e.URL, e.Timeout)
+	}
+	return fmt.Sprintf("%s: no response before the deadline", e.URL)
+}
+func (e *TimeoutError) Unwrap() error   { return context.DeadlineExceeded }
+func (e *TimeoutError) Transient() bool { return true }
+
+// ProtocolError is a 2xx response that is not the lookup JSON.
+type ProtocolError struct {
+	URL string
+	Msg string
+}
+
+func (e *ProtocolError) Error() string { return fmt.Sprintf("%s: %s", e.URL, e.Msg) }
+
+// Validate checks BaseURL.
+func (c *Client) Validate() error {
+	_, err := c.endpoint(LookupPath)
+	return err
+}
+
+// RedactedURL returns BaseURL without user info, query or fragment.
+func (c *Client) RedactedURL() string {
+	u, err := url.Parse(strings.TrimSpace(c.BaseURL))
+	if err != nil {
+		return "(invalid URL)"
+	}
+	return redact(u)
+}
+
+func redact(u *url.URL) string {
+	r := *u
+	r.User = nil
+	r.RawQuery, r.ForceQuery, r.Fragment, r.RawFragment = "", false, "", ""
+	return r.String()
+}
+
+// endpoint returns the URL of path under BaseURL.
+func (c *Client) endpoint(path string) (*url.URL, error) {
+	raw := strings.TrimSpace(c.BaseURL)
+	if raw == "" {
+		return nil, errors.New("no pipeline URL")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid pipeline URL: %v", errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("pipeline URL %s must start with http:// or https://", redact(u))
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("pipeline URL %s has no host", redact(u))
+	}
+	e := *u
+	base := strings.TrimSuffix(strings.TrimSuffix(e.Path, "/"), LookupPath)
+	e.Path = strings.TrimSuffix(base, "/") + path
+	e.RawPath = ""
+	return &e, nil
+}
+
+// Describe says the results come from an HTTP pipeline: name "http", store
+// the URL without credentials. After a successful Health, the version,
+// embedder, dimension, parameters, search mode and capabilities are those
+// the server reported; the client's SearchMode and Capabilities override
+// the last two.
+func (c *Client) Describe() contract.Pipeline {
+	p := contract.Pipeline{Name: PipelineName, Store: c.RedactedURL()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.remote; r != nil {
+		p.Version = strings.TrimSpace(r.Name + " " + r.Version)
+		p.Embedder, p.Dim, p.Params = r.Embedder, r.Dim, r.Params
+		p.SearchMode, p.Capabilities = r.SearchMode, contract.NormalizeCapabilities(r.Capabilities)
+	}
+	if c.SearchMode != "" {
+		p.SearchMode = c.SearchMode
+	}
+	if c.Capabilities != nil {
+		p.Capabilities = contract.NormalizeCapabilities(c.Capabilities)
+	}
+	return p
+}
+
+// Health calls GET /healthz. A server answering 2xx is healthy; the
+// pipeline it describes, if any, is used by Describe. A searchMode or a
+// capability it declares that is not one of contract.PipelineSearchModes
+// or contract.Capabilities is a *ProtocolError, unless the client's own
+// SearchMode or Capabilities replace it.
+func (c *Client) Health(ctx context.Context) error {
+	return c.redact(c.health(ctx))
+}
+
+func (c *Client) health(ctx context.Context) error {
+	u, err := c.endpoint(HealthPath)
+	if err != nil {
+		return err
+	}
+	body, err := c.do(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	var h healthResponse
+	if json.Unmarshal(body, &h) == nil && h.Pipeline != nil {
+		where := "GET " + redact(u)
+		if err := contract.ValidPipelineSearchMode(h.Pipeline.SearchMode); err != nil && c.SearchMode == "" {
+			return &ProtocolError{where, "pipeline.searchMode: " + err.Error() + "; --pipeline-search-mode overrides it"}
+		}
+		if err := contract.ValidCapabilities(h.Pipeline.Capabilities); err != nil && c.Capabilities == nil {
+			return &ProtocolError{where, "pipeline.capabilities: " + err.Error() + "; --pipeline-capabilities overrides them"}
+		}
+		if c.Secrets.Len() > 0 {
+			scrubStrings(reflect.ValueOf(h.Pipeline), c.Secrets)
+		}
+		c.mu.Lock()
+		c.remote = h.Pipeline
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+// Lookup posts req to /v1/lookup and decodes the lookupResult
+// (DecodeResult): it must have found and evidenceBlocks, and what the
+// server did not send stays absent in the fixture.
+func (c *Client) Lookup(ctx context.Context, req pipeline.Request) (*contract.LookupResult, error) {
+	lr, err := c.lookup(ctx, req)
+	if err != nil {
+		return nil, c.redact(err)
+	}
+	if c.Secrets.Len() > 0 {
+		scrubStrings(reflect.ValueOf(lr), c.Secrets)
+	}
+	return lr, nil
+}
+
+func (c *Client) lookup(ctx context.Context, req pipeline.Request) (*contract.LookupResult, error) {
+	u, err := c.endpoint(LookupPath)
+	if err != nil {
+		return nil, err
+	}
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := c.do(ctx, http.MethodPost, u, payload)
+	if err != nil {
+		return nil, err
+	}
+	where := "POST " + redact(u)
+	var resp struct {
+		LookupResult json.RawMessage `json:"lookupResult"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, &ProtocolError{where, fmt.Sprintf("response is not JSON (%v): %s", err, c.excerpt(body))}
+	}
+	if len(resp.LookupResult) == 0 || string(resp.LookupResult) == "null" {
+		return nil, &ProtocolError{where, "response has no lookupResult: " + c.excerpt(body)}
+	}
+	lr, err := decodeResult(resp.LookupResult, c.excerpt)
+	if err != nil {
+		return nil, &ProtocolError{where, err.Error()}
+	}
+	return lr, nil
+}
+
+// DecodeResult decodes the lookupResult of a /v1/lookup answer
+// (docs/fixtures.md) keeping track of what it carries: the result is
+// Partial, and a field that is missing or null (except fallbackReason,
+// whose null means no retry) stays absent in the fixture instead of being
+// written as a zero. It must have found and evidenceBlocks; a known field
+// of the wrong type is an error naming it, and unknown fields are dropped.
+func DecodeResult(raw []byte) (*contract.LookupResult, error) {
+	return decodeResult(raw, excerpt)
+}
+
+// decodeResult is DecodeResult quoting a value in a message by quote. It
+// reads the fields contract.LookupResult.FieldGroups lists, into the
+// addresses it gives.
+func decodeResult(raw []byte, quote func([]byte) string) (*contract.LookupResult, error) {
+	top, err := members(raw, "lookupResult", quote)
+	if err != nil {
+		return nil, err
+	}
+	lr := &contract.LookupResult{Partial: true}
+	var blocks []json.RawMessage
+	for _, g := range lr.FieldGroups() {
+		m := top
+		if g.Key != "" {
+			if m, err = top.object(g.Key); err != nil {
+				return nil, err
+			} else if m == nil {
+				continue
+			}
+		}
+		for _, f := range g.Fields {
+			var ok bool
+			switch f.Bit {
+			case contract.HasEvidenceBlocks:
+				ok = m.get(f.Key, &blocks)
+			case contract.HasFallbackReason:
+				// A null fallbackReason is a value: no retry was attempted.
+				ok = m.has(f.Key)
+				m.get(f.Key, f.Value)
+			default:
+				ok = m.get(f.Key, f.Value)
+			}
+			if ok {
+				lr.Has |= f.Bit
+			}
+		}
+		if m.err != nil {
+			return nil, m.err
+		}
+		if g.Key == "" {
+			if err := decodeBlocks(lr, blocks, quote); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return lr, nil
+}
+
+// decodeBlocks checks that lr has found and evidenceBlocks, and decodes the
+// blocks.
+func decodeBlocks(lr *contract.LookupResult, blocks []json.RawMessage, quote func([]byte) string) error {
+	for _, need := range []contract.Presence{contract.HasFound, contract.HasEvidenceBlocks} {
+		if lr.Has&need == 0 {
+			return fmt.Errorf("lookupResult has no %s", strings.TrimPrefix(need.FieldPath(), "lookupResult."))
+		}
+	}
+	lr.EvidenceBlocks = make([]contract.EvidenceBlock, len(blocks))
+	for i, rb := range blocks {
+		b := &lr.EvidenceBlocks[i]
+		m, err := members(rb, fmt.Sprintf("lookupResult.evidenceBlocks[%d]", i), quote)
+		if err != nil {
+			return err
+		}
+		for _, f := range b.Fields() {
+			if m.get(f.Key, f.Value) {
+				b.Has |= f.Bit
+				if f.Flag != nil {
+					*f.Flag = true
+				}
+			}
+		}
+		if m.err != nil {
+			return m.err
+		}
+	}
+	return nil
+}
+
+// jsonMembers are the members of a JSON object at path, decoded one by
+// one; err is the first that failed.
+type jsonMembers struct {
+	path  string
+	quote func([]byte) string // quotes a value in a message
+	m     map[string]json.RawMessage
+	err   error
+}
+
+// members reads the object raw at path.
+func members(raw []byte, path string, quote func([]byte) string) (*jsonMembers, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("%s is not an object: %s", path, quote(raw))
+	}
+	return &jsonMembers{path: path, quote: quote, m: m}, nil
+}
+
+// has reports whether key is there, null or not.
+func (j *jsonMembers) has(key string) bool {
+	_, ok := j.m[key]
+	return ok
+}
+
+// get decodes key into dst and reports whether it was there and not null.
+func (j *jsonMembers) get(key string, dst any) bool {
+	raw, ok := j.m[key]
+	if !ok || string(raw) == "null" {
+		return false
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		if j.err == nil {
+			msg := err.Error()
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				msg = "expected " + jsonType(te.Type.Kind().String()) + ", got " + te.Value
+			}
+			j.err = fmt.Errorf("%s.%s: %s", j.path, key, strings.TrimPrefix(msg, "json: "))
+		}
+		return false
+	}
+	return true
+}
+
+// object returns the members of the object at key, nil when it is missing
+// or null.
+func (j *jsonMembers) object(key string) (*jsonMembers, error) {
+	raw, ok := j.m[key]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	return members(raw, j.path+"."+key, j.quote)
+}
+
+// jsonType names a Go kind as the JSON type that decodes into it.
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return "a number"
+}
+
+// do sends one request and returns the body of a 2xx response.
+func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []byte) ([]byte, error) {
+	where := method + " " + redact(u)
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	var rd io.Reader
+	if payload != nil {
+		rd = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	for name, values := range c.Header {
+		if http.CanonicalHeaderKey(name) == "Host" && len(values) > 0 {
+			req.Host = values[0]
+			continue
+		}
+		req.Header[http.CanonicalHeaderKey(name)] = values
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, c.transportError(ctx, where, err)
+	}
+	defer resp.Body.Close()
+	limit := c.MaxResponseBytes
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, c.transportError(ctx, where, err)
+	}
+	if int64(len(body)) > limit {
+		return nil, &ProtocolError{where, fmt.Sprintf("response larger than %d bytes", limit)}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, &StatusError{URL: where, StatusCode: resp.StatusCode, Message: errorMessage([]byte(c.Secrets.Scrub(string(body))))}
+	}
+	return body, nil
+}
+
+// redact returns err with the values of Secrets replaced by ${NAME} in its
+// message; the error it wraps stays reachable for errors.As (Transient,
+// Unreachable, NoEndpoint), and the server's text in a *StatusError or
+// *ProtocolError it wraps (made by this call) is scrubbed too. Without
+// secrets err is returned as is.
+func (c *Client) redact(err error) error {
+	if err == nil || c.Secrets.Len() == 0 {
+		return err
+	}
+	if se := (*StatusError)(nil); errors.As(err, &se) {
+		se.Message = c.Secrets.Scrub(se.Message)
+	}
+	if pe := (*ProtocolError)(nil); errors.As(err, &pe) {
+		pe.Msg = c.Secrets.Scrub(pe.Msg)
+	}
+	return c.Secrets.Redact(err)
+}
+
+// scrubStrings replaces the secrets in every string reachable from v
+// (structs, pointers, slices; the types of package contract have no
+// maps).
+func scrubStrings(v reflect.Value, s *secret.Set) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			scrubStrings(v.Elem(), s)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				scrubStrings(v.Field(i), s)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			scrubStrings(v.Index(i), s)
+		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(s.Scrub(v.String()))
+		}
+	}
+}
+
+// transportError classifies an error that left no complete response.
+func (c *Client) transportError(ctx context.Context, where string, err error) error {
+	return TransportError(ctx, where, c.Timeout, err)
+}
+
+// TransportError classifies err, from a call to where (method and URL
+// without credentials) that left no complete response, ctx being the
+// call's context and timeout its own bound (0 none): a *TimeoutError when
+// the deadline passed or the network timed out, the context's error when
+// it was cancelled, else an *UnreachableError. The mapped pipeline shares
+// it.
+func TransportError(ctx context.Context, where string, timeout time.Duration, err error) error {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err // its message repeats the URL, credentials aside
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &TimeoutError{URL: where, Timeout: timeout}
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s: %w", where, ctx.Err())
+	}
+	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+		return &TimeoutError{URL: where}
+	}
+	if re := (*RedirectError)(nil); errors.As(err, &re) {
+		return fmt.Errorf("%s: %w", where, re)
+	}
+	return &UnreachableError{URL: where, Err: err}
+}
+
+// errorMessage returns the message of an {"error": …} body, else an
+// excerpt of the body.
+func errorMessage(body []byte) string {
+	var e errorResponse
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	return excerpt(body)
+}
+
+// excerpt is excerpt of b with the Secrets replaced first: replaced after
+// the cut, a secret the cut split would keep its start.
+func (c *Client) excerpt(b []byte) string {
+	if c.Secrets.Len() == 0 {
+		return excerpt(b)
+	}
+	return excerpt([]byte(c.Secrets.Scrub(string(b))))
+}
+
+// excerpt returns the start of b as one line of valid UTF-8.
+func excerpt(b []byte) string { return Excerpt(b) }
+
+// Excerpt returns the start of b, as an error message quotes a body: one
+// line of valid UTF-8, cut after 200 characters. Replace secrets before:
+// cut, a secret would keep its start.
+func Excerpt(b []byte) string {
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+	if utf8.RuneCountInString(s) <= bodyExcerptLen {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:bodyExcerptLen]) + "…"
+}
+
+// DefaultClient is the HTTP client of the external pipelines (http and
+// mapped): the default transport's connection pooling with more idle
+// connections per host, since a snapshot calls one host concurrently, and
+// redirects followed only within the host first called (at most 10): Go
+// forwards headers such as X-Api-Key to any host a redirect names, and the
+// headers a user configures carry tokens. A redirect elsewhere fails the
+// call with a *RedirectError, which is not transient.
+var DefaultClient = func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: t, CheckRedirect: sameHostRedirect}
+}()
+
+func sameHostRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return &RedirectError{From: first.Host, To: req.URL.Host}
+	}
+	return nil
+}
+
+// RedirectError is a redirect to another host (or scheme) than the one
+// called, refused so that the configured headers do not follow it.
+type RedirectError struct{ From, To string }
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("redirect from %s to %s refused: the configured headers are sent to the host called only (set the URL the redirect names)", e.From, e.To)
+}

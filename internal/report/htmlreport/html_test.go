@@ -1,0 +1,331 @@
+package htmlreport
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/calibrate"
+	"github.com/ragbaseline/ragbaseline/internal/compare"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/judge"
+	"github.com/ragbaseline/ragbaseline/internal/report"
+	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
+	"github.com/ragbaseline/ragbaseline/internal/textnorm"
+)
+
+// renders are every report of the tests, rendered.
+func renders(t *testing.T) map[string][]byte {
+	t.Helper()
+	cur, diff := testReports()
+	out := map[string][]byte{}
+	var b bytes.Buffer
+	if err := Judge(&b, cur, diff); err != nil {
+		t.Fatal(err)
+	}
+	out["judge+diff"] = bytes.Clone(b.Bytes())
+	b.Reset()
+	if err := Judge(&b, cur, nil); err != nil {
+		t.Fatal(err)
+	}
+	out["judge"] = bytes.Clone(b.Bytes())
+	b.Reset()
+	if err := Calibration(&b, shippedCalibration(t)); err != nil {
+		t.Fatal(err)
+	}
+	out["calibration"] = bytes.Clone(b.Bytes())
+	b.Reset()
+	if err := Compare(&b, shippedComparison(t)); err != nil {
+		t.Fatal(err)
+	}
+	out["comparison"] = bytes.Clone(b.Bytes())
+	b.Reset()
+	if err := TrecCompare(&b, testTrecReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	out["trec comparison"] = bytes.Clone(b.Bytes())
+	return out
+}
+
+func TestDeterministic(t *testing.T) {
+	first, second := renders(t), renders(t)
+	for name, b := range first {
+		if !bytes.Equal(b, second[name]) {
+			t.Errorf("%s: two renderings of the same report differ", name)
+		}
+	}
+}
+
+// A report refers to nothing outside itself: no src attribute, no URL
+// but a fragment, no @import or url() in its style.
+func TestSelfContained(t *testing.T) {
+	attr := regexp.MustCompile(`(?i)\s(src|href|action|xlink:href|srcset|poster|data)\s*=\s*"([^"]*)"`)
+	for name, b := range renders(t) {
+		s := string(b)
+		for _, m := range attr.FindAllStringSubmatch(s, -1) {
+			if m[1] != "href" || !strings.HasPrefix(m[2], "#") {
+				t.Errorf("%s: %s=%q", name, m[1], m[2])
+			}
+		}
+		// Text may mention URLs; markup and style may not.
+		for _, bad := range []string{"<link", "<iframe", "<img", "<object", "<embed", "<base", "<form action"} {
+			if i := strings.Index(s, bad); i >= 0 {
+				t.Errorf("%s has %q: …%s…", name, bad, s[max(0, i-60):min(len(s), i+60)])
+			}
+		}
+		style := s[strings.Index(s, "<style>"):strings.Index(s, "</style>")]
+		for _, bad := range []string{"@import", "url(", "http:", "https:"} {
+			if strings.Contains(style, bad) {
+				t.Errorf("%s: the style has %q", name, bad)
+			}
+		}
+		if n := strings.Count(s, "<script"); n != 1 {
+			t.Errorf("%s has %d script elements, want 1", name, n)
+		}
+		if !strings.Contains(s, `http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`) {
+			t.Errorf("%s has no content security policy", name)
+		}
+	}
+}
+
+// Markup in the model is escaped wherever it lands.
+func TestEscaped(t *testing.T) {
+	s := string(renders(t)["judge+diff"])
+	for _, raw := range []string{hostileID, hostileTag, "</script><script>alert"} {
+		if strings.Contains(s, raw) {
+			t.Errorf("the page contains %q unescaped", raw)
+		}
+	}
+	if !strings.Contains(s, "&lt;img src=x onerror=alert(1)&gt;") {
+		t.Error("the hostile case id is not shown escaped")
+	}
+}
+
+// The TREC comparison page shows the runs, the summary and the pairs, a
+// run name that is markup as text, and no case.
+func TestTrecCompare(t *testing.T) {
+	s := string(renders(t)["trec comparison"])
+	if strings.Contains(s, hostileRun) || !strings.Contains(s, "<td>&lt;script&gt;alert(5)&lt;/script&gt; (c)</td>") {
+		t.Error("the run name that is markup is not shown escaped")
+	}
+	for _, want := range []string{
+		"<title>Run comparison: bm25 vs dense vs &lt;script&gt;alert(5)&lt;/script&gt;</title>",
+		`<th class="num">bm25 (a)</th><th class="num">dense (b)</th>`,
+		`<tr class="pairhead"><th colspan="11">bm25 (a) vs dense (b), Δ = bm25 − dense</th></tr>`,
+		// A pair's heading names its sides by the summary's letters.
+		`<tr class="pairhead"><th colspan="11">dense (b) vs &lt;script&gt;alert(5)&lt;/script&gt; (c), Δ = dense − &lt;script&gt;alert(5)&lt;/script&gt;</th></tr>`,
+		"qrels <code>qrels.txt</code> · qrels sha256 <code>fedcba987654</code> · measures <code>map P.2</code>",
+		"4 queries evaluated by at least one run",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(s, `<svg class="forest"`); n != 6 {
+		t.Errorf("%d forest rows, want 6 (3 pairs × 2 measures)", n)
+	}
+	if strings.Contains(s, "<details") {
+		t.Error("the TREC page shows cases")
+	}
+}
+
+// The hash of the script in the policy is the script's.
+func TestPolicyHashesScript(t *testing.T) {
+	if !strings.Contains(csp, "'sha256-"+hash(script)+"'") {
+		t.Fatal(csp)
+	}
+	s := string(renders(t)["judge"])
+	i, j := strings.Index(s, "<script>"), strings.Index(s, "</script>")
+	if i < 0 || j < i || s[i+len("<script>"):j] != script {
+		t.Error("the page's script is not the hashed one")
+	}
+}
+
+func TestHighlight(t *testing.T) {
+	for _, c := range []struct {
+		text     string
+		keywords []string
+		want     string
+	}{
+		{"A Refund is issued. refunds!", []string{"refund"}, "A [Refund] is issued. [refund]s!"},
+		{"no match here", []string{"vpn"}, "no match here"},
+		{"Straße und STRASSE", []string{"strasse"}, "[Straße] und [STRASSE]"}, // full case folding, as the judge
+		{"ＶＰＮ setup", []string{"vpn"}, "[ＶＰＮ] setup"},
+		{"overlapping abcabc", []string{"abca", "cabc"}, "overlapping [abcabc]"},
+		{"Ünïcode Ü", []string{"ü"}, "[Ü]nïcode [Ü]"},
+		{"x", []string{"", "  "}, "x"},
+		// NFKC composes across runes: a decomposed é is the keyword's é.
+		{"Cafe\u0301 au lait", []string{"café"}, "[Cafe\u0301] au lait"},
+		{"Cafe\u0301 au lait", []string{"cafe"}, "Cafe\u0301 au lait"},
+		// A keyword that ends inside a character's normal form marks the
+		// whole character (ﬁ is fi).
+		{"ﬁle ﬁx", []string{"f"}, "[ﬁ]le [ﬁ]x"},
+		{"ﬁle", []string{"ile"}, "[ﬁle]"},
+	} {
+		var b strings.Builder
+		for _, s := range highlight(c.text, c.keywords) {
+			if s.Mark {
+				fmt.Fprintf(&b, "[%s]", s.Text)
+			} else {
+				b.WriteString(s.Text)
+			}
+		}
+		if b.String() != c.want {
+			t.Errorf("highlight(%q, %q) = %q, want %q", c.text, c.keywords, b.String(), c.want)
+		}
+	}
+}
+
+// An unavailable mode or side is said, with its reason, without plots.
+func TestUnavailable(t *testing.T) {
+	rep := calibrate.Build("cases.json", "", 5, []calibrate.Input{{
+		Fixtures: "sidecar", Manifest: &contract.Manifest{Status: contract.StatusUnavailable, Reason: "sidecar <down>"},
+	}})
+	var b bytes.Buffer
+	if err := Calibration(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "Unavailable: sidecar &lt;down&gt;. No statistics.") || strings.Contains(s, "<svg width=\"520\"") {
+		t.Errorf("unavailable mode:\n%s", s)
+	}
+	g, sum, dir := shippedSet(t)
+	left, err := compare.LoadSide("hybrid", filepath.Join(dir, "fixtures"), g, judge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := compare.Side{Name: "sidecar", Fixtures: "sidecar", Reason: "connection refused"}
+	b.Reset()
+	if err := Compare(&b, compare.Build(compare.Inputs{Cases: "cases.json", CasesSHA256: sum, K: 5}, []compare.Side{left, right}, -1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if !strings.Contains(s, "Unavailable: connection refused") || !strings.Contains(s, "<li>hybrid vs sidecar: no case is compared, sidecar is unavailable.</li>") {
+		t.Error("the unavailable side is not said")
+	}
+	if strings.Contains(s, "<details") || strings.Contains(s, "<circle") {
+		t.Error("a case or an interval is shown with a side unavailable")
+	}
+}
+
+// Every block field the sides disagree on is marked, scoreLabel too: the
+// shipped hybrid blocks are labelled RRF and the dense ones COSINE.
+func TestCompareMarksScoreLabel(t *testing.T) {
+	s := string(renders(t)["comparison"])
+	for _, want := range []string{`<span class="diffmark">RRF</span>`, `<span class="diffmark">COSINE</span>`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the comparison lacks %s", want)
+		}
+	}
+}
+
+// highlight keeps the text, and marks something exactly when the judge
+// finds the keyword in it (the normal form of the text contains the
+// keyword's).
+func FuzzHighlight(f *testing.F) {
+	for _, s := range [][2]string{
+		{"A Refund is issued.", "refund"}, {"Straße", "strasse"}, {"Cafe\u0301 au lait", "café"},
+		{"ﬁle ﬁx", "f"}, {"ＶＰＮ setup", "vpn"}, {"证书过期 certificate", "证书"}, {"x", " "},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, text, kw string) {
+		if !utf8.ValidString(text) || !utf8.ValidString(kw) {
+			t.Skip()
+		}
+		segs := highlight(text, []string{kw})
+		var b strings.Builder
+		marked := false
+		for _, s := range segs {
+			b.WriteString(s.Text)
+			marked = marked || s.Mark
+		}
+		if b.String() != text {
+			t.Fatalf("highlight(%q, %q) changed the text to %q", text, kw, b.String())
+		}
+		k := textnorm.Normalize(kw)
+		if found := k != "" && strings.Contains(textnorm.Normalize(text), k); marked != found {
+			t.Fatalf("highlight(%q, %q): marked %v, the judge finds it %v", text, kw, marked, found)
+		}
+	})
+}
+
+// Two fixture sets of one search mode (the shipped hybrid with two
+// embedders) get headings that tell them apart; a mode alone keeps its
+// name.
+func TestCalibrationHeadings(t *testing.T) {
+	g, sum, dir := shippedSet(t)
+	var ins []calibrate.Input
+	for _, d := range []string{"fixtures", "fixtures-dense", "fixtures-local"} {
+		in, err := calibrate.Load(g, filepath.Join(dir, d), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	var b bytes.Buffer
+	if err := Calibration(&b, calibrate.Build("cases.json", sum, g.ReportK(0), ins)); err != nil {
+		t.Fatal(err)
+	}
+	got := regexp.MustCompile(`<h2>([^<]*)</h2>`).FindAllStringSubmatch(b.String(), -1)
+	var heads []string
+	for _, m := range got {
+		heads = append(heads, m[1])
+	}
+	want := []string{"hybrid · " + filepath.Join(dir, "fixtures"), "dense", "hybrid · " + filepath.Join(dir, "fixtures-local")}
+	if fmt.Sprint(heads) != fmt.Sprint(want) {
+		t.Errorf("headings %q, want %q", heads, want)
+	}
+}
+
+// TestJudgeMarksExpectedBlocks: a block is marked expected by the golden
+// case's rule (source in expectedSources, or docId in expectedDocIds,
+// trimmed), and none is without the golden case.
+func TestJudgeMarksExpectedBlocks(t *testing.T) {
+	c := testCases()[0]
+	expected := func(c *judge.CaseResult) []bool {
+		var out []bool
+		for _, b := range caseOf(c).Blocks {
+			out = append(out, b.Expected)
+		}
+		return out
+	}
+	if got := expected(&c); !slices.Equal(got, []bool{true, false}) {
+		t.Errorf("by expectedSources: %v, want [true false]", got)
+	}
+	c.Case = &contract.Case{CaseID: c.CaseID, ExpectedDocIDs: []string{" kb/billing/invoices.md "}}
+	if got := expected(&c); !slices.Equal(got, []bool{false, true}) {
+		t.Errorf("by expectedDocIds: %v, want [false true]", got)
+	}
+	c.Case = nil
+	if got := expected(&c); !slices.Equal(got, []bool{false, false}) {
+		t.Errorf("without the golden case: %v, want [false false]", got)
+	}
+}
+
+// TestJudgeDiffListsMetricRegressions: the diff's list of regressions is
+// the summary metrics that dropped; the cases' regressions are in their
+// section, with why.
+func TestJudgeDiffListsMetricRegressions(t *testing.T) {
+	cur, _ := testReports()
+	base := *cur
+	base.Summary.PassRate = fp(1)
+	base.Cases = slices.Clone(cur.Cases)
+	b := &base.Cases[1]
+	b.Status, b.HitLevel, b.FirstExpectedRank, b.FailedChecks = judge.StatusPass, sp(judge.HitStrong), ip(1), []string{}
+	d := report.Compare(&base, cur, "baseline.json", "current.json")
+	if len(d.Regressions) != 2 {
+		t.Fatalf("diff regressions %q, want a metric's and a case's", d.Regressions)
+	}
+	v := diffOf(d, nil)
+	if want := []string{"passRate dropped from 1 to " + mdcell.Float(cur.Summary.PassRate)}; !slices.Equal(v.Regressions, want) {
+		t.Errorf("listed regressions %q, want %q", v.Regressions, want)
+	}
+	if s := v.Sections[0]; len(s.Cases) != 1 || s.Cases[0].ID != "bad-2" || len(s.Cases[0].Why) == 0 {
+		t.Errorf("regressions section %+v", s)
+	}
+}
