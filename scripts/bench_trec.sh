@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rag-eval trec against pytrec_eval (trec_eval 9.0.8's C core) on generated
-# qrels and runs: checks the values are identical, then times both, first
-# on eleven common measures, then on -m all_trec.
+# qrels and runs. It checks that the values are identical, then times both,
+# first on eleven common measures, then on -m all_trec.
 # Usage: scripts/bench_trec.sh [queries...]   (default: 10000 20000 40000)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs what the HTML reports' browser tests and screenshots need, from
-# Debian: Chromium (driven headless by the Go tests through chromedp, see
-# internal/testkit/headless) and a CJK font (the shipped eval set is in Chinese and
-# English; without it the screenshots show boxes). Idempotent: nothing is
-# installed twice. RAG_CHROMIUM names another Chromium or Chrome to use
-# instead (nothing is then installed).
+# Installs from Debian what the HTML reports' browser tests and screenshots
+# need. Chromium is driven headless by the Go tests through chromedp
+# (internal/testkit/headless). A CJK font is needed because the shipped eval
+# set is in Chinese and English: without it the screenshots show boxes.
+# Idempotent: nothing is installed twice. RAG_CHROMIUM names another
+# Chromium or Chrome to use instead, and nothing is then installed.
 set -euo pipefail
 
 if [ -n "${RAG_CHROMIUM:-}" ]; then

@@ -15,11 +15,11 @@ and, for every pair and measure of the report:
     (tTestP) against scipy.stats.ttest_rel's;
   * the 95% percentile bootstrap interval with scipy.stats.bootstrap.
 
-The Monte Carlo p-values cannot agree exactly (different random numbers);
-the script prints each difference in standard errors, sqrt(p(1-p)/N)
-combined, and exits 1 if a means, win/tie/loss, count or t-test p differs
-(beyond the report's 6 decimals), or if a
-p-value differs by more than 4 standard errors (plus 0.0005 at the floor).
+The Monte Carlo p-values cannot agree exactly, since they come from
+different random numbers. The script prints each difference in standard
+errors, sqrt(p(1-p)/N) combined. It exits 1 if a mean, win/tie/loss, count
+or t-test p differs beyond the report's 6 decimals. It also exits 1 if a
+p-value differs by more than 4 standard errors, plus 0.0005 at the floor.
 Needs: pip install scipy ranx pytrec-eval-terrier
 """
 import json

@@ -1,19 +1,20 @@
 # shellcheck shell=bash
-# The process helpers of the service scripts (services.sh, ext-services.sh
-# and their -stop scripts), sourced by them. The sourcing script defines
-# log and die, HOST (the address its services listen on), TIMEOUT (seconds
-# a service may take to start) and WAIT (seconds it may take to stop).
+# The process helpers of the service scripts, sourced by services.sh,
+# ext-services.sh and their -stop scripts. The sourcing script defines log
+# and die, HOST, TIMEOUT and WAIT. HOST is the address its services listen
+# on. TIMEOUT is the seconds a service may take to start, WAIT the seconds
+# it may take to stop.
 
-# alive PID: the process exists and is not a zombie (nothing reaps our
-# daemons' zombies in some sandboxes, so kill -0 alone is not enough).
+# alive PID: the process exists and is not a zombie. Nothing reaps our
+# daemons' zombies in some sandboxes, so kill -0 alone is not enough.
 alive() {
 	kill -0 "$1" 2>/dev/null || return 1
 	! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
 }
 
 # pid_of PIDFILE NAME: prints the pid in PIDFILE when it is a live process
-# whose command line matches NAME, a grep basic regular expression (a
-# recycled pid is never taken for ours).
+# whose command line matches NAME, a grep basic regular expression. A
+# recycled pid is therefore never taken for ours.
 pid_of() {
 	local pidfile=$1 name=$2 pid
 	[ -s "$pidfile" ] || return 1
@@ -43,8 +44,9 @@ require_free_port() {
 	fi
 }
 
-# wait_for SERVICE LOGFILE PIDFILE CHECK...: poll CHECK until it succeeds, the
-# process in PIDFILE (if given) dies, or TIMEOUT passes.
+# wait_for SERVICE LOGFILE PIDFILE CHECK...: poll CHECK until it succeeds,
+# until the process in PIDFILE dies (when PIDFILE is given), or until
+# TIMEOUT passes.
 wait_for() {
 	local name=$1 logfile=$2 pidfile=$3 pid=""
 	shift 3
@@ -65,7 +67,7 @@ wait_for() {
 }
 
 # stop_daemon SERVICE PIDFILE NAME: SIGTERM, wait up to WAIT seconds, then
-# SIGKILL; the pid file goes.
+# SIGKILL. The pid file goes.
 stop_daemon() {
 	local service=$1 pidfile=$2 name=$3 pid deadline
 	if ! pid="$(pid_of "$pidfile" "$name")"; then

@@ -2,8 +2,9 @@
 # make demo: the whole loop on the embedded default, no services.
 # seed → snapshot hybrid and dense → eval against the shipped baseline →
 # compare hybrid vs dense → an embedder change: the same with the lexical
-# local-hash-v1, compared with the default use-multilingual-v3 → calibrate. Everything it writes is under
-# .ragbaseline/demo (git-ignored); the shipped eval set is only read.
+# local-hash-v1, compared with the default use-multilingual-v3 → calibrate.
+# Everything it writes is under .ragbaseline/demo, which git ignores. The
+# shipped eval set is only read.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -2,22 +2,23 @@
 # make dist: the release archives (docs/release.md).
 #
 # Builds rag-eval, rag-seed and rag-snapshot for every platform in
-# $PLATFORMS (default linux and darwin, amd64 and arm64) with CGO off,
-# -trimpath and the version of `git describe --tags --always --dirty` as
-# main.version (as make build), stages each platform's binaries with the
-# README (and the LICENSE and NOTICE files, when the repository has them),
-# and packs them into
+# $PLATFORMS, by default linux and darwin on amd64 and arm64. The builds
+# have CGO off, -trimpath, and the version `git describe --tags --always
+# --dirty` prints as main.version, as make build does. It stages each
+# platform's binaries with the README, and with the LICENSE and NOTICE
+# files when the repository has them. Then it packs them into
 #
 #   dist/ragbaseline_<version>_<os>_<arch>.tar.gz
 #   dist/SHA256SUMS
 #
 # Reproducible: no build path, no timestamp and no owner of this machine
-# gets in (the archive entries carry the commit's time), so the same commit
-# built by the same Go release gives the same bytes; go.mod's toolchain line
-# names that release. scripts/dist_check.sh checks the result.
+# gets in, and the archive entries carry the commit's time. So the same
+# commit built by the same Go release gives the same bytes. go.mod's
+# toolchain line names that release. scripts/dist_check.sh checks the
+# result.
 #
-# Environment: GO (go), VERSION (from git), PLATFORMS, DIST (dist),
-# SOURCE_DATE_EPOCH (the commit's time).
+# Environment, with defaults: GO (go), VERSION (from git), PLATFORMS,
+# DIST (dist), SOURCE_DATE_EPOCH (the commit's time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

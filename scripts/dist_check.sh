@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # make dist-check: check what make dist wrote in dist/ (docs/release.md).
 #
-#   * SHA256SUMS verifies, and lists one archive per platform of $PLATFORMS;
-#   * each archive holds exactly ragbaseline_<version>_<os>_<arch>/ with
-#     rag-eval, rag-seed, rag-snapshot, README.md (and the repository's
-#     LICENSE and NOTICE files, when it has them);
-#   * each binary was built for its platform, with CGO off and -trimpath
-#     (go version -m; it does not show -ldflags under -trimpath);
-#   * the host platform's binaries run: `<tool> --version` prints
-#     "<tool> version <version>" (the others are built by the same loop);
-#   * unless DIST_CHECK_REBUILD=0, make dist run again into another
-#     directory gives the same SHA256SUMS (reproducible archives).
+#   * SHA256SUMS verifies, and lists one archive per platform of $PLATFORMS.
+#   * Each archive holds exactly ragbaseline_<version>_<os>_<arch>/ with
+#     rag-eval, rag-seed, rag-snapshot and README.md. It also holds the
+#     repository's LICENSE and NOTICE files, when it has them.
+#   * Each binary was built for its platform, with CGO off and -trimpath.
+#     go version -m says so, though it does not show -ldflags under -trimpath.
+#   * The host platform's binaries run: `<tool> --version` prints
+#     "<tool> version <version>". The others are built by the same loop.
+#   * Unless DIST_CHECK_REBUILD=0, make dist run again into another
+#     directory gives the same SHA256SUMS: the archives are reproducible.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,7 +1,7 @@
 # Sourced by scripts/dist.sh and scripts/dist_check.sh: what a release is
 # made of, so that the build and its check agree.
 #
-# Environment: GO (go), DIST (dist), PLATFORMS, VERSION (from git).
+# Environment, with defaults: GO (go), DIST (dist), PLATFORMS, VERSION (from git).
 GO=${GO:-go}
 DIST=${DIST:-dist}
 PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}

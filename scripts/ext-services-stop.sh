@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Stops the external retrieval servers scripts/ext-services.sh started (by
-# their pid files under .ragbaseline/ext-services/) and removes their lines
-# from .ragbaseline/ext-services.env (the file goes when none is left).
-# Data is kept; scripts/ext-services.sh starts them again.
+# Stops the external retrieval servers scripts/ext-services.sh started, by
+# their pid files under .ragbaseline/ext-services/. It removes their lines
+# from .ragbaseline/ext-services.env, and the file goes when none is left.
+# Data is kept, and scripts/ext-services.sh starts them again.
 #
 # Usage: scripts/ext-services-stop.sh [--clean] [weaviate|opensearch|chroma]...
-# (no argument: all three). Safe to run when nothing is running. --clean
-# also deletes the data of the servers named (make ext-services-clean: all;
-# the cached installs stay, docs/external-servers.md).
+# Without a server name it stops all three. Safe to run when nothing is
+# running. --clean also deletes the data of the servers named, and make
+# ext-services-clean deletes all of it. The cached installs stay
+# (docs/external-servers.md).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,7 +50,7 @@ done
 
 if [ -n "$clean" ]; then
 	for s in "${which[@]}"; do
-		# OpenSearch may keep its files outside the clone (rundir).
+		# OpenSearch may keep its files outside the clone, in its rundir.
 		if [ -s "$SVC/$s/rundir" ]; then
 			run="$(cat "$SVC/$s/rundir")"
 			case "$run" in

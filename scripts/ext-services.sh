@@ -4,50 +4,52 @@
 #   Weaviate 1.35.2   (Go module, built here)     http://127.0.0.1:8090
 #   OpenSearch 2.19.1 (Maven Central) + k-NN      http://127.0.0.1:9201
 #   Chroma 1.5.9      (PyPI, in a venv)           http://127.0.0.1:8091
-# and writes their URLs to .ragbaseline/ext-services.env as `export …=…`
+# It writes their URLs to .ragbaseline/ext-services.env as `export …=…`
 # lines: WEAVIATE_URL, OPENSEARCH_URL, CHROMA_URL.
 #
 # Usage: scripts/ext-services.sh [weaviate|opensearch|chroma]...
-# (no argument: all three). Stop them with scripts/ext-services-stop.sh.
-# docs/external-servers.md says why each choice was made.
+# Without an argument it starts all three. scripts/ext-services-stop.sh
+# stops them. docs/external-servers.md says why each choice was made.
 #
-# Installs are cached outside the clone, so every clone on the machine (CI's
-# fresh ones too) reuses them: ${RAG_EXT_CACHE:-~/.cache/ragbaseline/ext}/
+# Installs are cached outside the clone, so every clone on the machine
+# reuses them, CI's fresh ones too. The cache is
+# ${RAG_EXT_CACHE:-~/.cache/ragbaseline/ext}/:
 #   weaviate-1.35.2/bin/weaviate-server   built from the module source that
 #                                         the Go checksum database vouches for
 #   opensearch-2.19.1/                    integ-test zip + k-NN plugin, both
 #                                         sha512-checked against pinned sums
 #   chroma-1.5.9/venv/                    chromadb, sha256-pinned wheel
 #   downloads/                            the two OpenSearch zips
-# Each install is finished by writing a .complete marker last: an interrupted
-# install is redone, and so is a finished one found damaged (a Weaviate
-# binary that does not run, OpenSearch files whose sha256 differs from the
-# install's, a venv that cannot import chromadb).
+# Each install is finished by writing a .complete marker last, so an
+# interrupted install is redone. So is a finished one found damaged: a
+# Weaviate binary that does not run, OpenSearch files whose sha256 differs
+# from the install's, or a venv that cannot import chromadb.
 #
-# Data, logs and pids live in the clone, under .ragbaseline/ext-services/
-# (git-ignored): weaviate/, opensearch/, chroma/, each with <name>.pid and
-# <name>.log. Safe to run twice: a server that is running and answering is
-# left alone.
+# Data, logs and pids live in the clone, under .ragbaseline/ext-services/,
+# which git ignores: weaviate/, opensearch/ and chroma/, each with
+# <name>.pid and <name>.log. Safe to run twice: a server that is running
+# and answering is left alone.
 #
-# Weaviate: version 1.35.2 listens for gRPC and for its cluster data API on
-# every interface, and has no setting for either address. The build patches
-# those two listen addresses to 127.0.0.1 in a copy of the module source
-# (the patch is checked to apply exactly once each); nothing else changes.
+# Weaviate 1.35.2 listens for gRPC and for its cluster data API on every
+# interface, and has no setting for either address. The build therefore
+# patches those two listen addresses to 127.0.0.1 in a copy of the module
+# source. Each patch is checked to apply exactly once, and nothing else
+# changes.
 #
-# OpenSearch refuses to run as root: when this script runs as root, the
-# server runs as RAG_EXT_OPENSEARCH_USER (nobody), from a hard-linked copy of
-# the install (the cache may be under /root, which other users cannot
-# enter), with its files in .ragbaseline/ext-services/opensearch/, or in
-# /tmp/ragbaseline-opensearch-<checksum of the clone's path>/ when the clone
-# is closed to that user.
+# OpenSearch refuses to run as root. When this script runs as root, the
+# server runs as RAG_EXT_OPENSEARCH_USER (nobody), from a hard-linked copy
+# of the install, because the cache may be under /root, which other users
+# cannot enter. Its files are in .ragbaseline/ext-services/opensearch/. When
+# the clone is closed to that user they are in
+# /tmp/ragbaseline-opensearch-<checksum of the clone's path>/ instead.
 #
-# Environment overrides:
+# Environment overrides, with their defaults:
 #   RAG_EXT_CACHE (~/.cache/ragbaseline/ext)  RAG_EXT_TIMEOUT (seconds per server, 180)
 #   RAG_EXT_WEAVIATE_PORT (8090)  RAG_EXT_WEAVIATE_GRPC_PORT (50061)
 #   RAG_EXT_WEAVIATE_GOSSIP_PORT (7956)  RAG_EXT_WEAVIATE_DATA_PORT (7957)
 #   RAG_EXT_WEAVIATE_RAFT_PORT (8310)  RAG_EXT_WEAVIATE_RAFT_RPC_PORT (8311)
 #   RAG_EXT_OPENSEARCH_PORT (9201)  RAG_EXT_OPENSEARCH_TRANSPORT_PORT (9301)
-#   RAG_EXT_OPENSEARCH_HEAP (512m)  RAG_EXT_OPENSEARCH_USER (nobody; root only)
+#   RAG_EXT_OPENSEARCH_HEAP (512m)  RAG_EXT_OPENSEARCH_USER (nobody, root only)
 #   RAG_EXT_CHROMA_PORT (8091)  RAG_EXT_PYTHON (python3)  GO (go)  JAVA_HOME
 set -euo pipefail
 
@@ -83,8 +85,8 @@ KNN_ZIP_URL="$MAVEN/plugin/opensearch-knn/$KNN_VERSION/opensearch-knn-$KNN_VERSI
 KNN_ZIP_SHA512=b773727c4c41d08f3e3af4726cde420b90749c55a5cc82ca5fd42a5b58f3edb002f2210b8653a597b5121d4034b428857df7bd82627b44946da7d2ad67111b28
 
 CHROMA_VERSION=1.5.9
-# sha256 of chromadb-1.5.9-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl;
-# other platforms' wheels: add their sums here.
+# The sha256 of chromadb-1.5.9-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl.
+# Add the sums of other platforms' wheels here.
 CHROMA_SHA256S=(cc09b3df76e5a5cb386aed2715a2eea152e3949f9e1ba93c7119505377749929)
 CH_PORT="${RAG_EXT_CHROMA_PORT:-8091}"
 
@@ -99,7 +101,7 @@ die() { printf 'ext-services: error: %s\n' "$*" >&2; exit 1; }
 http_ok() { curl -sf --noproxy '*' -m 5 -o /dev/null "$1"; }
 
 # fetch URL SHA512 DEST: download into the cache unless DEST already has
-# the pinned sum; fail on a mismatch.
+# the pinned sum. A mismatch fails.
 fetch() {
 	local url=$1 sum=$2 dest=$3
 	if [ -f "$dest" ] && printf '%s  %s\n' "$sum" "$dest" | sha512sum -c --status; then
@@ -114,8 +116,9 @@ fetch() {
 }
 
 # same_url NAME DIR URL: fails when the server of this clone that is alive
-# was started for another URL (a port override changed since): taking
-# whatever answers at URL for it, or waiting for it there, would be wrong.
+# was started for another URL, because a port override changed since.
+# Taking whatever answers at URL for it, or waiting for it there, would be
+# wrong.
 same_url() {
 	local was
 	was="$(cat "$2/$1.url" 2>/dev/null || true)"
@@ -132,8 +135,8 @@ env_fragment() {
 	mv -f "$SVC/$name/$name.env.tmp" "$SVC/$name/$name.env"
 }
 
-# write_env: ENV_FILE from the fragments of the servers started so far
-# (scripts/ext-services-stop.sh rewrites it the same way).
+# write_env: ENV_FILE from the fragments of the servers started so far.
+# scripts/ext-services-stop.sh rewrites it the same way.
 write_env() {
 	local tmp f
 	tmp="$(mktemp "$STATE/.ext-services.env.XXXXXX")"
@@ -159,8 +162,8 @@ WV_URL="http://$HOST:$WV_PORT"
 wv_ping() { http_ok "$WV_URL/v1/.well-known/ready"; }
 
 # patch_once FILE FROM TO: replace the single line matching FROM, and fail
-# unless exactly one line changed (a new release that moved the code must
-# not build unpatched).
+# unless exactly one line changed. A new release that moved the code must
+# not build unpatched.
 patch_once() {
 	local file=$1 from=$2 to=$3 n
 	n="$(grep -cF -- "$from" "$file" || true)"
@@ -173,8 +176,8 @@ patch_once() {
 
 install_weaviate() {
 	if [ -x "$WV_BIN" ] && [ -f "$WV_CACHE/.complete" ]; then
-		# A damaged binary (a truncated copy, a full disk) crashes without
-		# a word in the log: built again instead.
+		# A damaged binary crashes without a word in the log: a truncated copy,
+		# say, or one cut short by a full disk. It is built again instead.
 		if { "$WV_BIN" --help >/dev/null; } 2>/dev/null; then
 			return
 		fi
@@ -183,7 +186,7 @@ install_weaviate() {
 	command -v "$GO" >/dev/null 2>&1 || die "weaviate: $GO not found (a Go toolchain builds Weaviate)"
 	local t0=$SECONDS dir src
 	log "weaviate: fetching the module source github.com/weaviate/weaviate@v$WEAVIATE_VERSION (checked against the Go checksum database)"
-	# From /, outside any module: the download concerns no go.mod of ours.
+	# Run from /, outside any module, since the download concerns no go.mod of ours.
 	dir="$(cd / && GOWORK=off GO111MODULE=on "$GO" mod download -json "github.com/weaviate/weaviate@v$WEAVIATE_VERSION" |
 		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
 	{ [ -n "$dir" ] && [ -f "$dir/go.mod" ]; } || die "weaviate: go mod download github.com/weaviate/weaviate@v$WEAVIATE_VERSION failed"
@@ -192,7 +195,7 @@ install_weaviate() {
 	mkdir -p "$WV_CACHE/bin"
 	cp -R "$dir" "$src"
 	chmod -R u+w "$src"
-	# gRPC and the cluster data API: ":port" (every interface) -> 127.0.0.1.
+	# gRPC and the cluster data API listen on ":port", every interface: make it 127.0.0.1.
 	patch_once "$src/adapters/handlers/grpc/server.go" 'fmt.Sprintf(":%d",' 'fmt.Sprintf("127.0.0.1:%d",'
 	patch_once "$src/adapters/handlers/rest/clusterapi/serve.go" 'Addr:      fmt.Sprintf(":%d", port),' 'Addr:      fmt.Sprintf("127.0.0.1:%d", port),'
 	log "weaviate: building weaviate-server (several minutes on 2 cores the first time; the Go build cache keeps the rest)"
@@ -221,10 +224,10 @@ start_weaviate() {
 			require_free_port "weaviate raft rpc" "$WV_RAFT_RPC_PORT" RAG_EXT_WEAVIATE_RAFT_RPC_PORT
 			log "starting weaviate $WEAVIATE_VERSION on $WV_URL"
 			# USE_INVERTED_SEARCHABLE=false: new classes use the exact WAND
-			# BM25 search, not BlockMax WAND, which in 1.35.2 prunes terms
-			# still in the memtable (fixed upstream by weaviate/weaviate#11780):
-			# measured here, a multi-term BM25 query right after a load
-			# missed every chunk matching its rarer term.
+			# BM25 search, not BlockMax WAND. In 1.35.2 BlockMax WAND prunes
+			# terms still in the memtable, fixed upstream by
+			# weaviate/weaviate#11780. Measured here, a multi-term BM25 query
+			# right after a load missed every chunk matching its rarer term.
 			printf '=== %s start weaviate %s\n' "$(date -u +%FT%TZ)" "$WEAVIATE_VERSION" >>"$WV_LOG"
 			(
 				cd "$WV_DIR"
@@ -262,9 +265,10 @@ OS_DIR="$SVC/opensearch"
 OS_PID="$OS_DIR/opensearch.pid"
 OS_LOG="$OS_DIR/opensearch.log"
 OS_URL="http://$HOST:$OS_PORT"
-# The server's process, as its command line reads: bin/opensearch (a shell
-# script) runs the JVM options parser before it execs the server's JVM, so
-# for its first seconds the pid in the pid file is the script's.
+# The server's process, as its command line reads. bin/opensearch is a
+# shell script that runs the JVM options parser before it execs the
+# server's JVM. For its first seconds the pid in the pid file is therefore
+# the script's.
 OS_PROC='bin/opensearch\|org\.opensearch\.bootstrap\.OpenSearch'
 os_ping() { curl -sf --noproxy '*' -m 5 "$OS_URL/_cluster/health" | grep -q '"status":"\(green\|yellow\)"'; }
 
@@ -283,8 +287,8 @@ os_manifest() {
 	(cd "$1" && find . -type f ! -name .complete ! -name '.sha256*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
 }
 
-# os_installed: the cached install is complete and its files are the ones
-# it was installed with (.sha256); an install made before the sums were
+# os_installed: the cached install is complete, and its files are the ones
+# it was installed with (.sha256). An install made before the sums were
 # kept gets them now.
 os_installed() {
 	[ -f "$OS_CACHE/.complete" ] || return 1
@@ -310,10 +314,10 @@ install_opensearch() {
 	unzip -q "$dl/opensearch-$OPENSEARCH_VERSION.zip" -d "$tmp"
 	mv "$tmp/opensearch-$OPENSEARCH_VERSION"/* "$tmp/"
 	rmdir "$tmp/opensearch-$OPENSEARCH_VERSION"
-	# The k-NN plugin, unpacked where bin/opensearch-plugin would put it. Its
-	# descriptor names lang-painless in extended.plugins (for painless
-	# scoring scripts); lang-painless is not published as a plugin zip and
-	# the integ-test distribution has no modules but transport-netty4, so
+	# The k-NN plugin, unpacked where bin/opensearch-plugin would put it.
+	# Its descriptor names lang-painless in extended.plugins, for painless
+	# scoring scripts. lang-painless is not published as a plugin zip, and
+	# the integ-test distribution has no module but transport-netty4. So
 	# the dependency is cleared: k-NN queries and mappings do not need it.
 	mkdir -p "$tmp/plugins/opensearch-knn"
 	unzip -q "$dl/opensearch-knn-$KNN_VERSION.zip" -d "$tmp/plugins/opensearch-knn"
@@ -323,7 +327,7 @@ install_opensearch() {
 	chmod -R a+rX "$tmp"
 	os_manifest "$tmp" >"$tmp/.sha256"
 	mv "$tmp" "$OS_CACHE"
-	# The install time makes every install's marker differ: a root run's
+	# The install time makes every install's marker differ. A root run's
 	# hard-linked copy of an earlier install is then replaced.
 	printf 'opensearch %s (integ-test zip) + opensearch-knn %s (extended.plugins cleared), installed %s\n' \
 		"$OPENSEARCH_VERSION" "$KNN_VERSION" "$(date -u +%FT%TZ)" >"$OS_CACHE/.complete"
@@ -344,7 +348,7 @@ start_opensearch() {
 			local jh
 			jh="$(java_home)" || die "opensearch: no java found (OpenSearch $OPENSEARCH_VERSION needs Java 11 or later; set JAVA_HOME)"
 			# run: the directory of the server's home, config, data, logs and
-			# tmp; the pid and the log stay in OS_DIR.
+			# tmp. The pid and the log stay in OS_DIR.
 			local home="$OS_CACHE" run="$OS_DIR" runner=()
 			if [ "$(id -u)" -eq 0 ]; then
 				command -v setpriv >/dev/null 2>&1 || die "opensearch: setpriv (util-linux) is needed to run OpenSearch as $OS_RUN_USER"
@@ -352,16 +356,16 @@ start_opensearch() {
 				runner=(setpriv --reuid="$(id -u "$OS_RUN_USER")" --regid="$(id -g "$OS_RUN_USER")" --clear-groups --)
 				chmod a+rx "$OS_DIR"
 				if ! "${runner[@]}" test -x "$OS_DIR"; then
-					# The clone is closed to the run user (under /root, say):
-					# a directory of this clone's own under /tmp.
+					# The clone is closed to the run user, under /root say. The run
+					# directory is then one of this clone's own under /tmp.
 					run="${TMPDIR:-/tmp}/ragbaseline-opensearch-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)"
 					mkdir -p "$run"
 					chmod 755 "$run"
 					log "opensearch: $OS_DIR is closed to $OS_RUN_USER; its files go to $run"
 				fi
 				echo "$run" >"$OS_DIR/rundir"
-				# A hard-linked copy of the install the run user can reach
-				# (the cache may be under a home only root can enter).
+				# A hard-linked copy of the install the run user can reach. The
+				# cache may be under a home only root can enter.
 				home="$run/home"
 				if [ ! -f "$home/.complete" ] || ! cmp -s "$home/.complete" "$OS_CACHE/.complete"; then
 					rm -rf "$home"
@@ -372,8 +376,8 @@ start_opensearch() {
 			mkdir -p "$run/data" "$run/logs" "$run/tmp" "$conf/jvm.options.d"
 			cp "$home/config/log4j2.properties" "$conf/log4j2.properties"
 			# The distribution's jvm.options without its heap, GC log and heap
-			# dump lines (relative paths under the home, which the run user
-			# may not write).
+			# dump lines. Those name relative paths under the home, which the run
+			# user may not write.
 			grep -v '^[[:space:]]*#' "$home/config/jvm.options" | grep . |
 				grep -v -e '-Xm[sx]' -e '^8:' -e '^8-10:' -e 'gc\.log' -e 'HeapDump' -e 'ErrorFile' >"$conf/jvm.options"
 			printf -- '-Xms%s\n-Xmx%s\n-XX:ErrorFile=%s/logs/hs_err_pid%%p.log\n' "$OS_HEAP" "$OS_HEAP" "$run" >"$conf/jvm.options.d/ragbaseline.options"
@@ -437,9 +441,9 @@ install_chroma() {
 	local req="$CH_CACHE/requirements.txt" h hashes=""
 	for h in "${CHROMA_SHA256S[@]}"; do hashes="$hashes --hash=sha256:$h"; done
 	echo "chromadb==$CHROMA_VERSION$hashes" >"$req"
-	# --no-deps: the server is the Rust extension inside the wheel; the
-	# Python client's dependencies (and its default embedding model, which
-	# it would download on first use) are never needed.
+	# --no-deps: the server is the Rust extension inside the wheel. The
+	# Python client's dependencies are never needed, nor is the default
+	# embedding model it would download on first use.
 	"$CH_VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r "$req" >"$CH_CACHE/pip.log" 2>&1 ||
 		{ tail -n 30 "$CH_CACHE/pip.log" >&2; die "chroma: pip install chromadb==$CHROMA_VERSION failed (a wheel whose sha256 is not pinned in this script also fails); see $CH_CACHE/pip.log"; }
 	"$CH_VENV/bin/python" -c 'import chromadb_rust_bindings' || die "chroma: chromadb $CHROMA_VERSION has no chromadb_rust_bindings module"
@@ -461,8 +465,8 @@ start_chroma() {
 			printf '=== %s start chroma %s\n' "$(date -u +%FT%TZ)" "$CHROMA_VERSION" >>"$CH_LOG"
 			(
 				cd "$CH_DIR"
-				# The `chroma` console script imports the Python client (and
-				# its dependencies, not installed); the server is the Rust CLI
+				# The `chroma` console script imports the Python client and its
+				# dependencies, which are not installed. The server is the Rust CLI
 				# behind it, called directly.
 				NO_COLOR=1 setsid nohup "$CH_VENV/bin/python" -c \
 					'import sys, chromadb_rust_bindings as c; c.cli(["chroma"] + sys.argv[1:])' \
@@ -493,8 +497,8 @@ main() {
 	command -v curl >/dev/null 2>&1 || die "curl not found"
 	mkdir -p "$SVC"
 	[ -e "$STATE/.gitignore" ] || printf '*\n' >"$STATE/.gitignore"
-	# start_<server> installs it (or checks its install) only when it is
-	# not running already.
+	# start_<server> installs it, or checks its install, only when it is not
+	# running already.
 	for s in "${which[@]}"; do
 		"start_$s"
 	done

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # make ext-eval: the shipped eval set through every shipped mapped-pipeline
 # config (deploy/mapped/*.yaml) against the servers of make ext-services,
-# beside the builtin pipeline's committed fixtures: the comparison table of
-# README.md and docs/mapped-pipeline.md.
+# beside the builtin pipeline's committed fixtures. It makes the comparison
+# table of docs/mapped-pipeline.md.
 #
-# Loads the shipped corpus into each server under the default names (as
-# make ext-services-load does), then for each config: rag-snapshot into
+# It loads the shipped corpus into each server under the default names, as
+# make ext-services-load does. Then for each config it runs rag-snapshot into
 # .ragbaseline/ext-eval/<config>/ and rag-eval into <config>.json|md. Then
-# one rag-eval compare of every side against the builtin pipeline (hybrid,
-# eval/rag-retrieval/fixtures) into compare.json|md|html. The table goes
-# to .ragbaseline/ext-eval/table.md and stdout.
+# one rag-eval compare of every side against the builtin pipeline, the
+# hybrid eval/rag-retrieval/fixtures, writes compare.json|md|html. The table
+# goes to .ragbaseline/ext-eval/table.md and stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}

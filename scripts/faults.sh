@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Fault injection on the real binaries and services: the figures of the
-# README's "Reliability" table. Usage: make faults (after make services for
-# the server rows; without them those rows say "skipped").
+# fault table in docs/reliability.md. Usage: make faults. The server rows
+# need make services first, and say "skipped" without it.
 #
 # Every scenario prints one Markdown row: what was done, what happened, and
-# whether that is what the README promises (ok / FAIL). The script exits 1
-# if any row is FAIL. Work files live under .ragbaseline/faults (removed
-# first). It kills only processes it started, and Milvus Lite / MariaDB of
-# make services, which it restarts with scripts/services.sh.
+# whether that is what docs/reliability.md promises (ok or FAIL). The
+# script exits 1 if any row is FAIL. Work files live under
+# .ragbaseline/faults, removed first. It kills only processes it started,
+# and the Milvus Lite and MariaDB of make services, which it restarts with
+# scripts/services.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -46,11 +47,11 @@ echo "|---|---|---|"
 # ---------------------------------------------------------------- embedded
 
 # 1. A seed killed with SIGKILL part way, then 8 bytes flipped in the
-# middle of the index log: rag-snapshot refuses with a clear error and
-# leaves every file as it was; rag-seed --recreate converges.
+# middle of the index log. rag-snapshot refuses with a clear error and
+# leaves every file as it was. rag-seed --recreate converges.
 D=$W/embedded
-# The scenarios are about storage, not the embedder: the lexical one needs
-# no model.
+# The scenarios are about storage, not the embedder, so they use the
+# lexical one, which needs no model.
 export RAG_STORE=embedded RAG_DATA_DIR=$D RAG_EMBEDDER=local
 "$BIN/rag-seed" --docs "$W/docs" >"$W/seed1.out" 2>&1 &
 pid=$!
@@ -98,8 +99,8 @@ row "… then rag-seed" "exit $code; $(first_line "$W/seed4.err")" "$(verdict gr
 # --top-k 5 and 6, so every run changes every fixture and swaps.
 bad=0
 for i in $(seq 1 20); do
-	# rag-snapshot itself in the background (exec), so that $! is its pid:
-	# killing the shell around it would leave it running, and the checks
+	# rag-snapshot itself runs in the background (exec), so that $! is its
+	# pid. Killing the shell around it would leave it running, and the checks
 	# below would race a live run.
 	(exec "$BIN/rag-snapshot" --cases "$W/cases.json" --fixtures "$W/fx3" --skip-eval --top-k $((5 + i % 2))) >/dev/null 2>&1 &
 	pid=$!
@@ -167,7 +168,7 @@ for svc in milvus mariadb; do
 done
 
 # 6. Milvus stopped (SIGSTOP) before and during lookups: a timeout, said
-# as one, within --timeout.
+# to be one, within --timeout.
 kill -STOP "$(milvus_pid)"
 snap "$W/fx6" --timeout 2s --retries 0 >/dev/null 2>"$W/snap6.err"
 code=$?

