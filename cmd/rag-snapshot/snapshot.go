@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
@@ -469,33 +468,6 @@ func evaluate(o *snapshotOptions, g *contract.GoldenFile, casesSHA256, dir, labe
 	rep := report.Build(res, o.Cases, casesSHA256)
 	fmt.Fprintf(o.IO.Out, "%sjudge of %s:\n", label, dir)
 	return rep.WriteText(o.IO.Out, o.IO.ColourOut())
-}
-
-// fusionUsage documents --fusion.
-const fusionUsage = "how hybrid search fuses the dense and BM25 lists: anchored (RRF, but BM25 counts only inside the dense top 10 and the dense top 1 stays in the top 3) or rrf (plain reciprocal rank fusion, k = 60)"
-
-// fusionVar defines --fusion (rag-snapshot and serve): one of kb.Fusions,
-// or "" (RRF), checked as it is parsed.
-func fusionVar(fs *pflag.FlagSet, p *string) {
-	values := make([]string, len(kb.Fusions))
-	for i, f := range kb.Fusions {
-		values[i] = string(f)
-	}
-	cmdutil.StringEnumVar(fs, p, "fusion", string(kb.FusionAnchored), values,
-		func(v string) error { return kb.Fusion(v).Valid() }, fusionUsage)
-}
-
-// openBuiltin opens the builtin pipeline (config.OpenBuiltin) and prints
-// its warnings. The caller closes it.
-func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, fusion kb.Fusion, stderr io.Writer) (*config.Builtin, error) {
-	b, err := config.OpenBuiltin(ctx, cfg, kbScope, fusion)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range b.Warnings {
-		fmt.Fprintf(stderr, "rag-snapshot: warning: %v\n", w)
-	}
-	return b, nil
 }
 
 // openMapped loads --pipeline-config and builds the mapped pipeline; the
