@@ -33,6 +33,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) cmdutil.E
 
 var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": scripttest.Status}
 
+// ragEnv are the variables of config.Defaults. The tests clear them, so
+// that a sourced services.env does not switch them to the server stack.
+var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_EMBED_MODEL", "RAG_EMBED_INPUT_TYPE",
+	"RAG_MYSQL_DSN", "RAG_MILVUS_ADDR", "RAG_MILVUS_COLLECTION", "RAG_REDIS_ADDR", "OPENAI_BASE_URL", "OPENAI_API_KEY"}
+
 // TestScript runs testdata/script/*.txtar against the embedded store.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: cmds, UpdateScripts: *update, RequireExplicitExec: true, Setup: func(env *testscript.Env) error {
