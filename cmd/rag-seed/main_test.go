@@ -17,9 +17,10 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/testkit/scripttest"
 )
 
-// update rewrites the scripts' cmp files from what rag-seed does now
-// (testscript's UpdateScripts). Review the diff before committing it.
-var update = flag.Bool("update", false, "rewrite the scripts' expected files from the binary's output")
+// update rewrites what the tests compare against from what rag-seed does
+// now: the scripts' cmp files (testscript's UpdateScripts) and the manual
+// in doc.go (TestManual). Review the diff before committing it.
+var update = flag.Bool("update", false, "rewrite the scripts' expected files and the manual from the binary's output")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rag-seed": main})

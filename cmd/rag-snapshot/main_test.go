@@ -28,9 +28,10 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/testkit/scripttest"
 )
 
-// update rewrites the scripts' cmp files from what rag-snapshot does now
-// (testscript's UpdateScripts). Review the diff before committing it.
-var update = flag.Bool("update", false, "rewrite the scripts' expected files from the binary's output")
+// update rewrites what the tests compare against from what rag-snapshot does
+// now: the scripts' cmp files (testscript's UpdateScripts) and the manual
+// in doc.go (TestManual). Review the diff before committing it.
+var update = flag.Bool("update", false, "rewrite the scripts' expected files and the manual from the binary's output")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rag-snapshot": main})
@@ -43,9 +44,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) cmdutil.E
 	return tool.Run(ctx, tool.Command(f, version), args)
 }
 
-// ragEnv are the variables of config.Defaults; the tests clear them so a
-// sourced services.env does not switch them to the server stack.
-var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_EMBED_MODEL",
+// ragEnv are the variables of config.Defaults. The tests clear them, so
+// that a sourced services.env does not switch them to the server stack.
+var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_EMBED_MODEL", "RAG_EMBED_INPUT_TYPE",
 	"RAG_MYSQL_DSN", "RAG_MILVUS_ADDR", "RAG_MILVUS_COLLECTION", "RAG_REDIS_ADDR", "OPENAI_BASE_URL", "OPENAI_API_KEY"}
 
 // TestScript runs testdata/script/*.txtar on the embedded store. Scripts
