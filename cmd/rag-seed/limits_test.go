@@ -33,9 +33,11 @@ func limitDoc(over string) string {
 }
 
 // A document at every limit seeds on the embedded store and on the server
-// stack alike; one byte over any of them is exit 2 before anything is
-// written, on both (it used to pass validation and fail after the catalog
-// write on the server stack only, leaving the document indexing).
+// stack alike. One byte over any of them is exit 2 before anything is
+// written, on both. It used to pass validation and fail after the catalog
+// write on the server stack only, leaving the document indexing. The
+// limits are the stores', so the lexical embedder, which needs no model,
+// seeds.
 func TestLimitsOnEveryStore(t *testing.T) {
 	for name, flags := range stackFlags(t) {
 		t.Run(name, func(t *testing.T) {
@@ -46,7 +48,7 @@ func TestLimitsOnEveryStore(t *testing.T) {
 					t.Fatal(err)
 				}
 				var out, errb strings.Builder
-				code := run(context.Background(), append([]string{"--docs", docs, "--data-dir", dataDir}, flags...), &out, &errb)
+				code := run(context.Background(), append([]string{"--docs", docs, "--data-dir", dataDir, "--embedder", "local"}, flags...), &out, &errb)
 				return code, out.String(), errb.String()
 			}
 			for _, over := range []string{"category", "title", "heading"} {

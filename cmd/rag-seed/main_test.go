@@ -104,9 +104,11 @@ func stackFlags(t *testing.T) map[string][]string {
 }
 
 // TestShippedCorpus seeds eval/rag-retrieval/seed-docs, the corpus rag-seed
-// loads by default, twice on the embedded store and, with the services, on
-// the server stack.
+// loads by default, with the default embedder, twice on the embedded store
+// and, with the services, on the server stack. Without the model it skips,
+// naming make models, or fails under RAG_REQUIRE_MODEL=1.
 func TestShippedCorpus(t *testing.T) {
+	kbtest.ModelBase(t)
 	for name, flags := range stackFlags(t) {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"--docs", "../../eval/rag-retrieval/seed-docs", "--data-dir", t.TempDir()}, flags...)
