@@ -32,7 +32,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) cmdutil.E
 	return tool.Run(ctx, tool.Command(f, version), args)
 }
 
-var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": scripttest.Status}
+// cmds are the scripts' commands of package scripttest: "status N" pins
+// an exit status, and "mask" writes an output with its elapsed time masked,
+// so that cmp compares it whole.
+var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": scripttest.Status, "mask": scripttest.Mask}
 
 // ragEnv are the variables of config.Defaults. The tests clear them, so
 // that a sourced services.env does not switch them to the server stack.
