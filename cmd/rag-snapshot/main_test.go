@@ -50,10 +50,13 @@ var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DI
 	"RAG_MYSQL_DSN", "RAG_MILVUS_ADDR", "RAG_MILVUS_COLLECTION", "RAG_REDIS_ADDR", "OPENAI_BASE_URL", "OPENAI_API_KEY"}
 
 // TestScript runs testdata/script/*.txtar on the embedded store. Scripts
-// get two commands of their own: "seed DOCS [DATADIR]" loads DOCS into the
-// embedded store through internal/ingest (rag-seed is not in this test
-// binary), and "waitfor URL" waits until URL answers 200. $SIDECAR_ADDR is
-// a free loopback address for rag-snapshot serve.
+// get commands of their own. "seed DOCS [DATADIR]" loads DOCS into the
+// embedded store through internal/ingest, because rag-seed is not in this
+// test binary. "waitfor URL" waits until URL answers 200. "lookupserver"
+// is a service with canned answers. From package scripttest, "status N"
+// pins an exit status, and "mask" writes an output with its elapsed times
+// and the test servers' addresses masked, so that cmp compares it whole.
+// $SIDECAR_ADDR is a free loopback address for rag-snapshot serve.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -77,6 +80,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"seed":         cmdSeed,
 			"status":       scripttest.Status,
+			"mask":         scripttest.Mask,
 			"waitfor":      cmdWaitFor,
 			"lookupserver": cmdLookupServer,
 		},
