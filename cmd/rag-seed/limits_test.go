@@ -53,8 +53,14 @@ func TestLimitsOnEveryStore(t *testing.T) {
 			}
 			for _, over := range []string{"category", "title", "heading"} {
 				code, out, stderr := seed(limitDoc(over))
-				if code != 2 || !strings.Contains(stderr, "limits.md:") || out != "" {
-					t.Errorf("one byte over the %s limit: exit %d, stdout %q, stderr %q", over, code, out, stderr)
+				if code != cmdutil.ExitUsage {
+					t.Errorf("one byte over the %s limit: exit %d, want 2", over, code)
+				}
+				if !strings.Contains(stderr, "limits.md:") {
+					t.Errorf("one byte over the %s limit: stderr %q names no limits.md:LINE", over, stderr)
+				}
+				if out != "" {
+					t.Errorf("one byte over the %s limit: stdout %q, want none", over, out)
 				}
 			}
 			code, out, stderr := seed(limitDoc(""))

@@ -96,8 +96,10 @@ func TestServerStack(t *testing.T) {
 			}
 		}
 		data, _ := os.ReadFile(filepath.Join(fixtures, "chat-mysql-pool.json"))
-		if !strings.Contains(string(data), `"store": "server"`) || !strings.Contains(string(data), fmt.Sprintf("\"searchMode\": %q", mode)) {
-			t.Errorf("%s fixture:\n%s", mode, data)
+		for _, want := range []string{`"store": "server"`, fmt.Sprintf("\"searchMode\": %q", mode)} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s fixture lacks %s:\n%s", mode, want, data)
+			}
 		}
 	}
 }
