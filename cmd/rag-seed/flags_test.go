@@ -84,7 +84,7 @@ func TestNewCmdSeed(t *testing.T) {
 	checkField(t, given, "Config.Embedder", o.Config.Embedder, config.EmbedderLocal)
 	checkField(t, given, "Config.DataDir", o.Config.DataDir, "x")
 
-	// The environment gives the defaults; a flag wins.
+	// The environment gives the defaults, and a flag wins.
 	t.Setenv("RAG_STORE", "server")
 	if o, _ := parse(t); o.Config.Store != config.StoreServer {
 		t.Errorf("RAG_STORE=server: store %q", o.Config.Store)
@@ -114,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 // TestResolveFromEvalSet: --dir gives --docs and, through its golden file,
-// --kb-scope; a golden file the flags name must exist.
+// --kb-scope. A golden file the flags name must exist.
 func TestResolveFromEvalSet(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "cases"), 0o755); err != nil {

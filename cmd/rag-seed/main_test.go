@@ -48,8 +48,9 @@ func TestScript(t *testing.T) {
 		for _, k := range []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_MILVUS_COLLECTION"} {
 			env.Setenv(k, "")
 		}
-		// The CLI's behaviour is tested with the lexical embedder (no
-		// model); a script switches to the default with env RAG_EMBEDDER=.
+		// The CLI's behaviour is tested with the lexical embedder, which
+		// needs no model. A script switches to the default with env
+		// RAG_EMBEDDER=.
 		env.Setenv("RAG_EMBEDDER", "local")
 		env.Setenv("RAG_MODEL_DIR", kbtest.ModelBaseIfPresent())
 		return nil

@@ -19,7 +19,7 @@ import (
 )
 
 // seedLocker is a catalog that can lock a collection against concurrent
-// seeds (the MySQL catalog: GET_LOCK).
+// seeds. The MySQL catalog is one, with GET_LOCK.
 type seedLocker interface {
 	LockSeed(ctx context.Context, collection string, wait time.Duration, waiting func()) (held context.Context, unlock func() error, err error)
 }
@@ -32,8 +32,8 @@ type seedOptions struct {
 	LockWait time.Duration
 	Docs     string
 	KBScope  string
-	// scopeFrom says where KBScope came from, for messages: "--kb-scope",
-	// "the kbScope of <golden file>" or the default's.
+	// scopeFrom says where KBScope came from, for messages. It is
+	// "--kb-scope", "the kbScope of <golden file>" or the default's.
 	scopeFrom string
 	// explicit records which of --dir, --cases, --kb-scope were given.
 	explicit map[string]bool
@@ -103,10 +103,11 @@ them.`,
 // file gives one.
 const defaultKBScope = "rag-eval"
 
-// resolve fills the defaults that come from the eval set: --docs from
-// --dir; --kb-scope from the golden file (read only when --kb-scope is not
-// given; a missing file is an error only when --dir or --cases named it),
-// else rag-eval. It records in scopeFrom where the kb scope came from.
+// resolve fills the defaults that come from the eval set. --docs comes
+// from --dir. --kb-scope comes from the golden file, else it is rag-eval.
+// The golden file is read only when --kb-scope is not given, and a missing
+// one is an error only when --dir or --cases named it. resolve records in
+// scopeFrom where the kb scope came from.
 func (o *seedOptions) resolve() error {
 	o.Default(&o.Docs, "seed-docs")
 	o.Default(&o.Cases, cmdutil.CasesFile)
@@ -161,10 +162,11 @@ func seedRun(ctx context.Context, o *seedOptions) error {
 	}
 	defer stack.Close()
 	// Two seeds must not interleave. The embedded store is held by one
-	// process at a time already (its index directory is locked); on the
-	// server stack every seed of one database and collection takes an
-	// advisory lock (a --recreate drops the collection all kbScopes share),
-	// and stops if the lock is lost.
+	// process at a time already, because its index directory is locked. On
+	// the server stack, every seed of one database and collection takes an
+	// advisory lock and stops if the lock is lost. The lock is per
+	// collection, because a --recreate drops the collection all kbScopes
+	// share.
 	if l, ok := stack.Catalog.(seedLocker); ok && !o.DryRun {
 		held, unlock, err := l.LockSeed(ctx, o.Config.MilvusCollection, o.LockWait, func() {
 			fmt.Fprintf(o.IO.ErrOut, "rag-seed: another rag-seed is writing to this database and collection %s; waiting up to %s for it (--lock-wait)\n",
@@ -190,7 +192,8 @@ func seedRun(ctx context.Context, o *seedOptions) error {
 	case errors.As(err, &dimErr), errors.As(err, &staleErr):
 		return cmdutil.Usage(err)
 	case err != nil:
-		// A lost seed lock cancels ctx with its reason: say it.
+		// A lost seed lock cancels ctx with its reason, which the message
+		// gives.
 		if cause := context.Cause(ctx); cause != nil && cause != context.Canceled && !errors.Is(err, cause) {
 			err = fmt.Errorf("%v: %w", cause, err)
 		}
@@ -220,10 +223,10 @@ func seedRun(ctx context.Context, o *seedOptions) error {
 const maxListed = 8
 
 // scopeProblems replaces, in the problems of corpus.LoadDir, the
-// documents whose kb_scope is not the one being loaded by one line that
-// says which kb scope was expected and where it came from (--kb-scope,
-// the golden file, the default) and lists them, grouped by what they
-// declare: a wrong flag or golden file is one mistake, not one per
+// documents whose kb_scope is not the one being loaded by one line. The
+// line says which kb scope was expected and where it came from: --kb-scope,
+// the golden file or the default. It lists the documents, grouped by what
+// they declare. A wrong flag or golden file is one mistake, not one per
 // document.
 func (o *seedOptions) scopeProblems(err error) error {
 	var problems corpus.Problems

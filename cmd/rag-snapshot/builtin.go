@@ -18,8 +18,8 @@ import (
 // fusionUsage documents --fusion.
 const fusionUsage = "how hybrid search fuses the dense and BM25 lists: anchored (RRF, but BM25 counts only inside the dense top 10 and the dense top 1 stays in the top 3) or rrf (plain reciprocal rank fusion, k = 60)"
 
-// fusionVar defines --fusion (rag-snapshot and serve): one of kb.Fusions,
-// or "" (RRF), checked as it is parsed.
+// fusionVar defines --fusion of the snapshot and of serve. It takes one of
+// kb.Fusions, or "" for RRF, checked as it is parsed.
 func fusionVar(fs *pflag.FlagSet, p *string) {
 	values := make([]string, len(kb.Fusions))
 	for i, f := range kb.Fusions {

@@ -127,12 +127,12 @@ func seedWith(docs, dataDir, embedder string) (int, error) {
 
 // cmdLookupServer is "lookupserver FILE [VAR]": a loopback HTTP server
 // speaking the /v1/lookup protocol with canned answers, as a team's own
-// service would, until the script ends; its base URL is $VAR, by default
+// service would, until the script ends. Its base URL is $VAR, by default
 // $LOOKUP_URL. FILE is {"healthz": {…}, "answers": {"<query>":
-// {lookupResult}}, "requireHeaders": {"<name>": "<value>"}}; a query without
-// an answer gets a 500. A request (to /healthz too) lacking one of
-// requireHeaders gets a 401; both errors echo the required headers as the
-// request sent them, as a careless service would.
+// {lookupResult}}, "requireHeaders": {"<name>": "<value>"}}. A query
+// without an answer gets a 500. A request lacking one of requireHeaders
+// gets a 401, on /healthz too. Both errors echo the required headers as
+// the request sent them, as a careless service would.
 func cmdLookupServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: lookupserver FILE [VAR]")

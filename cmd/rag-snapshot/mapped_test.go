@@ -18,8 +18,8 @@ import (
 )
 
 // TestMappedPipeline runs rag-snapshot --pipeline mapped against a fake
-// GraphQL-style service: the token of a ${ENV} header reaches the service
-// but never a fixture, the manifest, stdout or stderr; an error in a 200
+// GraphQL-style service. The token of a ${ENV} header reaches the service
+// but never a fixture, the manifest, stdout or stderr. An error in a 200
 // answer fails the run with the service's message and leaves the fixtures
 // as they were.
 func TestMappedPipeline(t *testing.T) {
