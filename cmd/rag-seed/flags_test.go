@@ -28,6 +28,15 @@ func parse(t *testing.T, args ...string) (*seedOptions, error) {
 	return got, cmd.Execute()
 }
 
+// checkField reports, for what (a flag set, a result), a field that does
+// not hold what it should, naming it.
+func checkField[T comparable](t *testing.T, what, name string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s: %s = %#v, want %#v", what, name, got, want)
+	}
+}
+
 func TestNewCmdSeed(t *testing.T) {
 	for _, k := range []string{"RAG_STORE", "RAG_EMBEDDER", "RAG_DATA_DIR"} {
 		t.Setenv(k, "")
@@ -41,12 +50,19 @@ func TestNewCmdSeed(t *testing.T) {
 	if err := o.resolve(); err != nil {
 		t.Fatal(err)
 	}
-	if o.Dir != "eval/rag-retrieval" || o.Cases != "eval/rag-retrieval/cases/golden-cases.json" ||
-		o.Docs != "eval/rag-retrieval/seed-docs" || o.KBScope != "rag-eval" || o.Recreate || o.Prune || o.DryRun ||
-		o.Chunk != (corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap}) || o.LockWait != 10*time.Minute ||
-		o.Config.Store != config.StoreEmbedded || o.Config.Embedder != config.EmbedderUSE || o.Config.DataDir != ".ragbaseline" {
-		t.Errorf("defaults %+v", o)
-	}
+	const defaults = "no flags"
+	checkField(t, defaults, "Dir", o.Dir, "eval/rag-retrieval")
+	checkField(t, defaults, "Cases", o.Cases, "eval/rag-retrieval/cases/golden-cases.json")
+	checkField(t, defaults, "Docs", o.Docs, "eval/rag-retrieval/seed-docs")
+	checkField(t, defaults, "KBScope", o.KBScope, "rag-eval")
+	checkField(t, defaults, "Recreate", o.Recreate, false)
+	checkField(t, defaults, "Prune", o.Prune, false)
+	checkField(t, defaults, "DryRun", o.DryRun, false)
+	checkField(t, defaults, "Chunk", o.Chunk, corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap})
+	checkField(t, defaults, "LockWait", o.LockWait, 10*time.Minute)
+	checkField(t, defaults, "Config.Store", o.Config.Store, config.StoreEmbedded)
+	checkField(t, defaults, "Config.Embedder", o.Config.Embedder, config.EmbedderUSE)
+	checkField(t, defaults, "Config.DataDir", o.Config.DataDir, ".ragbaseline")
 
 	o, err = parse(t, strings.Fields("--dir nowhere --docs d --kb-scope s --recreate --prune --dry-run --chunk-size 100 --chunk-overlap 10 --lock-wait 1s --store server --embedder local --data-dir x")...)
 	if err != nil {
@@ -55,12 +71,20 @@ func TestNewCmdSeed(t *testing.T) {
 	if err := o.resolve(); err != nil { // --kb-scope: no golden file is read
 		t.Fatal(err)
 	}
-	if o.Docs != "d" || o.KBScope != "s" || o.scopeFrom != "--kb-scope" || !o.Recreate || !o.Prune || !o.DryRun || o.Chunk.MaxChars != 100 || o.Chunk.Overlap != 10 ||
-		o.LockWait != time.Second || o.Config.Store != config.StoreServer || o.Config.Embedder != config.EmbedderLocal || o.Config.DataDir != "x" {
-		t.Errorf("options %+v", o)
-	}
+	const given = "every flag"
+	checkField(t, given, "Docs", o.Docs, "d")
+	checkField(t, given, "KBScope", o.KBScope, "s")
+	checkField(t, given, "scopeFrom", o.scopeFrom, "--kb-scope")
+	checkField(t, given, "Recreate", o.Recreate, true)
+	checkField(t, given, "Prune", o.Prune, true)
+	checkField(t, given, "DryRun", o.DryRun, true)
+	checkField(t, given, "Chunk", o.Chunk, corpus.ChunkOptions{MaxChars: 100, Overlap: 10})
+	checkField(t, given, "LockWait", o.LockWait, time.Second)
+	checkField(t, given, "Config.Store", o.Config.Store, config.StoreServer)
+	checkField(t, given, "Config.Embedder", o.Config.Embedder, config.EmbedderLocal)
+	checkField(t, given, "Config.DataDir", o.Config.DataDir, "x")
 
-	// The environment gives the defaults; a flag wins.
+	// The environment gives the defaults, and a flag wins.
 	t.Setenv("RAG_STORE", "server")
 	if o, _ := parse(t); o.Config.Store != config.StoreServer {
 		t.Errorf("RAG_STORE=server: store %q", o.Config.Store)
@@ -80,14 +104,17 @@ func TestParseErrors(t *testing.T) {
 		"--lock-wait 1 --store bad": `invalid argument "1" for "--lock-wait" flag: time: missing unit in duration "1"`,
 	} {
 		o, err := parse(t, strings.Fields(args)...)
-		if o != nil || err == nil || err.Error() != want {
-			t.Errorf("%s: ran %v, error %v, want %q", args, o != nil, err, want)
+		if o != nil {
+			t.Errorf("%s: ran", args)
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", args, err, want)
 		}
 	}
 }
 
 // TestResolveFromEvalSet: --dir gives --docs and, through its golden file,
-// --kb-scope; a golden file the flags name must exist.
+// --kb-scope. A golden file the flags name must exist.
 func TestResolveFromEvalSet(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "cases"), 0o755); err != nil {
@@ -105,17 +132,20 @@ func TestResolveFromEvalSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := filepath.Join(dir, "cases", "golden-cases.json")
-	if o.Docs != filepath.Join(dir, "seed-docs") || o.KBScope != "team-a" || o.scopeFrom != "the kbScope of "+cases {
-		t.Errorf("--dir %s: docs %q, kb scope %q from %q", dir, o.Docs, o.KBScope, o.scopeFrom)
-	}
+	checkField(t, "--dir", "Docs", o.Docs, filepath.Join(dir, "seed-docs"))
+	checkField(t, "--dir", "KBScope", o.KBScope, "team-a")
+	checkField(t, "--dir", "scopeFrom", o.scopeFrom, "the kbScope of "+cases)
 	for _, args := range [][]string{{"--dir", t.TempDir()}, {"--cases", filepath.Join(dir, "none.json")}} {
 		o, err := parse(t, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = o.resolve()
-		if !errors.Is(err, fs.ErrNotExist) || tool.ExitCode(err) != cmdutil.ExitUsage {
-			t.Errorf("%q: %v, want a usage error about a missing file", args, err)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%q: %v, want an error about a missing file", args, err)
+		}
+		if code := tool.ExitCode(err); code != cmdutil.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, cmdutil.ExitUsage)
 		}
 	}
 }

@@ -33,9 +33,11 @@ func limitDoc(over string) string {
 }
 
 // A document at every limit seeds on the embedded store and on the server
-// stack alike; one byte over any of them is exit 2 before anything is
-// written, on both (it used to pass validation and fail after the catalog
-// write on the server stack only, leaving the document indexing).
+// stack alike. One byte over any of them is exit 2 before anything is
+// written, on both. It used to pass validation and fail after the catalog
+// write on the server stack only, leaving the document indexing. The
+// limits are the stores', so the lexical embedder, which needs no model,
+// seeds.
 func TestLimitsOnEveryStore(t *testing.T) {
 	for name, flags := range stackFlags(t) {
 		t.Run(name, func(t *testing.T) {
@@ -46,13 +48,19 @@ func TestLimitsOnEveryStore(t *testing.T) {
 					t.Fatal(err)
 				}
 				var out, errb strings.Builder
-				code := run(context.Background(), append([]string{"--docs", docs, "--data-dir", dataDir}, flags...), &out, &errb)
+				code := run(context.Background(), append([]string{"--docs", docs, "--data-dir", dataDir, "--embedder", "local"}, flags...), &out, &errb)
 				return code, out.String(), errb.String()
 			}
 			for _, over := range []string{"category", "title", "heading"} {
 				code, out, stderr := seed(limitDoc(over))
-				if code != 2 || !strings.Contains(stderr, "limits.md:") || out != "" {
-					t.Errorf("one byte over the %s limit: exit %d, stdout %q, stderr %q", over, code, out, stderr)
+				if code != cmdutil.ExitUsage {
+					t.Errorf("one byte over the %s limit: exit %d, want 2", over, code)
+				}
+				if !strings.Contains(stderr, "limits.md:") {
+					t.Errorf("one byte over the %s limit: stderr %q names no limits.md:LINE", over, stderr)
+				}
+				if out != "" {
+					t.Errorf("one byte over the %s limit: stdout %q, want none", over, out)
 				}
 			}
 			code, out, stderr := seed(limitDoc(""))

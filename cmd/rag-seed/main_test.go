@@ -17,9 +17,10 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/testkit/scripttest"
 )
 
-// update rewrites the scripts' cmp files from what rag-seed does now
-// (testscript's UpdateScripts). Review the diff before committing it.
-var update = flag.Bool("update", false, "rewrite the scripts' expected files from the binary's output")
+// update rewrites what the tests compare against from what rag-seed does
+// now: the scripts' cmp files (testscript's UpdateScripts) and the manual
+// in doc.go (TestManual). Review the diff before committing it.
+var update = flag.Bool("update", false, "rewrite the scripts' expected files and the manual from the binary's output")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rag-seed": main})
@@ -31,7 +32,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) cmdutil.E
 	return tool.Run(ctx, tool.Command(f, version), args)
 }
 
-var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": scripttest.Status}
+// cmds are the scripts' commands of package scripttest: "status N" pins
+// an exit status, and "mask" writes an output with its elapsed time masked,
+// so that cmp compares it whole.
+var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){"status": scripttest.Status, "mask": scripttest.Mask}
+
+// ragEnv are the variables of config.Defaults. The tests clear them, so
+// that a sourced services.env does not switch them to the server stack.
+var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_EMBED_MODEL", "RAG_EMBED_INPUT_TYPE",
+	"RAG_MYSQL_DSN", "RAG_MILVUS_ADDR", "RAG_MILVUS_COLLECTION", "RAG_REDIS_ADDR", "OPENAI_BASE_URL", "OPENAI_API_KEY"}
 
 // TestScript runs testdata/script/*.txtar against the embedded store.
 func TestScript(t *testing.T) {
@@ -39,8 +48,9 @@ func TestScript(t *testing.T) {
 		for _, k := range []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_MILVUS_COLLECTION"} {
 			env.Setenv(k, "")
 		}
-		// The CLI's behaviour is tested with the lexical embedder (no
-		// model); a script switches to the default with env RAG_EMBEDDER=.
+		// The CLI's behaviour is tested with the lexical embedder, which
+		// needs no model. A script switches to the default with env
+		// RAG_EMBEDDER=.
 		env.Setenv("RAG_EMBEDDER", "local")
 		env.Setenv("RAG_MODEL_DIR", kbtest.ModelBaseIfPresent())
 		return nil
@@ -98,9 +108,11 @@ func stackFlags(t *testing.T) map[string][]string {
 }
 
 // TestShippedCorpus seeds eval/rag-retrieval/seed-docs, the corpus rag-seed
-// loads by default, twice on the embedded store and, with the services, on
-// the server stack.
+// loads by default, with the default embedder, twice on the embedded store
+// and, with the services, on the server stack. Without the model it skips,
+// naming make models, or fails under RAG_REQUIRE_MODEL=1.
 func TestShippedCorpus(t *testing.T) {
+	kbtest.ModelBase(t)
 	for name, flags := range stackFlags(t) {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"--docs", "../../eval/rag-retrieval/seed-docs", "--data-dir", t.TempDir()}, flags...)

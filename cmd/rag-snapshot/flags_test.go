@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +28,15 @@ func parse[O any](t *testing.T, newCmd func(*cmdutil.Streams, func(context.Conte
 	return got, cmd.Execute()
 }
 
+// checkField reports, for what (a flag set, a result), a field that does
+// not hold what it should, naming it.
+func checkField[T comparable](t *testing.T, what, name string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s: %s = %#v, want %#v", what, name, got, want)
+	}
+}
+
 func TestNewCmdSnapshot(t *testing.T) {
 	for _, k := range ragEnv {
 		t.Setenv(k, "")
@@ -34,41 +45,83 @@ func TestNewCmdSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Dir != cmdutil.DefaultEvalDir || o.Cases != "" || o.Fixtures != "" || o.SearchMode != "hybrid" || o.Fusion != "anchored" ||
-		o.Pipeline != pipelineBuiltin || o.pipelineSet || o.Concurrency != snapshot.DefaultConcurrency || o.Retries != snapshot.DefaultRetries ||
-		o.TopK != 0 || o.SkipEval || o.Partial || o.Config.Store != "embedded" {
-		t.Errorf("defaults %+v", o)
-	}
+	const defaults = "no flags"
+	checkField(t, defaults, "Dir", o.Dir, cmdutil.DefaultEvalDir)
+	checkField(t, defaults, "Cases", o.Cases, "")
+	checkField(t, defaults, "Fixtures", o.Fixtures, "")
+	checkField(t, defaults, "SearchMode", o.SearchMode, "hybrid")
+	checkField(t, defaults, "Fusion", o.Fusion, "anchored")
+	checkField(t, defaults, "Pipeline", o.Pipeline, pipelineBuiltin)
+	checkField(t, defaults, "pipelineSet", o.pipelineSet, false)
+	checkField(t, defaults, "Concurrency", o.Concurrency, snapshot.DefaultConcurrency)
+	checkField(t, defaults, "Retries", o.Retries, snapshot.DefaultRetries)
+	checkField(t, defaults, "TopK", o.TopK, 0)
+	checkField(t, defaults, "SkipEval", o.SkipEval, false)
+	checkField(t, defaults, "Partial", o.Partial, false)
+	checkField(t, defaults, "Config.Store", o.Config.Store, "embedded")
 	o, err = parse(t, newCmdSnapshot, strings.Fields("--dir d --cases c --fixtures f --kb-scope k --search-mode dense --fusion rrf --lookup-url http://x --sidecar-url http://y --sidecar-fixtures s --skip-eval --partial --concurrency 3 --retries 0 --top-k 7 --store server --embedder local")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Dir != "d" || o.Cases != "c" || o.Fixtures != "f" || o.KBScope != "k" || o.SearchMode != "dense" || o.Fusion != "rrf" ||
-		o.LookupURL != "http://x" || o.Pipeline != pipelineBuiltin || o.pipelineSet || o.SidecarURL != "http://y" || o.SidecarFixtures != "s" ||
-		!o.SkipEval || !o.Partial || o.Concurrency != 3 || o.Retries != 0 || o.TopK != 7 || o.Config.Store != "server" || o.Config.Embedder != "local" {
-		t.Errorf("options %+v", o)
+	const given = "every flag"
+	checkField(t, given, "Dir", o.Dir, "d")
+	checkField(t, given, "Cases", o.Cases, "c")
+	checkField(t, given, "Fixtures", o.Fixtures, "f")
+	checkField(t, given, "KBScope", o.KBScope, "k")
+	checkField(t, given, "SearchMode", o.SearchMode, "dense")
+	checkField(t, given, "Fusion", o.Fusion, "rrf")
+	checkField(t, given, "LookupURL", o.LookupURL, "http://x")
+	checkField(t, given, "Pipeline", o.Pipeline, pipelineBuiltin)
+	checkField(t, given, "pipelineSet", o.pipelineSet, false)
+	checkField(t, given, "SidecarURL", o.SidecarURL, "http://y")
+	checkField(t, given, "SidecarFixtures", o.SidecarFixtures, "s")
+	checkField(t, given, "SkipEval", o.SkipEval, true)
+	checkField(t, given, "Partial", o.Partial, true)
+	checkField(t, given, "Concurrency", o.Concurrency, 3)
+	checkField(t, given, "Retries", o.Retries, 0)
+	checkField(t, given, "TopK", o.TopK, 7)
+	checkField(t, given, "Config.Store", o.Config.Store, "server")
+	checkField(t, given, "Config.Embedder", o.Config.Embedder, "local")
+	if o, err := parse(t, newCmdSnapshot, "--pipeline", "http"); err != nil {
+		t.Errorf("--pipeline http: %v", err)
+	} else {
+		checkField(t, "--pipeline http", "Pipeline", o.Pipeline, pipelineHTTP)
+		checkField(t, "--pipeline http", "pipelineSet", o.pipelineSet, true)
 	}
-	if o, _ := parse(t, newCmdSnapshot, "--pipeline", "http"); o.Pipeline != pipelineHTTP || !o.pipelineSet {
-		t.Errorf("--pipeline http: %q, set %v", o.Pipeline, o.pipelineSet)
-	}
-	// What an http pipeline declares of itself; "none" and "" declare no
+	// What an http pipeline declares of itself. "none" and "" declare no
 	// capability, which is not the same as not declaring (nil).
-	if o.PipelineCaps.caps != nil || o.PipelineSearchMode != "" {
-		t.Errorf("declared by default: %+v %q", o.PipelineCaps, o.PipelineSearchMode)
+	if o.PipelineCaps.caps != nil {
+		t.Errorf("capabilities declared by default: %q", o.PipelineCaps.caps)
 	}
+	checkField(t, "no --pipeline-search-mode", "PipelineSearchMode", o.PipelineSearchMode, "")
 	for arg, want := range map[string]string{"rerank, trace": "trace,rerank", "none": "none", "": "none"} {
+		what := "--pipeline-capabilities " + arg
 		o, err := parse(t, newCmdSnapshot, "--pipeline-search-mode", "bm25", "--pipeline-capabilities", arg)
-		if err != nil || o.PipelineSearchMode != "bm25" || o.PipelineCaps.caps == nil || o.PipelineCaps.String() != want {
-			t.Errorf("--pipeline-capabilities %q: %v, %q", arg, err, o.PipelineCaps.String())
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			continue
 		}
+		checkField(t, what, "PipelineSearchMode", o.PipelineSearchMode, "bm25")
+		if o.PipelineCaps.caps == nil {
+			t.Errorf("%s: no capabilities declared", what)
+		}
+		checkField(t, what, "PipelineCaps", o.PipelineCaps.String(), want)
 	}
 	// --pipeline-config alone means --pipeline mapped.
-	if o, _ := parse(t, newCmdSnapshot, "--pipeline-config", "p.yaml"); o.PipelineConfig != "p.yaml" || o.defaults() != nil || o.Pipeline != pipelineMapped {
-		t.Errorf("--pipeline-config: %+v", o)
+	if o, err := parse(t, newCmdSnapshot, "--pipeline-config", "p.yaml"); err != nil {
+		t.Errorf("--pipeline-config: %v", err)
+	} else {
+		checkField(t, "--pipeline-config", "PipelineConfig", o.PipelineConfig, "p.yaml")
+		if err := o.defaults(); err != nil {
+			t.Errorf("--pipeline-config: %v", err)
+		}
+		checkField(t, "--pipeline-config", "Pipeline", o.Pipeline, pipelineMapped)
 	}
 	// An empty --fusion is RRF, as before the flag was checked at parse time.
-	if o, err := parse(t, newCmdSnapshot, "--fusion="); err != nil || o.Fusion != "" {
-		t.Errorf("--fusion=: %v, %+v", err, o)
+	if o, err := parse(t, newCmdSnapshot, "--fusion="); err != nil {
+		t.Errorf("--fusion=: %v", err)
+	} else {
+		checkField(t, "--fusion=", "Fusion", o.Fusion, "")
 	}
 }
 
@@ -80,16 +133,21 @@ func TestNewCmdServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Addr != "127.0.0.1:8080" || o.KBScope != "rag-eval" || o.MaxBodyBytes != lookuphttp.DefaultMaxBodyBytes || o.Fusion != "anchored" {
-		t.Errorf("defaults %+v", o)
-	}
+	const defaults = "no flags"
+	checkField(t, defaults, "Addr", o.Addr, "127.0.0.1:8080")
+	checkField(t, defaults, "KBScope", o.KBScope, "rag-eval")
+	checkField(t, defaults, "MaxBodyBytes", o.MaxBodyBytes, lookuphttp.DefaultMaxBodyBytes)
+	checkField(t, defaults, "Fusion", o.Fusion, "anchored")
 	o, err = parse(t, newCmdServe, strings.Fields("--addr :0 --kb-scope k --max-body-bytes 9 --fusion rrf --timeout 2s")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Addr != ":0" || o.KBScope != "k" || o.MaxBodyBytes != 9 || o.Fusion != "rrf" || o.Config.Timeout.Seconds() != 2 {
-		t.Errorf("options %+v", o)
-	}
+	const given = "every flag"
+	checkField(t, given, "Addr", o.Addr, ":0")
+	checkField(t, given, "KBScope", o.KBScope, "k")
+	checkField(t, given, "MaxBodyBytes", o.MaxBodyBytes, 9)
+	checkField(t, given, "Fusion", o.Fusion, "rrf")
+	checkField(t, given, "Config.Timeout", o.Config.Timeout, 2*time.Second)
 }
 
 // Enum flags are refused as they are parsed, before anything runs, with
@@ -99,8 +157,14 @@ func TestParseErrors(t *testing.T) {
 	serve := func(a string) (*serveOptions, error) { return parse(t, newCmdServe, strings.Fields(a)...) }
 	check := func(ran bool, err error, want string) {
 		t.Helper()
-		if ran || err == nil || err.Error() != want || tool.ExitCode(err) != cmdutil.ExitUsage {
-			t.Errorf("ran %v, error %v (exit %d), want %q (exit 2)", ran, err, tool.ExitCode(err), want)
+		if ran {
+			t.Errorf("%s: ran", want)
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+		if code := tool.ExitCode(err); code != cmdutil.ExitUsage {
+			t.Errorf("%s: exit %d, want %d", want, code, cmdutil.ExitUsage)
 		}
 	}
 	o, err := snap("--search-mode sparse")
@@ -134,8 +198,11 @@ func TestCompletion(t *testing.T) {
 	} {
 		var stdout strings.Builder
 		code := run(context.Background(), append(strings.Fields(args), ""), &stdout, io.Discard)
-		if code != 0 || stdout.String() != want {
-			t.Errorf("%s: exit %d, %q, want %q", args, code, stdout.String(), want)
+		if code != cmdutil.ExitOK {
+			t.Errorf("%s: exit %d, want 0", args, code)
+		}
+		if stdout.String() != want {
+			t.Errorf("%s: stdout %q, want %q", args, stdout.String(), want)
 		}
 	}
 }
@@ -151,17 +218,20 @@ func TestHeaderFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.LookupHeaders) != 2 || o.LookupHeaders[1] != "Accept-Language: de, en;q=0.5" || len(o.SidecarHeaders) != 1 {
-		t.Fatalf("headers %q %q", o.LookupHeaders, o.SidecarHeaders)
+	if want := []string{"Authorization: Bearer ${T}", "Accept-Language: de, en;q=0.5"}; !slices.Equal(o.LookupHeaders, want) {
+		t.Fatalf("LookupHeaders %q, want %q", o.LookupHeaders, want)
+	}
+	if want := []string{"X-Key: ${K:-literal}"}; !slices.Equal(o.SidecarHeaders, want) {
+		t.Fatalf("SidecarHeaders %q, want %q", o.SidecarHeaders, want)
 	}
 	o.lookupEnv = func(k string) (string, bool) { return "t0ken-1234", k == "T" }
 	if err := o.defaults(); err != nil {
 		t.Fatal(err)
 	}
-	if o.Pipeline != pipelineHTTP || o.lookupHeader.Get("Authorization") != "Bearer t0ken-1234" ||
-		o.lookupHeader.Get("Accept-Language") != "de, en;q=0.5" || o.sidecarHeader.Get("X-Key") != "literal" {
-		t.Errorf("expanded %v, sidecar %v", o.lookupHeader, o.sidecarHeader)
-	}
+	checkField(t, "--lookup-url", "Pipeline", o.Pipeline, pipelineHTTP)
+	checkField(t, "--lookup-header", "Authorization", o.lookupHeader.Get("Authorization"), "Bearer t0ken-1234")
+	checkField(t, "--lookup-header", "Accept-Language", o.lookupHeader.Get("Accept-Language"), "de, en;q=0.5")
+	checkField(t, "--sidecar-header", "X-Key", o.sidecarHeader.Get("X-Key"), "literal")
 	if got := o.secrets.Scrub("echo Bearer t0ken-1234"); got != "echo Bearer ${T}" {
 		t.Errorf("secrets: %s", got)
 	}
@@ -181,8 +251,11 @@ func TestHeaderFlags(t *testing.T) {
 		}
 		o.lookupEnv = func(string) (string, bool) { return "", false }
 		err = o.defaults()
-		if err == nil || err.Error() != tc.want || tool.ExitCode(err) != cmdutil.ExitUsage {
-			t.Errorf("%q: %v (exit %d), want %q (exit 2)", tc.args, err, tool.ExitCode(err), tc.want)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+		if code := tool.ExitCode(err); code != cmdutil.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", tc.args, code, cmdutil.ExitUsage)
 		}
 	}
 }

@@ -11,15 +11,15 @@ import (
 
 // perRunFields are the fixture and manifest fields that change on every
 // run even when retrieval does not: a fixture's retrievedAt and its
-// attempts' latencyMs, the manifest's run times and counts.
+// attempts' latencyMs, and the manifest's run times and counts.
 const perRunFields = `^[[:space:]]*"(retrievedAt|latencyMs|started|finished|written|changed|unchanged|removed)": `
 
 // timestampOnly reports whether dir, inside a git work tree, differs from
-// the committed version only in perRunFields: the situation after a
-// retrieval change was tried and undone, when the fixtures hold the same
-// results as the commit with newer timestamps. It is a hint, never an
-// error: without git, outside a work tree, with nothing changed or with a
-// real change it is false.
+// the committed version only in perRunFields. That happens after a
+// retrieval change was tried and undone: the fixtures hold the same
+// results as the commit, with newer timestamps. It is a hint, never an
+// error. Without git, outside a work tree, with nothing changed or with a
+// real change, it is false.
 func timestampOnly(ctx context.Context, dir string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -47,7 +47,7 @@ func timestampOnly(ctx context.Context, dir string) bool {
 		}
 		return 0, nil
 	}
-	// New or deleted fixtures are real changes; only modified tracked files
+	// New or deleted fixtures are real changes. Only modified tracked files
 	// can be timestamp-only.
 	out, err := command("status", "--porcelain", "--untracked-files=all", "--", ".").Output()
 	if err != nil || len(out) == 0 {

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// A data dir served by rag-snapshot serve cannot be seeded under it: the
-// seed gets a clear error saying who probably holds it (it used to panic),
-// and serve keeps answering.
+// A data dir served by rag-snapshot serve cannot be seeded under it. The
+// seed gets a clear error saying who probably holds it, where it used to
+// panic, and serve keeps answering.
 func TestSeedWhileServing(t *testing.T) {
 	dataDir := t.TempDir()
 	if _, err := seed("../../eval/rag-retrieval/seed-docs", dataDir); err != nil {

@@ -28,9 +28,10 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/testkit/scripttest"
 )
 
-// update rewrites the scripts' cmp files from what rag-snapshot does now
-// (testscript's UpdateScripts). Review the diff before committing it.
-var update = flag.Bool("update", false, "rewrite the scripts' expected files from the binary's output")
+// update rewrites what the tests compare against from what rag-snapshot does
+// now: the scripts' cmp files (testscript's UpdateScripts) and the manual
+// in doc.go (TestManual). Review the diff before committing it.
+var update = flag.Bool("update", false, "rewrite the scripts' expected files and the manual from the binary's output")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rag-snapshot": main})
@@ -43,16 +44,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) cmdutil.E
 	return tool.Run(ctx, tool.Command(f, version), args)
 }
 
-// ragEnv are the variables of config.Defaults; the tests clear them so a
-// sourced services.env does not switch them to the server stack.
-var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_EMBED_MODEL",
+// ragEnv are the variables of config.Defaults. The tests clear them, so
+// that a sourced services.env does not switch them to the server stack.
+var ragEnv = []string{"RAG_STORE", "RAG_DATA_DIR", "RAG_EMBEDDER", "RAG_EMBED_DIM", "RAG_EMBED_MODEL", "RAG_EMBED_INPUT_TYPE",
 	"RAG_MYSQL_DSN", "RAG_MILVUS_ADDR", "RAG_MILVUS_COLLECTION", "RAG_REDIS_ADDR", "OPENAI_BASE_URL", "OPENAI_API_KEY"}
 
 // TestScript runs testdata/script/*.txtar on the embedded store. Scripts
-// get two commands of their own: "seed DOCS [DATADIR]" loads DOCS into the
-// embedded store through internal/ingest (rag-seed is not in this test
-// binary), and "waitfor URL" waits until URL answers 200. $SIDECAR_ADDR is
-// a free loopback address for rag-snapshot serve.
+// get commands of their own. "seed DOCS [DATADIR]" loads DOCS into the
+// embedded store through internal/ingest, because rag-seed is not in this
+// test binary. "waitfor URL" waits until URL answers 200. "lookupserver"
+// is a service with canned answers. From package scripttest, "status N"
+// pins an exit status, and "mask" writes an output with its elapsed times
+// and the test servers' addresses masked, so that cmp compares it whole.
+// $SIDECAR_ADDR is a free loopback address for rag-snapshot serve.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -76,6 +80,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"seed":         cmdSeed,
 			"status":       scripttest.Status,
+			"mask":         scripttest.Mask,
 			"waitfor":      cmdWaitFor,
 			"lookupserver": cmdLookupServer,
 		},
@@ -122,12 +127,12 @@ func seedWith(docs, dataDir, embedder string) (int, error) {
 
 // cmdLookupServer is "lookupserver FILE [VAR]": a loopback HTTP server
 // speaking the /v1/lookup protocol with canned answers, as a team's own
-// service would, until the script ends; its base URL is $VAR, by default
+// service would, until the script ends. Its base URL is $VAR, by default
 // $LOOKUP_URL. FILE is {"healthz": {…}, "answers": {"<query>":
-// {lookupResult}}, "requireHeaders": {"<name>": "<value>"}}; a query without
-// an answer gets a 500. A request (to /healthz too) lacking one of
-// requireHeaders gets a 401; both errors echo the required headers as the
-// request sent them, as a careless service would.
+// {lookupResult}}, "requireHeaders": {"<name>": "<value>"}}. A query
+// without an answer gets a 500. A request lacking one of requireHeaders
+// gets a 401, on /healthz too. Both errors echo the required headers as
+// the request sent them, as a careless service would.
 func cmdLookupServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: lookupserver FILE [VAR]")
@@ -252,23 +257,31 @@ func TestShippedCorpus(t *testing.T) {
 				if code := run(context.Background(), args, &out, &errb); code != 0 {
 					t.Fatalf("run %d: exit %d: %s", i+1, code, errb.String())
 				}
-				if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "judge of "+fixtures+":\n") {
-					t.Errorf("run %d: %q lacks %q or the judge", i+1, out.String(), want)
+				for _, want := range []string{want, "judge of " + fixtures + ":\n"} {
+					if !strings.Contains(out.String(), want) {
+						t.Errorf("run %d: %q lacks %q", i+1, out.String(), want)
+					}
 				}
 			}
 			data, err := os.ReadFile(filepath.Join(fixtures, "chat-mysql-pool.json"))
-			if err != nil || !strings.Contains(string(data), fmt.Sprintf("\"searchMode\": %q", mode)) {
-				t.Errorf("fixture %s (%v)", data, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("\"searchMode\": %q", mode); !strings.Contains(string(data), want) {
+				t.Errorf("fixture lacks %s:\n%s", want, data)
 			}
 		})
 	}
 }
 
-// TestExitCodes pins the exit status of each kind of error.
+// TestExitCodes pins the exit status of each kind of error. The lexical
+// embedder, which needs no model, lets the builtin pipeline get as far as
+// the store.
 func TestExitCodes(t *testing.T) {
 	for _, k := range ragEnv {
 		t.Setenv(k, "")
 	}
+	t.Setenv("RAG_EMBEDDER", config.EmbedderLocal)
 	dir := t.TempDir()
 	badCases := filepath.Join(dir, "bad.json")
 	os.WriteFile(badCases, []byte(`{"cases": [{"caseId": "x", "scenario": "s", "query": "q", "expectedSorces": ["a"]}]}`), 0o644)
@@ -299,8 +312,11 @@ func TestExitCodes(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var out, errb strings.Builder
 			code := run(context.Background(), tt.args, &out, &errb)
-			if code != tt.code || !strings.Contains(errb.String(), tt.msg) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tt.code, tt.msg)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if !strings.Contains(errb.String(), tt.msg) {
+				t.Errorf("stderr %q lacks %q", errb.String(), tt.msg)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "f")); err == nil {
 				t.Error("a failed run created the fixture dir")

@@ -18,8 +18,8 @@ import (
 )
 
 // TestMappedPipeline runs rag-snapshot --pipeline mapped against a fake
-// GraphQL-style service: the token of a ${ENV} header reaches the service
-// but never a fixture, the manifest, stdout or stderr; an error in a 200
+// GraphQL-style service. The token of a ${ENV} header reaches the service
+// but never a fixture, the manifest, stdout or stderr. An error in a 200
 // answer fails the run with the service's message and leaves the fixtures
 // as they were.
 func TestMappedPipeline(t *testing.T) {
@@ -83,8 +83,11 @@ thresholds: {lowQuality: 0.5, minQuality: 0.1, levels: {high: 0.8, medium: 0.5}}
 			t.Errorf("the output names %q:\n%s%s", s, out.String(), errb.String())
 		}
 	}
-	if !strings.Contains(out.String(), "rag-snapshot: 2 written") || !strings.Contains(out.String(), "judge of "+fx) {
-		t.Errorf("stdout:\n%s", out.String())
+	if !strings.Contains(out.String(), "rag-snapshot: 2 written") {
+		t.Errorf("stdout lacks the summary \"rag-snapshot: 2 written\":\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "judge of "+fx) {
+		t.Errorf("stdout lacks the judge of %s:\n%s", fx, out.String())
 	}
 	noSecretIn(t, fx, secrets)
 	data, err := os.ReadFile(filepath.Join(fx, "a.json"))
@@ -96,14 +99,19 @@ thresholds: {lowQuality: 0.5, minQuality: 0.1, levels: {high: 0.8, medium: 0.5}}
 		t.Fatal(err)
 	}
 	p := f.Pipeline
-	if p.Name != "mapped" || p.Version != "svc 3" || p.Store != "${SVC_URL}/graphql" || p.SearchMode != "hybrid" ||
-		strings.Join(p.Capabilities, ",") != "evidenceStatus,qualityScore,breadcrumb" || p.Params.MinQuality != 0.1 {
-		t.Errorf("pipeline %+v", p)
-	}
+	checkField(t, "pipeline", "Name", p.Name, "mapped")
+	checkField(t, "pipeline", "Version", p.Version, "svc 3")
+	checkField(t, "pipeline", "Store", p.Store, "${SVC_URL}/graphql")
+	checkField(t, "pipeline", "SearchMode", p.SearchMode, "hybrid")
+	checkField(t, "pipeline", "Capabilities", strings.Join(p.Capabilities, ","), "evidenceStatus,qualityScore,breadcrumb")
+	checkField(t, "pipeline", "Params.MinQuality", p.Params.MinQuality, 0.1)
 	lr := f.LookupResult
-	if len(lr.EvidenceBlocks) != 2 || lr.EvidenceBlocks[0].RelevanceLevel != "high" || lr.EvidenceStatus != "sufficient" || lr.EvidenceBlocks[1].QualityScore != 0.2 {
-		t.Errorf("result %+v", lr)
+	checkField(t, "lookupResult", "EvidenceStatus", lr.EvidenceStatus, "sufficient")
+	if len(lr.EvidenceBlocks) != 2 {
+		t.Fatalf("lookupResult: %d evidence blocks, want 2", len(lr.EvidenceBlocks))
 	}
+	checkField(t, "lookupResult", "EvidenceBlocks[0].RelevanceLevel", lr.EvidenceBlocks[0].RelevanceLevel, "high")
+	checkField(t, "lookupResult", "EvidenceBlocks[1].QualityScore", lr.EvidenceBlocks[1].QualityScore, 0.2)
 	before := dirState(t, fx)
 
 	// An error inside a 200 answer: exit 1, the service's message, no

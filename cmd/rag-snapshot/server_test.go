@@ -96,17 +96,19 @@ func TestServerStack(t *testing.T) {
 			}
 		}
 		data, _ := os.ReadFile(filepath.Join(fixtures, "chat-mysql-pool.json"))
-		if !strings.Contains(string(data), `"store": "server"`) || !strings.Contains(string(data), fmt.Sprintf("\"searchMode\": %q", mode)) {
-			t.Errorf("%s fixture:\n%s", mode, data)
+		for _, want := range []string{`"store": "server"`, fmt.Sprintf("\"searchMode\": %q", mode)} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s fixture lacks %s:\n%s", mode, want, data)
+			}
 		}
 	}
 }
 
-// TestMilvusDiesMidSnapshot reaches Milvus through a TCP proxy and cuts it
-// (listener and connections) a few cases into a snapshot: the lookups fail
-// after their retries and the fixture directory is left as it was, though
-// every fixture would have changed (--top-k 3). The shared Milvus itself is
-// never stopped.
+// TestMilvusDiesMidSnapshot reaches Milvus through a TCP proxy and cuts
+// its listener and connections a few cases into a snapshot. The lookups
+// fail after their retries, and the fixture directory is left as it was,
+// though with --top-k 3 every fixture would have changed. The shared
+// Milvus itself is never stopped.
 func TestMilvusDiesMidSnapshot(t *testing.T) {
 	cfg := serverConfig(t)
 	seedConfig(t, cfg, "../../eval/rag-retrieval/seed-docs")
@@ -178,10 +180,10 @@ func readDir(t *testing.T, dir string) map[string]string {
 	return m
 }
 
-// startServe runs rag-snapshot serve with args on a free loopback port of
-// an embedded store seeded with the shipped corpus (unless args give a
-// store), and returns its base URL, its stderr, and a stop function that
-// cancels it (as SIGINT does) and returns its exit code.
+// startServe runs rag-snapshot serve with args on a free loopback port.
+// Unless args give a store, it serves an embedded store seeded with the
+// shipped corpus. It returns the base URL, the stderr, and a stop function
+// that cancels serve, as SIGINT does, and returns its exit code.
 func startServe(t *testing.T, args ...string) (base string, stderr *kbtest.SyncBuffer, stop func() int) {
 	t.Helper()
 	for _, k := range ragEnv {
@@ -235,8 +237,9 @@ func startServe(t *testing.T, args ...string) (base string, stderr *kbtest.SyncB
 	return base, stderr, stop
 }
 
-// postLookup posts body to base's /v1/lookup with the Content-Type ct
-// (none when empty) and returns the status and the {"error": …} message.
+// postLookup posts body to base's /v1/lookup with the Content-Type ct,
+// none when it is empty, and returns the status and the {"error": …}
+// message.
 func postLookup(t *testing.T, base, ct, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, base+"/v1/lookup", strings.NewReader(body))
@@ -311,8 +314,8 @@ func TestServeBadRequests(t *testing.T) {
 }
 
 // TestServeKBScopeRule: serve refuses a request's kbScope exactly when
-// rag-seed (and serve itself) would refuse it as --kb-scope, so no kbScope
-// a store can hold is refused and no other reaches the pipeline.
+// rag-seed and serve itself would refuse it as --kb-scope. So no kbScope a
+// store can hold is refused, and no other reaches the pipeline.
 func TestServeKBScopeRule(t *testing.T) {
 	base, _, stop := startServe(t)
 	defer stop()

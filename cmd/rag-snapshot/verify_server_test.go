@@ -18,8 +18,8 @@ import (
 // On the server stack a reading command creates no collection and refuses
 // an index that disagrees with the catalog, naming rag-seed: a mistyped
 // RAG_MILVUS_COLLECTION, a dropped collection, vectors deleted behind the
-// catalog's back. (It used to create the mistyped collection and freeze
-// empty dense fixtures, exit 0.)
+// catalog's back. It used to create the mistyped collection and freeze
+// empty dense fixtures, exit 0.
 func TestServerStackIndexMustMatchCatalog(t *testing.T) {
 	ctx := context.Background()
 	cfg := serverConfig(t)

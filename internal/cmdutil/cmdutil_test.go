@@ -21,7 +21,7 @@ func TestExitCode(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		err       error
-		eval, fwd ExitCode // rag-eval (unmarked: usage), rag-seed and rag-snapshot (unmarked: fail)
+		eval, fwd ExitCode // rag-eval, whose unmarked errors are usage errors, and rag-seed or rag-snapshot, whose are failures
 	}{
 		{"nil", nil, ExitOK, ExitOK},
 		{"plain", errors.New("milvus down"), ExitUsage, ExitFail},
@@ -73,8 +73,8 @@ func testRoot(f *Streams, err error) *cobra.Command {
 	return cmd
 }
 
-// Tool.Run prints an error once, prefixed, and nothing for a silent one;
-// a flag that cannot be parsed is a usage error, and an enum flag's error
+// Tool.Run prints an error once, prefixed, and nothing for a silent one.
+// A flag that cannot be parsed is a usage error, and an enum flag's error
 // is its own message.
 func TestRun(t *testing.T) {
 	for _, tt := range []struct {
@@ -84,7 +84,7 @@ func TestRun(t *testing.T) {
 		code       ExitCode
 		stdout     string
 		stderr     string
-		stdoutPart bool // stdout contains stdout; stderr is not checked
+		stdoutPart bool // stdout only contains stdout, and stderr is not checked
 	}{
 		{name: "ok", code: ExitOK},
 		{name: "fail", err: errors.New("milvus down"), code: ExitFail, stderr: "rag-x: milvus down\n"},
@@ -132,9 +132,9 @@ func TestOrList(t *testing.T) {
 	}
 }
 
-// Only a terminal is a terminal: not /dev/null (a character device, which
-// the old os.ModeCharDevice test took for one), a pipe, a file or a
-// buffer.
+// Only a terminal is a terminal: not /dev/null, a pipe, a file or a
+// buffer. /dev/null is a character device, which the old
+// os.ModeCharDevice test took for a terminal.
 func TestIsTerminal(t *testing.T) {
 	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
@@ -157,8 +157,11 @@ func TestIsTerminal(t *testing.T) {
 			t.Errorf("%s is taken for a terminal", name)
 		}
 		f := &Streams{Out: w, ErrOut: w}
-		if f.ColourOut() || f.Progress("x") != nil {
-			t.Errorf("%s: colour or a progress bar", name)
+		if f.ColourOut() {
+			t.Errorf("%s: colour", name)
+		}
+		if f.Progress("x") != nil {
+			t.Errorf("%s: a progress bar", name)
 		}
 	}
 }
@@ -195,7 +198,10 @@ func TestEvalSetDefault(t *testing.T) {
 	given := "mine.json"
 	s.Default(&s.Cases, CasesFile)
 	s.Default(&given, "other")
-	if want := filepath.Join("set", "cases", "golden-cases.json"); s.Cases != want || given != "mine.json" {
-		t.Errorf("Cases %q (want %q), given %q", s.Cases, want, given)
+	if want := filepath.Join("set", "cases", "golden-cases.json"); s.Cases != want {
+		t.Errorf("Cases %q, want %q", s.Cases, want)
+	}
+	if given != "mine.json" {
+		t.Errorf("a given path became %q, want mine.json", given)
 	}
 }

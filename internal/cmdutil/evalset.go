@@ -11,8 +11,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// DefaultEvalDir is the shipped eval set (docs/README.md); every default path is inside
-// it.
+// DefaultEvalDir is the shipped eval set (docs/README.md). Every default
+// path is inside it.
 const DefaultEvalDir = "eval/rag-retrieval"
 
 // EvalSet is the eval set a command reads: --dir, the directory every
@@ -22,8 +22,8 @@ type EvalSet struct {
 	Cases string
 }
 
-// AddFlags defines --dir and --cases on fs. dirUsage is --dir's help; ""
-// is the usual "the default of every other path is inside it".
+// AddFlags defines --dir and --cases on fs. dirUsage is --dir's help, and
+// "" is the usual "the default of every other path is inside it".
 func (s *EvalSet) AddFlags(fs *pflag.FlagSet, dirUsage string) {
 	if dirUsage == "" {
 		dirUsage = "eval set directory; the default of every other path is inside it"
@@ -35,7 +35,7 @@ func (s *EvalSet) AddFlags(fs *pflag.FlagSet, dirUsage string) {
 // CasesFile is where --cases is inside the eval set by default.
 const CasesFile = "cases/golden-cases.json"
 
-// Default sets an unset path *p to <dir>/rel: every default path is
+// Default sets an unset path *p to <dir>/rel, since every default path is
 // inside the eval set. --cases defaults to Default(&s.Cases, CasesFile).
 func (s *EvalSet) Default(p *string, rel string) {
 	if *p == "" {
@@ -45,7 +45,7 @@ func (s *EvalSet) Default(p *string, rel string) {
 
 // LoadCases reads and strictly parses the golden cases file and returns it
 // with the hex SHA-256 of its bytes, which every report records. Any
-// problem is a usage or input error (exit 2).
+// problem is a usage or input error: exit 2.
 func LoadCases(path string) (*contract.GoldenFile, string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -17,10 +17,10 @@ import (
 type ExitCode int
 
 // The exit codes. Each binary documents which it uses and what they mean
-// for it (docs/reports.md has all three).
+// for it. docs/reports.md has all three.
 const (
 	ExitOK         ExitCode = 0 // done
-	ExitFail       ExitCode = 1 // a case failed (rag-eval), or a case, the pipeline or a backend did (rag-seed, rag-snapshot)
+	ExitFail       ExitCode = 1 // rag-eval: a case failed. rag-seed, rag-snapshot: a case, the pipeline or a backend failed
 	ExitUsage      ExitCode = 2 // usage or input error: nothing was written
 	ExitRegression ExitCode = 3 // rag-eval: regression against the baseline
 )
@@ -28,8 +28,9 @@ const (
 // ExitError is an error that decides the exit code.
 type ExitError struct {
 	Code ExitCode
-	// Err is what is printed; nil when the command has already told the
-	// user what happened (a summary on stdout) and only the code remains.
+	// Err is what is printed. It is nil when the command has already told
+	// the user what happened, in a summary on stdout, and only the code
+	// remains.
 	Err error
 }
 
@@ -53,6 +54,8 @@ func Silent(code ExitCode) error { return &ExitError{Code: code} }
 
 // Tool is one binary: the name its messages are prefixed with, what an
 // error that carries no exit code means for it, and its command tree.
+// Each binary's main is one line, tool.Main(version), and its tests build
+// the same tree with Command and run it with Run.
 type Tool struct {
 	// Name prefixes every message: "rag-eval: …".
 	Name string
@@ -62,14 +65,14 @@ type Tool struct {
 	// it is ExitFail: a backend or the pipeline failed.
 	Unmarked ExitCode
 	// Interrupt makes SIGINT and SIGTERM cancel the command's context
-	// instead of killing the process. Commands that must stop cleanly
-	// (release a lock, drain a server) need it.
+	// instead of killing the process. Commands that must stop cleanly need
+	// it: rag-seed releases its lock, rag-snapshot serve drains.
 	Interrupt bool
-	// Root builds the command tree over f from the NewCmdX constructors:
-	// the root command and its subcommands, not yet set up.
+	// Root builds the command tree over f from the NewCmdX constructors.
+	// Command sets the tree up, so Root only builds it.
 	Root func(f *Streams) *cobra.Command
-	// PreRun, when set, runs before the command that Main runs. Tests
-	// that build the tree with Command run without it.
+	// PreRun, when set, runs before the command that Main runs. Tests that
+	// build the tree with Command run without it.
 	PreRun func(cmd *cobra.Command, args []string)
 }
 
@@ -94,25 +97,33 @@ func (t Tool) ExitCode(err error) ExitCode {
 	return t.Unmarked
 }
 
-// Main is a binary's main: it runs the tool's command tree over the
+// Main is a binary's main. It runs the tool's command tree over the
 // process's streams and arguments and exits with its code. version is the
-// one its main package was built with (-ldflags "-X main.version=…").
+// one the main package was built with (-ldflags "-X main.version=…").
 func (t Tool) Main(version string) {
-	root := t.Command(System(), version)
-	root.PersistentPreRun = t.PreRun
-	ctx, stop := context.Background(), func() {}
-	if t.Interrupt {
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	}
-	code := t.Run(ctx, root, os.Args[1:])
-	stop()
-	os.Exit(int(code))
+	os.Exit(int(t.main(System(), version, os.Args[1:])))
 }
 
-// Run executes root, set up by Setup, with args under ctx (the commands'
-// cmd.Context()) and returns the exit code. Errors are printed once, here,
-// to root's error stream, every line prefixed with the tool's name; an
-// error that only carries an exit code prints nothing.
+// main is Main without the process: it runs the tool over f with args and
+// returns the exit code. Unlike a tree built by Command, it runs PreRun,
+// and with Interrupt a signal cancels the context instead of ending the
+// process.
+func (t Tool) main(f *Streams, version string, args []string) ExitCode {
+	root := t.Command(f, version)
+	root.PersistentPreRun = t.PreRun
+	ctx := context.Background()
+	if t.Interrupt {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	return t.Run(ctx, root, args)
+}
+
+// Run executes root, set up by Setup, with args and returns the exit code.
+// ctx is what the commands get from cmd.Context(). Errors are printed
+// once, here, to root's error stream, every line prefixed with the tool's
+// name. An error that only carries an exit code prints nothing.
 func (t Tool) Run(ctx context.Context, root *cobra.Command, args []string) ExitCode {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -122,11 +133,14 @@ func (t Tool) Run(ctx context.Context, root *cobra.Command, args []string) ExitC
 	return t.ExitCode(err)
 }
 
-// Setup readies a command tree built by the NewCmdX constructors: it reads
-// and writes f, cobra prints neither errors nor usage (Tool.Run prints
-// errors), a flag that cannot be parsed is a usage error, and the shell
-// completes the values of every enum flag (StringEnumVar). Call it once
-// every subcommand is added.
+// Setup readies a command tree built by the NewCmdX constructors:
+//
+//   - It reads and writes f.
+//   - cobra prints neither errors nor usage, because Tool.Run prints errors.
+//   - A flag that cannot be parsed is a usage error.
+//   - The shell completes the values of every enum flag (StringEnumVar).
+//
+// Call it once every subcommand is added.
 func Setup(root *cobra.Command, f *Streams) {
 	root.SetIn(f.In)
 	root.SetOut(f.Out)
@@ -141,9 +155,9 @@ func Setup(root *cobra.Command, f *Streams) {
 	registerEnumCompletions(root)
 }
 
-// usageArgs makes a positional-argument error of root or any subcommand
-// (an unknown subcommand, a stray argument) a usage error, exit 2, in
-// every binary.
+// usageArgs makes a positional-argument error of c or any subcommand a
+// usage error, exit 2, in every binary. Such an error is an unknown
+// subcommand or a stray argument.
 func usageArgs(c *cobra.Command) {
 	if args := c.Args; args != nil {
 		c.Args = func(cmd *cobra.Command, a []string) error {
@@ -158,8 +172,8 @@ func usageArgs(c *cobra.Command) {
 	}
 }
 
-// PrintError writes err to w, every line prefixed "tool: ", so a list of
-// problems (one per line) reads as the tool's own messages.
+// PrintError writes err to w, every line prefixed "tool: ". A list of
+// problems, one per line, then reads as the tool's own messages.
 func PrintError(w io.Writer, tool string, err error) {
 	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
 		fmt.Fprintf(w, "%s: %s\n", tool, line)

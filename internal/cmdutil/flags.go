@@ -10,14 +10,15 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// StringEnumVar defines a string flag that takes one of values (cli/cli's
-// StringEnumFlag). A value is checked as the flag is parsed, so a bad one
-// is a usage error before anything runs, and the shell completes values.
-// check, when not nil, decides instead of values which are accepted (its
-// error is the message). The flag's help is usage, unchanged.
+// StringEnumVar defines a string flag that takes one of values, as
+// cli/cli's StringEnumFlag does. A value is checked as the flag is parsed,
+// so a bad one is a usage error before anything runs. The shell completes
+// values. check, when not nil, decides instead of values which are
+// accepted, and its error is the message. The flag's help is usage,
+// unchanged.
 //
-// A default that comes from the environment is not checked here: the
-// caller validates it as before.
+// A default that comes from the environment is not checked here. The
+// caller validates it when it uses it.
 func StringEnumVar(fs *pflag.FlagSet, p *string, name, value string, values []string, check func(string) error, usage string) *pflag.Flag {
 	*p = value
 	fs.Var(&enumValue{p: p, name: name, values: values, check: check}, name, usage)
@@ -26,8 +27,8 @@ func StringEnumVar(fs *pflag.FlagSet, p *string, name, value string, values []st
 
 // EnumError is the error of an enum flag given a value it does not take.
 type EnumError struct {
-	Flag   string   // name, without dashes
-	Value  string   // as given
+	Flag   string   // the name, without dashes
+	Value  string   // the value as given
 	Values []string // the values it takes
 	Err    error    // the check's error, when the flag has a check
 }
@@ -74,8 +75,8 @@ func (e *enumValue) Set(v string) error {
 }
 
 // flagError makes every flag that cannot be parsed a usage error. An enum
-// flag's error is its own message, not pflag's `invalid argument "x" for
-// "--flag" flag: …` around it.
+// flag's error is its own message, without pflag's `invalid argument "x"
+// for "--flag" flag: …` around it.
 func flagError(_ *cobra.Command, err error) error {
 	if ee := (*EnumError)(nil); errors.As(err, &ee) {
 		return Usage(ee)

@@ -9,8 +9,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil/progress"
 )
 
-// Streams are a command's standard streams (cli/cli's iostreams): the one
-// place that knows what they are connected to.
+// Streams are a command's standard streams, as cli/cli's iostreams are.
+// It is the one place that knows what they are connected to.
 type Streams struct {
 	In     io.Reader
 	Out    io.Writer
@@ -33,14 +33,14 @@ func IsTerminal(w io.Writer) bool {
 }
 
 // ColourOut reports whether output to Out may be coloured: Out is a
-// terminal and NO_COLOR (no-color.org) is unset or empty.
+// terminal and NO_COLOR is unset or empty (no-color.org).
 func (s *Streams) ColourOut() bool {
 	return os.Getenv("NO_COLOR") == "" && IsTerminal(s.Out)
 }
 
-// Progress returns a progress bar on ErrOut when ErrOut is a terminal, and
-// nil, which draws nothing, otherwise (CI logs, pipes; NO_COLOR does not
-// matter here).
+// Progress returns a progress bar on ErrOut when ErrOut is a terminal.
+// Otherwise, as in CI logs and pipes, it returns nil, which draws nothing.
+// NO_COLOR does not matter here.
 func (s *Streams) Progress(label string) *progress.Bar {
 	if !IsTerminal(s.ErrOut) {
 		return nil

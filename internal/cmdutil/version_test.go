@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// Version: the version set at build time wins; without one, go install's
-// module version; without that (a build inside the source tree without
-// VCS stamping, a test binary), "dev".
+// Version: the version set at build time wins. Without one, go install's
+// module version does. Without that, it is "dev": a build inside the
+// source tree without VCS stamping, a test binary.
 func TestVersion(t *testing.T) {
 	info := func(v string) func() (*debug.BuildInfo, bool) {
 		return func() (*debug.BuildInfo, bool) {

@@ -14,7 +14,7 @@ import (
 // BuiltinVersion is the version written into the fixtures'
 // pipeline.version for the builtin pipeline. It is not the binary's
 // version, which changes with every commit and would rewrite every
-// fixture; it names the pipeline's behaviour.
+// fixture. It names the pipeline's behaviour.
 const BuiltinVersion = "1"
 
 // Builtin is the builtin lookup pipeline (docs/pipeline.md) over an opened stack.
@@ -29,13 +29,14 @@ type Builtin struct {
 // Close closes the stack.
 func (b *Builtin) Close() error { return b.Stack.Close() }
 
-// OpenBuiltin opens the stack of c for reading (OpenForLookup) and the
-// builtin pipeline over it; hybrid search fuses as fusion says. Nothing is
-// created: a store that cannot answer lookups of kbScope with c's embedder
-// (not seeded, a seed that did not finish, an index that disagrees with
-// the catalog) is an error naming rag-seed, exit 1. An invalid c and a
-// kbScope seeded with another embedder or dimension are usage errors
-// (exit 2), as they are for rag-seed. The caller closes the Builtin.
+// OpenBuiltin opens the stack of c for reading, with OpenForLookup, and
+// the builtin pipeline over it. Hybrid search fuses as fusion says.
+// Nothing is created. A store that cannot answer lookups of kbScope with
+// c's embedder is an error naming rag-seed, exit 1: not seeded, a seed
+// that did not finish, an index that disagrees with the catalog. An
+// invalid c and a kbScope seeded with another embedder or dimension are
+// usage errors, exit 2, as they are for rag-seed. The caller closes the
+// Builtin.
 func OpenBuiltin(ctx context.Context, c Config, kbScope string, fusion kb.Fusion) (*Builtin, error) {
 	stack, err := OpenForLookup(ctx, c, kbScope)
 	var mismatch *EmbedderMismatchError

@@ -13,9 +13,9 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
-// OpenBuiltin answers lookups on a seeded store; what the user must change
-// (the configuration, the embedder) is a usage error (exit 2), what rag-seed
-// repairs is not.
+// OpenBuiltin answers lookups on a seeded store. What the user must
+// change, the configuration or the embedder, is a usage error, exit 2.
+// What rag-seed repairs is not.
 func TestOpenBuiltin(t *testing.T) {
 	ctx := context.Background()
 	tool := cmdutil.Tool{Unmarked: cmdutil.ExitFail}

@@ -1,9 +1,10 @@
 // Package config turns flags and environment variables into concrete
-// backends (the embedded store or the server stack). It is the only package that knows every backend; only
-// cmd/rag-seed and cmd/rag-snapshot import it.
+// backends: the embedded store or the server stack. It is the only package
+// that knows every backend, and only cmd/rag-seed and cmd/rag-snapshot
+// import it.
 //
-// Every setting has a flag and an environment variable; a flag given on the
-// command line wins over the variable, which wins over the default:
+// Every setting has a flag and an environment variable. A flag given on
+// the command line wins over the variable, which wins over the default:
 //
 //	--store              RAG_STORE              embedded | server (default embedded)
 //	--data-dir           RAG_DATA_DIR           default .ragbaseline
@@ -19,9 +20,13 @@
 //	--openai-base-url    OPENAI_BASE_URL        openai: server base URL
 //	                     OPENAI_API_KEY         openai: API key (environment only)
 //
-// The embedded store keeps everything under the data dir: catalog.db (SQLite:
-// metadata, L0 index, chunk rows and the embedding cache), index/ (the
-// embedded vector and BM25 index) and knowledge/<kbScope>/<source>.md.
+// The embedded store keeps everything under the data dir:
+//
+//   - catalog.db, in SQLite: the metadata, the L0 index, the chunk rows and
+//     the embedding cache.
+//   - index/: the embedded vector and BM25 index.
+//   - knowledge/<kbScope>/<source>.md: the copies of the documents.
+//
 // Secrets are never printed: Describe and every error redact them.
 package config
 
@@ -45,7 +50,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb/embed/usem3"
 )
 
-// Stores and embedders.
+// The stores and the embedders.
 const (
 	StoreEmbedded  = "embedded"
 	StoreServer    = "server"
@@ -115,10 +120,10 @@ func env(name, def string) string {
 	return def
 }
 
-// BindFlags registers the flags on fs with c's values as defaults (call it
-// on Defaults()). --store and --embedder take only the values of Stores
-// and Embedders, checked as they are parsed; Validate checks the values
-// that come from the environment.
+// BindFlags registers the flags on fs with c's values as defaults. Call it
+// on Defaults(). --store and --embedder take only the values of Stores and
+// Embedders, checked as they are parsed. Validate checks the values that
+// come from the environment.
 func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	cmdutil.StringEnumVar(fs, &c.Store, "store", c.Store, Stores, nil, "backend: embedded (SQLite + in-process index, no services) or server (MySQL + Milvus + Redis) [RAG_STORE]")
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data directory of the embedded store and the knowledge copies [RAG_DATA_DIR]")
@@ -132,8 +137,8 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.EmbedInputType, "embed-input-type", c.EmbedInputType, "openai: how query/passage is sent: auto, field (input_type), prefix (\"query: \"/\"passage: \"), none [RAG_EMBED_INPUT_TYPE]")
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 [OPENAI_BASE_URL]; the key is read from OPENAI_API_KEY")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "timeout of each call to a service")
-	// Defaults that come from the environment may carry passwords: --help
-	// shows them redacted.
+	// Defaults that come from the environment may carry passwords, so
+	// --help shows them redacted.
 	if f := fs.Lookup("mysql-dsn"); f != nil && f.DefValue != "" {
 		f.DefValue = RedactDSN(f.DefValue)
 	}
@@ -177,8 +182,8 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// embedderErrors checks the embedder settings (--embedder, --embed-*,
-// --openai-base-url).
+// embedderErrors checks the embedder settings: --embedder, --embed-* and
+// --openai-base-url.
 func (c *Config) embedderErrors() []error {
 	var errs []error
 	switch c.Embedder {
@@ -215,8 +220,8 @@ func (c *Config) embedderErrors() []error {
 
 // ValidateEmbedder checks only what opening the embedder needs: the
 // embedder settings, a malformed environment variable and the timeout. A
-// pipeline that needs no store (the mapped pipeline) validates with it, so
-// store settings it does not use cannot fail it.
+// pipeline that needs no store, such as the mapped pipeline, validates
+// with it, so store settings it does not use cannot fail it.
 func (c *Config) ValidateEmbedder() error {
 	var errs []error
 	if c.envErr != nil {
@@ -229,7 +234,7 @@ func (c *Config) ValidateEmbedder() error {
 	return errors.Join(errs...)
 }
 
-// ValidKBScope reports whether s is a usable kbScope: it names a directory
+// ValidKBScope reports whether s is a usable kbScope. It names a directory
 // under the data dir, so it must be a plain slug.
 func ValidKBScope(s string) error {
 	if err := kb.ValidKBScope(s); err != nil {
@@ -248,8 +253,8 @@ func (c *Config) Describe() string {
 		RedactDSN(c.MySQLDSN), RedactURL(c.MilvusAddr), c.MilvusCollection, orNone(RedactURL(c.RedisAddr)), emb)
 }
 
-// EmbedderName is the name the configured embedder records in fixtures
-// (kb.Embedder.Name), known before it is loaded.
+// EmbedderName is the name the configured embedder records in fixtures,
+// its kb.Embedder.Name, known before it is loaded.
 func (c *Config) EmbedderName() string {
 	switch c.Embedder {
 	case EmbedderUSE:
@@ -267,7 +272,7 @@ func orNone(s string) string {
 	return s
 }
 
-// RedactDSN hides the password of a MySQL DSN (user:pass@tcp(host)/db).
+// RedactDSN hides the password of a MySQL DSN, user:pass@tcp(host)/db.
 func RedactDSN(dsn string) string { return mysql.RedactDSN(dsn) }
 
 // RedactURL hides user info in a URL.
@@ -285,9 +290,9 @@ type Stack struct {
 	Catalog  kb.Catalog
 	Index    kb.Index
 	Embedder kb.Embedder // cached
-	// Record is what rag-seed recorded for the kbScope Verify checked
-	// (embedder, chunking, corpus fingerprint): the record the check
-	// passed, so a manifest built from it says what was checked.
+	// Record is what rag-seed recorded for the kbScope Verify checked: the
+	// embedder, the chunking and the corpus fingerprint. It is the record
+	// the check passed, so a manifest built from it says what was checked.
 	Record   kb.IndexInfo
 	closers  []func() error
 	describe string // Config.Describe(), for messages

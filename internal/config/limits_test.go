@@ -11,15 +11,16 @@ import (
 )
 
 // TestLimitsFitEveryStore checks that every value a valid seed document can
-// produce fits every store: the catalog's columns (SQLite and MySQL share
-// sqlcatalog's limits) and the Milvus collection's fields. A limit that
-// did not would pass validation and fail after the catalog write on one
-// stack only, leaving the document indexing and the two stacks apart.
+// produce fits every store: the catalog's columns and the Milvus
+// collection's fields. SQLite and MySQL share sqlcatalog's limits. A limit
+// that did not fit would pass validation and fail after the catalog write
+// on one stack only, leaving the document indexing and the two stacks
+// apart.
 func TestLimitsFitEveryStore(t *testing.T) {
 	// The longest evidence key: the longest doc_id, '#', the longest
-	// section label (a longer heading path is cut and hashed), and an
-	// occurrence and a piece number no document of MaxFileSize bytes can
-	// exceed.
+	// section label, and an occurrence and a piece number no document of
+	// MaxFileSize bytes can exceed. A longer heading path is cut and
+	// hashed.
 	maxEvidenceKey := len(kb.EvidenceKey(strings.Repeat("d", corpus.MaxDocIDLen), strings.Repeat("l", kb.MaxSectionLabelLen),
 		corpus.MaxFileSize, corpus.MaxFileSize))
 	if maxEvidenceKey > kb.MaxEvidenceKeyLen {

@@ -20,20 +20,20 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb/index/milvus"
 )
 
-// Open validates c and opens its backends for writing (rag-seed): the
-// embedded store's data dir, catalog and index are created when missing.
-// On error nothing stays open and the error names the backend that failed;
-// it never panics.
+// Open validates c and opens its backends for writing, as rag-seed does.
+// The embedded store's data dir, catalog and index are created when
+// missing. On error nothing stays open, and the error names the backend
+// that failed. It never panics.
 func Open(ctx context.Context, c Config) (*Stack, error) {
 	return open(ctx, c, false)
 }
 
-// OpenForLookup validates c and opens its backends for reading
-// (rag-snapshot, serve). It creates nothing: no data dir, catalog file,
-// table, index directory or Milvus collection. Then it checks that the
-// store can answer lookups of kbScope with c's embedder (see Stack.Verify);
-// a store that cannot is an error naming rag-seed. The embedding cache is
-// still written to (it only remembers query embeddings).
+// OpenForLookup validates c and opens its backends for reading, as
+// rag-snapshot and serve do. It creates nothing: no data dir, catalog
+// file, table, index directory or Milvus collection. Then it checks with
+// Stack.Verify that the store can answer lookups of kbScope with c's
+// embedder. A store that cannot is an error naming rag-seed. The embedding
+// cache is still written to, since it only remembers query embeddings.
 func OpenForLookup(ctx context.Context, c Config, kbScope string) (*Stack, error) {
 	s, err := open(ctx, c, true)
 	if err != nil {
@@ -50,9 +50,9 @@ func open(ctx context.Context, c Config, readOnly bool) (*Stack, error) {
 	if err := c.Validate(); err != nil {
 		return nil, cmdutil.Usage(err) // exit 2 in every binary
 	}
-	// The stack being opened is a local, not a named result: a
-	// `return nil, err` must not hide it from the cleanup below (it did,
-	// and every open failure panicked closing a nil stack).
+	// The stack being opened is a local, not a named result, so that a
+	// `return nil, err` cannot hide it from the cleanup below. It did once,
+	// and every open failure panicked closing a nil stack.
 	s := &Stack{describe: c.Describe()}
 	if err := s.open(ctx, c, readOnly); err != nil {
 		s.Close()
@@ -135,7 +135,7 @@ func (s *Stack) open(ctx context.Context, c Config, readOnly bool) error {
 }
 
 // existingIndex is an index that can report the dimension of what a seed
-// created without creating anything: the embedded index and Milvus both
+// created without creating anything. The embedded index and Milvus both
 // can. A missing index is an error wrapping kb.ErrNotSeeded.
 type existingIndex interface {
 	ExistingDim(ctx context.Context) (int, error)
@@ -154,8 +154,9 @@ type NotReadyError struct {
 	Store   string // Describe()
 	KBScope string
 	Reason  string
-	// NoChunks: the store holds no chunk of KBScope at all (never seeded
-	// with it, or the kbScope is another one than the seed's).
+	// NoChunks reports that the store holds no chunk of KBScope at all. It
+	// was never seeded with it, or the kbScope is another one than the
+	// seed's.
 	NoChunks bool
 }
 
@@ -179,15 +180,15 @@ func (e *EmbedderMismatchError) Error() string {
 // Verify checks, without writing anything, that the store can answer
 // lookups of kbScope with the stack's embedder:
 //
-//   - the catalog exists and has this build's schema;
-//   - it holds chunks of kbScope, every document of which is ready (a
-//     seed that died leaves documents indexing);
-//   - it records that kbScope was seeded with this embedder and dimension
-//     (an *EmbedderMismatchError otherwise), and with this build's
-//     evidence-key format (kb.EvidenceKeyFormat);
-//   - the index exists, has that dimension, and holds exactly as many
-//     chunks of kbScope as the catalog (an index deleted, replaced or
-//     only partly rebuilt does not).
+//   - The catalog exists and has this build's schema.
+//   - It holds chunks of kbScope, and every document of them is ready. A
+//     seed that died leaves documents indexing.
+//   - It records that kbScope was seeded with this embedder and dimension,
+//     else the error is an *EmbedderMismatchError. It records this build's
+//     evidence-key format, kb.EvidenceKeyFormat.
+//   - The index exists, has that dimension, and holds exactly as many
+//     chunks of kbScope as the catalog. An index deleted, replaced or only
+//     partly rebuilt does not.
 //
 // Every failure but the embedder mismatch is a *NotReadyError naming
 // rag-seed.
@@ -266,11 +267,12 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 	return nil
 }
 
-// OpenEmbedder validates the embedder settings of c (ValidateEmbedder; a
-// usage error, exit 2) and opens the embedder alone, without a store or an
-// embedding cache: for a pipeline that embeds its queries but searches
-// elsewhere (the mapped pipeline). The neural embedders are loaded or
-// connected here, so a missing model is reported before any lookup.
+// OpenEmbedder validates the embedder settings of c with
+// ValidateEmbedder, a failure being a usage error, exit 2. Then it opens
+// the embedder alone, without a store or an embedding cache. It is for a
+// pipeline that embeds its queries but searches elsewhere, such as the
+// mapped pipeline. The neural embedders are loaded or connected here, so a
+// missing model is reported before any lookup.
 func OpenEmbedder(c Config) (kb.Embedder, error) {
 	if err := c.ValidateEmbedder(); err != nil {
 		return nil, cmdutil.Usage(err)

@@ -41,7 +41,7 @@ func seeded(t *testing.T) Config {
 }
 
 // OpenForLookup refuses a store that cannot answer lookups with the
-// configured embedder, naming why; the embedder check is by name, so two
+// configured embedder, naming why. The embedder check is by name, so two
 // models of one dimension are told apart.
 func TestOpenForLookupRefuses(t *testing.T) {
 	ctx := context.Background()
@@ -101,8 +101,8 @@ func TestOpenForLookupRefuses(t *testing.T) {
 		notReady(t, c, "does not record which embedder")
 	})
 	// A store seeded by a build of another evidence-key rule is not read
-	// (its fixtures would carry keys golden cases cannot pin) until
-	// rag-seed re-keys it.
+	// until rag-seed re-keys it. Its fixtures would carry keys golden cases
+	// cannot pin.
 	t.Run("evidence keys of an older rag-seed", func(t *testing.T) {
 		c := seeded(t)
 		s, err := Open(ctx, c)

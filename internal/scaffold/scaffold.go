@@ -1,14 +1,15 @@
 // Package scaffold is the starter eval set that rag-eval init writes
-// (docs/README.md): a golden file with three cases, two seed documents in
-// the corpus format, empty fixtures and reports directories and a .gitignore that keeps
-// the generated, not accepted, reports out of git. Everything here is data
-// and pure functions; cmd/rag-eval writes the files.
+// (docs/README.md). It holds a golden file with three cases, two seed
+// documents in the corpus format, empty fixtures and reports directories,
+// and a .gitignore that keeps the generated reports, which are not the
+// accepted ones, out of git. Everything here is data and pure functions,
+// and cmd/rag-eval writes the files.
 //
-// The starter is valid as written: the golden file parses strictly
-// (docs/golden-cases.md), the documents pass rag-seed's validation
-// (docs/corpus.md), and its cases pass on the builtin pipeline after
-// rag-seed and rag-snapshot, with either in-process embedder. Its tests
-// check the first two.
+// The starter is valid as written. The golden file parses strictly
+// (docs/golden-cases.md). The documents pass rag-seed's validation
+// (docs/corpus.md). Its cases pass on the builtin pipeline after rag-seed
+// and rag-snapshot, with either in-process embedder. Its tests check the
+// first two.
 package scaffold
 
 import (
@@ -30,9 +31,9 @@ type Dir struct {
 	Path, What string
 }
 
-// Dirs are the starter set's empty directories, created so that rag-eval
-// --dir judges the new set at once (every case not run, exit 1) rather
-// than stopping at a missing fixture directory.
+// Dirs are the starter set's empty directories. They are created so that
+// rag-eval --dir judges the new set at once, with every case not run and
+// exit 1, rather than stopping at a missing fixture directory.
 var Dirs = []Dir{
 	{"fixtures", "empty: rag-snapshot freezes each case's lookup here"},
 	{"reports", "empty: rag-eval writes its reports here"},
@@ -42,12 +43,12 @@ var Dirs = []Dir{
 const FallbackKBScope = "rag-eval"
 
 // DefaultKBScope is the kb scope a new set in dir gets unless one is
-// given: the directory's name, lower-cased, with every run of characters a
-// kb scope cannot hold turned into one '-' and trimmed to start with a
-// letter or digit (eval/Payments Runbooks → payments-runbooks), at most 255
-// bytes; FallbackKBScope when nothing is left. Each set gets its own
-// namespace in the store, so seeding one set (rag-seed --prune above all)
-// never touches another's documents.
+// given. It is the directory's name, lower-cased, with every run of
+// characters a kb scope cannot hold turned into one '-', trimmed to start
+// with a letter or digit, at most 255 bytes: eval/Payments Runbooks gives
+// payments-runbooks. It is FallbackKBScope when nothing is left. Each set
+// gets its own namespace in the store, so seeding one set never touches
+// another's documents, with rag-seed --prune above all.
 func DefaultKBScope(dir string) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
@@ -77,8 +78,8 @@ func DefaultKBScope(dir string) string {
 	return s
 }
 
-// Files are the starter set's files for kbScope, a valid kb scope
-// (kb.ValidKBScope), in the order rag-eval init lists them.
+// Files are the starter set's files for kbScope, in the order rag-eval
+// init lists them. kbScope must be valid (kb.ValidKBScope).
 func Files(kbScope string) []File {
 	r := strings.NewReplacer("{{kbScope}}", kbScope)
 	return []File{

@@ -28,9 +28,9 @@ func write(t *testing.T, kbScope string) string {
 	return dir
 }
 
-// The starter set is valid as written, and its cases can pass: the golden
-// file parses strictly with the kb scope given, the documents pass
-// rag-seed's validation for that scope, and every expected document,
+// The starter set is valid as written, and its cases can pass. The golden
+// file parses strictly with the kb scope given. The documents pass
+// rag-seed's validation for that scope. Every expected document,
 // breadcrumb and keyword of a case is in the chunks of the corpus, so a
 // retriever that finds the right chunks passes it.
 func TestStarterIsValid(t *testing.T) {

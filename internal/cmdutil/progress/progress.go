@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// Bar is a progress bar; a nil Bar and the zero value draw nothing. It is
+// Bar is a progress bar. A nil Bar and the zero value draw nothing. It is
 // safe for concurrent use.
 type Bar struct {
 	mu    sync.Mutex

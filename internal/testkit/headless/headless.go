@@ -4,7 +4,7 @@
 //
 // Chromium is found by Find: $RAG_CHROMIUM, else chromium,
 // chromium-browser, google-chrome or google-chrome-stable on PATH. On
-// Debian, scripts/browser.sh installs it (apt-get install chromium).
+// Debian, make browser installs it with scripts/browser.sh.
 //
 // The browser runs with a proxy that does not exist and a host resolver
 // that resolves nothing, so a page that tried to reach the network would
@@ -21,7 +21,7 @@ import (
 )
 
 // ErrNotFound is returned by Find when no Chromium is installed.
-var ErrNotFound = errors.New("no Chromium found: set RAG_CHROMIUM or install chromium (scripts/browser.sh)")
+var ErrNotFound = errors.New("no Chromium found: run `make browser` to install it, or set RAG_CHROMIUM to one")
 
 // Find returns the path of the Chromium to run.
 func Find() (string, error) {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
@@ -27,7 +26,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/snapshot"
 )
 
-// Pipelines (--pipeline).
+// The pipelines of --pipeline.
 const (
 	pipelineBuiltin = "builtin"
 	pipelineHTTP    = "http"
@@ -62,26 +61,28 @@ type snapshotOptions struct {
 	TopK            int
 	Config          config.Config
 	// PipelineSearchMode and PipelineCaps are what an http pipeline
-	// declares of itself (--pipeline-search-mode, --pipeline-capabilities).
+	// declares of itself: --pipeline-search-mode and
+	// --pipeline-capabilities.
 	PipelineSearchMode string
 	PipelineCaps       capabilitiesValue
 	// LookupHeaders and SidecarHeaders are --lookup-header and
-	// --sidecar-header as given ("Name: value", ${ENV} not yet expanded);
-	// defaults parses them into lookupHeader and sidecarHeader, the values
-	// read from the environment into secrets.
+	// --sidecar-header as given: "Name: value", with ${ENV} not yet
+	// expanded. defaults parses them into lookupHeader and sidecarHeader,
+	// and the values read from the environment into secrets.
 	LookupHeaders  []string
 	SidecarHeaders []string
 
 	pipelineSet   bool                        // --pipeline given
-	lookupEnv     func(string) (string, bool) // os.LookupEnv; the tests' environment
+	lookupEnv     func(string) (string, bool) // os.LookupEnv, or the tests' environment
 	lookupHeader  http.Header                 // --lookup-header, expanded
 	sidecarHeader http.Header                 // --sidecar-header, expanded
 	secrets       secret.Set                  // the values the headers read
 }
 
 // capabilitiesValue is --pipeline-capabilities: a comma-separated list of
-// contract.Capabilities, checked as it is parsed; caps is nil when the
-// flag is not given (the server's declaration, else every capability).
+// contract.Capabilities, checked as it is parsed. caps is nil when the
+// flag is not given. Then the server's declaration holds, else every
+// capability.
 type capabilitiesValue struct{ caps []string }
 
 func (v *capabilitiesValue) String() string {
@@ -285,8 +286,8 @@ func (o *snapshotOptions) defaults() error {
 }
 
 // parseHeaders checks that each header flag goes with its URL and expands
-// the headers: a malformed one or an unset variable is a usage error
-// naming the flag (and never quoting a value).
+// the headers. A malformed one or an unset variable is a usage error that
+// names the flag and never quotes a value.
 func (o *snapshotOptions) parseHeaders() error {
 	switch {
 	case len(o.LookupHeaders) > 0 && o.Pipeline != pipelineHTTP:
@@ -422,8 +423,8 @@ func scopeOf(o *snapshotOptions, g *contract.GoldenFile) (scope, from string) {
 }
 
 // seedRecord is what rag-seed recorded about the kbScope's chunking and
-// corpus, as the store check read it, for the manifest; nil when the
-// record does not say (a seed of an older build).
+// corpus, as the store check read it, for the manifest. It is nil when the
+// record does not say, as after a seed of an older build.
 func seedRecord(b *config.Builtin) *contract.SeedRecord {
 	info := b.Stack.Record
 	if info.ChunkSize <= 0 || info.CorpusSHA256 == "" {
@@ -456,7 +457,7 @@ func printSummary(w io.Writer, sum *snapshot.Summary, elapsed time.Duration) {
 	}
 }
 
-// evaluate judges dir and prints rag-eval's text summary; it writes no
+// evaluate judges dir and prints rag-eval's text summary. It writes no
 // report.
 func evaluate(o *snapshotOptions, g *contract.GoldenFile, casesSHA256, dir, label string) error {
 	res, err := judge.Run(g, dir, judge.Options{})
@@ -471,35 +472,8 @@ func evaluate(o *snapshotOptions, g *contract.GoldenFile, casesSHA256, dir, labe
 	return rep.WriteText(o.IO.Out, o.IO.ColourOut())
 }
 
-// fusionUsage documents --fusion.
-const fusionUsage = "how hybrid search fuses the dense and BM25 lists: anchored (RRF, but BM25 counts only inside the dense top 10 and the dense top 1 stays in the top 3) or rrf (plain reciprocal rank fusion, k = 60)"
-
-// fusionVar defines --fusion (rag-snapshot and serve): one of kb.Fusions,
-// or "" (RRF), checked as it is parsed.
-func fusionVar(fs *pflag.FlagSet, p *string) {
-	values := make([]string, len(kb.Fusions))
-	for i, f := range kb.Fusions {
-		values[i] = string(f)
-	}
-	cmdutil.StringEnumVar(fs, p, "fusion", string(kb.FusionAnchored), values,
-		func(v string) error { return kb.Fusion(v).Valid() }, fusionUsage)
-}
-
-// openBuiltin opens the builtin pipeline (config.OpenBuiltin) and prints
-// its warnings. The caller closes it.
-func openBuiltin(ctx context.Context, cfg config.Config, kbScope string, fusion kb.Fusion, stderr io.Writer) (*config.Builtin, error) {
-	b, err := config.OpenBuiltin(ctx, cfg, kbScope, fusion)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range b.Warnings {
-		fmt.Fprintf(stderr, "rag-snapshot: warning: %v\n", w)
-	}
-	return b, nil
-}
-
-// openMapped loads --pipeline-config and builds the mapped pipeline; the
-// embedder (--embedder and the RAG_EMBED* settings) is opened only when
+// openMapped loads --pipeline-config and builds the mapped pipeline. It
+// opens the embedder of --embedder and the RAG_EMBED* settings only when
 // the config embeds the query. A bad config or an unset variable it needs
 // is a usage error naming the file, line and field.
 func openMapped(o *snapshotOptions) (*mapped.Pipeline, error) {
