@@ -42,15 +42,16 @@ const bodyExcerptLen = 200
 // of the pipeline the server describes, so a server echoing a token cannot
 // put it into a message or a fixture.
 //
-// Client sends each call once; retrying is the caller's (internal/snapshot
-// retries an error whose Transient method says true). Its errors: an
-// *UnreachableError (no response: refused, reset or dropped connection) and
-// a *TimeoutError are transient; a *StatusError is transient for 502, 503,
+// Client sends each call once. Retrying is the caller's: internal/snapshot
+// retries an error whose Transient method says true. An *UnreachableError
+// (no response: a refused, reset or dropped connection) and a
+// *TimeoutError are transient. A *StatusError is transient for 502, 503,
 // 504 and 429 only, so a 500 (the lookup failed) or a 4xx (the request is
-// wrong) fails at once; a *ProtocolError (a 2xx that is not the lookup
-// JSON) is not transient. The caller needs none of these types: it asks
-// the methods (Transient, Unreachable, NoEndpoint) through interfaces of
-// its own.
+// wrong) fails at once. The *StatusError of a lookup answered 400 wraps
+// pipeline.ErrInvalidRequest: the server refused the request. A
+// *ProtocolError, a 2xx that is not the lookup JSON, is not transient. The
+// caller needs none of these types: it asks the methods (Transient,
+// Unreachable, NoEndpoint) through interfaces of its own.
 type Client struct {
 	// BaseURL is the server's root, e.g. http://127.0.0.1:8080; a URL
 	// ending in /v1/lookup is accepted too.
@@ -139,6 +140,13 @@ func (e *StatusError) NoEndpoint() bool {
 	return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusMethodNotAllowed
 }
 
+// refusedError is a lookup the server answered 400 Bad Request: a request
+// it refuses. It is that *StatusError, and wraps pipeline.ErrInvalidRequest
+// as the error of any pipeline's refused request does.
+type refusedError struct{ *StatusError }
+
+func (e *refusedError) Unwrap() []error { return []error{e.StatusError, pipeline.ErrInvalidRequest} }
+
 // TimeoutError is a request that got no complete response in time (the
 // client's Timeout or the caller's deadline). It wraps
 // context.DeadlineExceeded and is transient.
@@ -212,15 +220,19 @@ func (c *Client) endpoint(path string) (*url.URL, error) {
 // Describe says the results come from an HTTP pipeline: name "http", store
 // the URL without credentials. After a successful Health, the version,
 // embedder, dimension, parameters, search mode and capabilities are those
-// the server reported; the client's SearchMode and Capabilities override
-// the last two.
+// the server reported. The client's SearchMode and Capabilities override
+// the last two. The value is the caller's to change.
 func (c *Client) Describe() contract.Pipeline {
 	p := contract.Pipeline{Name: PipelineName, Store: c.RedactedURL()}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.remote; r != nil {
 		p.Version = strings.TrimSpace(r.Name + " " + r.Version)
-		p.Embedder, p.Dim, p.Params = r.Embedder, r.Dim, r.Params
+		p.Embedder, p.Dim = r.Embedder, r.Dim
+		if r.Params != nil {
+			params := *r.Params
+			p.Params = &params
+		}
 		p.SearchMode, p.Capabilities = r.SearchMode, contract.NormalizeCapabilities(r.Capabilities)
 	}
 	if c.SearchMode != "" {
@@ -271,7 +283,10 @@ func (c *Client) health(ctx context.Context) error {
 
 // Lookup posts req to /v1/lookup and decodes the lookupResult
 // (DecodeResult): it must have found and evidenceBlocks, and what the
-// server did not send stays absent in the fixture.
+// server did not send stays absent in the fixture. The server decides what
+// it refuses: a 400 answer is a *StatusError that wraps
+// pipeline.ErrInvalidRequest. The client itself refuses only a query or
+// kbScope that is not valid UTF-8, which JSON would send as another text.
 func (c *Client) Lookup(ctx context.Context, req pipeline.Request) (*contract.LookupResult, error) {
 	lr, err := c.lookup(ctx, req)
 	if err != nil {
@@ -288,15 +303,23 @@ func (c *Client) lookup(ctx context.Context, req pipeline.Request) (*contract.Lo
 	if err != nil {
 		return nil, err
 	}
+	where := "POST " + redact(u)
+	for _, f := range []struct{ name, value string }{{"query", req.Query}, {"kbScope", req.KBScope}} {
+		if !utf8.ValidString(f.value) {
+			return nil, fmt.Errorf("%s: %w: %s is not valid UTF-8", where, pipeline.ErrInvalidRequest, f.name)
+		}
+	}
 	payload, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
 	body, err := c.do(ctx, http.MethodPost, u, payload)
+	if se := (*StatusError)(nil); errors.As(err, &se) && se.StatusCode == http.StatusBadRequest {
+		return nil, &refusedError{se}
+	}
 	if err != nil {
 		return nil, err
 	}
-	where := "POST " + redact(u)
 	var resp struct {
 		LookupResult json.RawMessage `json:"lookupResult"`
 	}
