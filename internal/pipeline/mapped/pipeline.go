@@ -469,11 +469,12 @@ func (p *Pipeline) message(ctx context.Context, prog *program, doc any, env map[
 }
 
 // SetupError is a setup step that failed. It answers the snapshot's
-// questions itself rather than through the error it wraps: transient and
-// unreachable as that error is, but never "no such endpoint", so a setup
-// step answered 404 (a missing collection) stops the run at its health
-// check instead of passing for a service without one. Err returns the
-// cause.
+// questions itself rather than through the error it wraps. It is transient
+// and unreachable as that error is, but never "no such endpoint", so a
+// setup step answered 404 (a missing collection) stops the run at its
+// health check instead of passing for a service without one. Err and
+// Unwrap return the cause, so a cancelled or expired context shows through
+// errors.Is.
 type SetupError struct {
 	msg string
 	err error
@@ -483,6 +484,7 @@ func (e *SetupError) Error() string { return e.msg }
 
 // Err is the step's error.
 func (e *SetupError) Err() error        { return e.err }
+func (e *SetupError) Unwrap() error     { return e.err }
 func (e *SetupError) Transient() bool   { return pipeline.Transient(e.err) }
 func (e *SetupError) Unreachable() bool { return unreachable(e.err) }
 func (e *SetupError) NoEndpoint() bool  { return false }
