@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -73,11 +74,13 @@ func New(cat kb.Catalog, idx kb.Index, emb kb.Embedder, cfg Config, info contrac
 // Config returns the configuration the pipeline runs with.
 func (p *Pipeline) Config() Config { return p.cfg }
 
-// Describe says what produced the results, for fixture meta.
+// Describe says what produced the results: the info New was given, its
+// Params those of the config. The value is the caller's to change.
 func (p *Pipeline) Describe() contract.Pipeline {
 	info := p.info
 	params := *info.Params
 	info.Params = &params
+	info.Capabilities = slices.Clone(info.Capabilities)
 	return info
 }
 
