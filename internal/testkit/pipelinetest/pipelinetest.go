@@ -1,12 +1,12 @@
 // Package pipelinetest holds the contract test suite that every
 // implementation of pipeline.Lookuper runs, as kbtest holds the kb
-// backends' suites: the builtin pipeline, the HTTP client (against the
-// builtin pipeline served by lookuphttp.NewHandler, and against a minimal
-// server of the protocol) and the mapped pipeline (against fakes of the
-// services of the shipped configs). Each subtest of RunLookuperTests checks
-// one promise of package pipeline's documentation. An implementation's test
-// says what it declares of itself in a Config and hands the suite a
-// constructor.
+// backends' suites. The builtin pipeline runs it on the embedded store. The
+// HTTP client runs it against the builtin pipeline served by
+// lookuphttp.NewHandler and against a minimal server of the protocol. The
+// mapped pipeline runs it against fakes of the services of shipped configs.
+// Each subtest of RunLookuperTests checks one promise of package
+// pipeline's documentation. An implementation's test says what it declares
+// of itself in a Config and hands the suite a constructor.
 //
 // NewBuiltin gives the builtin pipeline over a small corpus seeded into the
 // embedded store with the local embedder, for the builtin run and for the
@@ -37,17 +37,16 @@ import (
 // implementation declares of itself.
 type Config struct {
 	// New returns the pipeline under test with its service up. It is
-	// called once per subtest, and more than once in some, and must return
-	// a new pipeline each time (no setup already run, no cache filled).
+	// called once per subtest, and more than once in some. It must return
+	// a new pipeline each time, with no setup run and no cache filled.
 	New func(t *testing.T) pipeline.Lookuper
 	// Request is a request the pipeline answers with at least two evidence
 	// blocks at its default topK. Its TopK must be 0 and its SearchMode
 	// empty: the suite sets them.
 	Request pipeline.Request
 	// Name, SearchMode and Capabilities are what Describe must say, once
-	// Health (for a pipeline that has one) succeeded. A nil Capabilities
-	// means not declared (every part), which is not the same as an empty
-	// list (no part).
+	// Health succeeded for a pipeline that has one. A nil Capabilities
+	// means not declared, that is every part. An empty list means no part.
 	Name         string
 	SearchMode   string
 	Capabilities []string
@@ -55,13 +54,13 @@ type Config struct {
 	// refuse, each with the reason. The suite checks that every other one
 	// is refused with an error wrapping pipeline.ErrInvalidRequest.
 	Accepts map[string]string
-	// Unreachable returns the pipeline with its service down (a closed
-	// port). Nil skips the subtest, and is right only for a pipeline that
-	// calls no service.
+	// Unreachable returns the pipeline with its service down, on a port
+	// nothing listens on. Nil skips the subtest, and is right only for a
+	// pipeline that calls no service.
 	Unreachable func(t *testing.T) pipeline.Lookuper
-	// HealthCallsNothing says that Health makes no call (a mapped config
-	// without setup steps): it succeeds with the service down, and the
-	// first lookup is what finds the service unreachable.
+	// HealthCallsNothing says that Health makes no call, as for a mapped
+	// config without setup steps. Health then succeeds with the service
+	// down, and the first lookup is what finds the service unreachable.
 	HealthCallsNothing bool
 }
 
@@ -72,8 +71,9 @@ type Refusal struct {
 	Edit func(*pipeline.Request)
 }
 
-// Refusals are the requests that every pipeline of this project refuses by
-// the rules of builtin.ResolveRequest.
+// Refusals are the requests that the builtin and mapped pipelines refuse
+// by the rules of builtin.ResolveRequest, and an HTTP pipeline's server
+// may refuse.
 var Refusals = []Refusal{
 	{"empty query", func(r *pipeline.Request) { r.Query = " \t\n" }},
 	{"query not UTF-8", func(r *pipeline.Request) { r.Query = "pool \xff\xfe size" }},
@@ -128,7 +128,7 @@ func (c *Config) ready(t *testing.T) pipeline.Lookuper {
 	return l
 }
 
-// health runs l's health check, if it has one; an error saying the
+// health runs l's health check, if it has one. An error saying the
 // endpoint does not exist counts as none.
 func health(ctx context.Context, l pipeline.Lookuper) error {
 	hc, ok := l.(pipeline.HealthChecker)
@@ -429,6 +429,15 @@ func checkFixture(t *testing.T, req pipeline.Request, d *contract.Pipeline, res 
 // 0: the one field that may differ between two identical lookups.
 func encode(t *testing.T, req pipeline.Request, d *contract.Pipeline, res *contract.LookupResult) []byte {
 	t.Helper()
+	data, err := fixtureOf(req, d, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// fixtureOf is encode for a goroutine other than the test's.
+func fixtureOf(req pipeline.Request, d *contract.Pipeline, res *contract.LookupResult) ([]byte, error) {
 	r := *res
 	r.RetrievalTrace.Attempts = slices.Clone(r.RetrievalTrace.Attempts)
 	for i := range r.RetrievalTrace.Attempts {
@@ -443,9 +452,9 @@ func encode(t *testing.T, req pipeline.Request, d *contract.Pipeline, res *contr
 		SearchMode: mode, KBScope: req.KBScope, Pipeline: d, LookupResult: &r,
 	})
 	if err != nil {
-		t.Fatalf("the result does not encode as a fixture: %v", err)
+		return nil, fmt.Errorf("the result does not encode as a fixture: %v", err)
 	}
-	return data
+	return data, nil
 }
 
 func testTopK(t *testing.T, c *Config) {
@@ -483,7 +492,7 @@ func testDeterministic(t *testing.T, c *Config) {
 				t.Fatalf("%s lookup #%d differs from the first (latencyMs aside):\n got %s\nwant %s", req.SearchMode, i+2, again, first)
 			}
 		}
-		// A second pipeline of the same store and config answers the same.
+		// A second pipeline from Config.New answers the same.
 		if other := encode(t, req, &d, lookup(t, c.ready(t), req)); string(other) != string(first) {
 			t.Fatalf("%s: a second pipeline answers differently:\n got %s\nwant %s", req.SearchMode, other, first)
 		}
@@ -491,20 +500,20 @@ func testDeterministic(t *testing.T, c *Config) {
 }
 
 // testConcurrent runs lookups from several goroutines at once, as
-// rag-snapshot does (Options.Concurrency), with Describe calls between
-// them; run with -race. Each result must be the one a lookup alone gets.
+// rag-snapshot does with Options.Concurrency, and Describe calls between
+// them. Run it with -race. Each result must be the one a lookup alone
+// gets.
 func testConcurrent(t *testing.T, c *Config) {
-	l := c.ready(t)
-	d := l.Describe()
-	reqs := []pipeline.Request{c.request(kb.Hybrid, 0), c.request(kb.Dense, 0), c.request(kb.Hybrid, 1)}
 	// Sequential answers from another pipeline, so that the concurrent ones
-	// are the first lookups of l.
+	// are the first calls of l.
 	ref := c.ready(t)
+	d := ref.Describe()
+	reqs := []pipeline.Request{c.request(kb.Hybrid, 0), c.request(kb.Dense, 0), c.request(kb.Hybrid, 1)}
 	want := make([]string, len(reqs))
 	for i, req := range reqs {
 		want[i] = string(encode(t, req, &d, lookup(t, ref, req)))
 	}
-	l = c.New(t) // not even its health check has run
+	l := c.New(t) // not even its health check has run
 	const workers, each = 8, 4
 	errs := make(chan error, workers*each)
 	var wg sync.WaitGroup
@@ -522,7 +531,12 @@ func testConcurrent(t *testing.T, c *Config) {
 				if w%2 == 0 {
 					l.Describe()
 				}
-				if got := encode(t, reqs[j], &d, res); string(got) != want[j] {
+				got, err := fixtureOf(reqs[j], &d, res)
+				if err != nil {
+					errs <- fmt.Errorf("worker %d, lookup %d (%+v): %v", w, i, reqs[j], err)
+					return
+				}
+				if string(got) != want[j] {
 					errs <- fmt.Errorf("worker %d, lookup %d (%+v): result differs from a lookup alone:\n got %s\nwant %s", w, i, reqs[j], got, want[j])
 					return
 				}
