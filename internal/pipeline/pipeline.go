@@ -69,9 +69,9 @@ type Lookuper interface {
 	// service.
 	//
 	// The result is what the fixture records as lookupResult
-	// (docs/fixtures.md). It carries found and evidenceBlocks, found is
-	// whether there is a block, the blocks are at most topK and ranked 1,
-	// 2, … in order. A complete result, one whose Partial is false and Has
+	// (docs/fixtures.md). It carries found and evidenceBlocks. found is
+	// whether there is a block. The blocks are at most topK, ranked 1, 2, …
+	// in order. A complete result, one whose Partial is false and Has
 	// HasAll, is written whole: the builtin pipeline's. A Partial result
 	// says in its Has, and in each block's HasRank, HasQuality and Has,
 	// which fields it carries. The fixture leaves out the others rather
