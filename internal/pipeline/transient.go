@@ -8,18 +8,22 @@ import (
 	"syscall"
 )
 
-// Transient reports whether retrying err may help:
-//   - a failure of the transport, whichever backend it comes from: a
-//     deadline (the per-request timeout), a net.Error, a refused, reset or
-//     aborted connection, a broken pipe or an unexpected EOF;
-//   - else an error with a Transient() bool method says so itself: the
-//     lookuphttp errors (no response, a timeout, a 502, 503, 504 or 429
-//     status; a plain 500 is not retried), index/milvus' *Error (the gRPC
-//     codes Unavailable, DeadlineExceeded, ResourceExhausted and Aborted).
+// Transient reports whether retrying err may help. It is the project's
+// one rule: internal/snapshot retries by it and lookuphttp's handler
+// answers 503 by it.
 //
-// Anything else — a bad request, a wrong embedding dimension, a result that
-// cannot be encoded — fails the case at once. The package needs no backend's
-// error types (nor gRPC): the backends' errors answer for themselves.
+// A failure of the transport is transient, whichever backend it comes
+// from: a passed deadline, a net.Error, a refused, reset or aborted
+// connection, a broken pipe, an unexpected EOF. Another error is transient
+// when the first Transient method in its chain says so. lookuphttp's
+// errors say it of no response, a timeout and the statuses 502, 503, 504
+// and 429, and not of a 500. The *Error of index/milvus says it of the
+// gRPC codes Unavailable, DeadlineExceeded, ResourceExhausted and Aborted.
+//
+// Anything else fails the case at once: a refused request, a wrong
+// embedding dimension, a result that cannot be encoded. The package needs
+// no backend's error types, nor gRPC, because the backends' errors answer
+// for themselves.
 func Transient(err error) bool {
 	if err == nil {
 		return false

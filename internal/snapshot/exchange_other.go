@@ -3,5 +3,5 @@
 package snapshot
 
 // exchange: an atomic exchange of two directories is Linux only
-// (renameat2); elsewhere the swap is two renames.
+// (renameat2). Elsewhere the swap is two renames.
 func exchange(a, b string) error { return errExchangeUnsupported }

@@ -15,7 +15,7 @@ import (
 )
 
 // volatileManifestKeys differ from one run to the next without anything
-// having changed; they are ignored when deciding whether to rewrite the
+// having changed. They are ignored when deciding whether to rewrite the
 // manifest.
 var volatileManifestKeys = []string{"started", "finished", "written", "changed", "unchanged", "removed"}
 

@@ -419,13 +419,13 @@ func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 
 // moveIn makes the staged snapshot t.dir's new state, in one atomic swap
 // of the whole directory (see swap). The staging directory already holds
-// the changed and added fixtures; everything else t.dir keeps is carried
+// the changed and added fixtures. Everything else t.dir keeps is carried
 // over into it first (see carryOver): unchanged fixtures, the old fixtures
-// of failed cases (--partial), files that are not fixtures, and
-// subdirectories; the fixtures of cases no longer in the golden file are
+// of failed cases with --partial, files that are not fixtures, and
+// subdirectories. The fixtures of cases no longer in the golden file are
 // not. Then the manifest is written into it, and the two directories are
-// swapped. When no fixture changed nor was removed, t.dir is not swapped:
-// at most its manifest is replaced (atomically, on its own).
+// swapped. When no fixture changed nor was removed, t.dir is not swapped.
+// At most its manifest is replaced, atomically, on its own.
 func (t *target) moveIn(o *Options, ds *DirSummary, start time.Time) error {
 	reach("lookups-done")
 	unlock, err := lockParent(t.parent)
@@ -546,7 +546,7 @@ func syncDir(dir string) {
 }
 
 // timeoutError is a lookup that failed because its attempt's timeout ran
-// out; it is a context.DeadlineExceeded, so it is transient.
+// out. It is a context.DeadlineExceeded, so it is transient.
 type timeoutError struct {
 	err error
 	d   time.Duration

@@ -29,48 +29,49 @@ const (
 
 // Options configure Run.
 type Options struct {
-	// Cases are the parsed golden cases; CasesPath names their file in
+	// Cases are the parsed golden cases. CasesPath names their file in
 	// messages.
 	Cases     *contract.GoldenFile
 	CasesPath string
 	// FixturesDir receives <caseId>.json and _snapshot.json. It is created
 	// if needed.
 	FixturesDir string
-	// KBScope of every lookup; "" means Cases.KBScope.
+	// KBScope of every lookup. "" means Cases.KBScope.
 	KBScope string
-	// SearchMode of every lookup; "" means hybrid.
+	// SearchMode of every lookup. "" means hybrid.
 	SearchMode kb.SearchMode
-	// TopK of every lookup; 0 means the pipeline's default.
+	// TopK of every lookup. 0 means the pipeline's default.
 	TopK int
-	// Lookuper runs the lookups.
+	// Lookuper runs the lookups. It must keep pipeline.Lookuper's
+	// contract: Run calls it from Concurrency goroutines at once.
 	Lookuper pipeline.Lookuper
-	// Concurrency is the number of lookups in flight per pipeline; 0 means
+	// Concurrency is the number of lookups in flight per pipeline. 0 means
 	// DefaultConcurrency.
 	Concurrency int
-	// Retries is the number of retries of a transient failure; 0 means
-	// DefaultRetries, negative means none.
+	// Retries is the number of retries of a transient failure. 0 means
+	// DefaultRetries, and a negative value none.
 	Retries int
 	// Backoff is the delay before the first retry, doubled for each next
-	// one, with ±50% jitter; 0 means DefaultBackoff.
+	// one, with ±50% jitter. 0 means DefaultBackoff.
 	Backoff time.Duration
-	// Timeout bounds each lookup attempt; 0 means DefaultTimeout.
+	// Timeout bounds each lookup attempt. 0 means DefaultTimeout.
 	Timeout time.Duration
 	// MaxConsecutiveFailures: after this many lookups in a row failed
-	// with transient errors (after their retries), the service is taken to
-	// be down and the remaining cases are not run (they fail with "not
-	// run"); 0 means DefaultMaxConsecutiveFailures.
+	// with transient errors, retries included, the service is taken to be
+	// down. The remaining cases are not run, and fail with "not run". 0
+	// means DefaultMaxConsecutiveFailures.
 	MaxConsecutiveFailures int
 	// Partial moves the successes in even when some cases failed.
 	Partial bool
-	// Progress, when set, is called after each lookup (with its retries)
+	// Progress, when set, is called after each lookup and its retries
 	// with the number done and the total, one call at a time.
 	Progress func(done, total int)
-	// Now gives retrievedAt, started and finished; nil means time.Now.
+	// Now gives retrievedAt, started and finished. Nil means time.Now.
 	Now func() time.Time
 
-	// Seed, when set, is how the current path's store was seeded (what
-	// rag-seed recorded for the kbScope); the current directory's
-	// manifest carries it.
+	// Seed, when set, is how the current path's store was seeded: what
+	// rag-seed recorded for the kbScope. The current directory's manifest
+	// carries it.
 	Seed *contract.SeedRecord
 
 	// Sidecar, when set, also runs every case, into SidecarDir.
@@ -96,9 +97,9 @@ type DirSummary struct {
 	// Failed counts the failed cases, listed in Failures in golden order.
 	Failed   int
 	Failures []contract.CaseError
-	// Moved reports whether the fixtures were moved in (false when a case
-	// failed without Partial); ManifestWritten whether _snapshot.json was
-	// (re)written.
+	// Moved reports whether the fixtures were moved in. It is false when a
+	// case failed without Partial. ManifestWritten reports whether
+	// _snapshot.json was written or rewritten.
 	Moved, ManifestWritten bool
 }
 
@@ -135,7 +136,7 @@ type FailedError struct {
 	Failures []contract.CaseError
 	// Lookups is the number of lookups run.
 	Lookups int
-	// Dir is the first directory with failures; Moved whether its
+	// Dir is the first directory with failures. Moved reports whether its
 	// successes were moved in (Partial).
 	Dir   string
 	Moved bool
@@ -159,18 +160,18 @@ type target struct {
 	// real is dir made absolute, a symbolic link followed: the directory
 	// that is swapped. parent and base split it.
 	real, parent, base string
-	// ident is real as prepare found it (nil: it did not exist); the
+	// ident is real as prepare found it, nil when it did not exist. The
 	// swap is refused if another process replaced it meanwhile.
 	ident os.FileInfo
-	// staging is the staging directory ("" once it is gone or swapped
-	// in); stagingLock holds its lock for the run's lifetime.
+	// staging is the staging directory, "" once it is gone or swapped in.
+	// stagingLock holds its lock for the run's lifetime.
 	staging     string
 	stagingLock *os.File
 
 	// unreachable is the reason the sidecar is unavailable, once known.
 	unreachable atomic.Pointer[string]
 	successes   atomic.Int64
-	// consecutive counts transient failures since the last success;
+	// consecutive counts transient failures since the last success.
 	// aborted is set when it reaches MaxConsecutiveFailures.
 	consecutive atomic.Int64
 	aborted     atomic.Pointer[string]
@@ -225,7 +226,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		defer t.cleanup()
 	}
 
-	// The current path must be up; a sidecar that is down gets an
+	// The current path must be up. A sidecar that is down gets an
 	// "unavailable" manifest, nothing more.
 	if err := opts.checkHealth(ctx, cur.l); err != nil {
 		return nil, fmt.Errorf("pipeline health check failed; nothing was written: %w", err)

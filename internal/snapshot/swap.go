@@ -19,9 +19,9 @@ import (
 
 // Names beside a fixture directory DIR, in its parent directory:
 //
-//	.DIR.staging-PID-RAND       a run's staging directory: the new state of
-//	                            DIR is built there; the run holds an flock on
-//	                            it for as long as it lives
+//	.DIR.staging-PID-RAND       a run's staging directory, where the new
+//	                            state of DIR is built, and on which the run
+//	                            holds an flock for as long as it lives
 //	.DIR.staging-PID-RAND.old   DIR moved aside during a two-rename swap
 //
 // .DIR.staging-RAND (no PID) is the staging directory of an older
@@ -40,7 +40,7 @@ var (
 // Test hooks.
 var (
 	// crashPoint, when set, is called at each step of moving a snapshot in
-	// with the step's name; the crash tests kill the process there.
+	// with the step's name. The crash tests kill the process there.
 	crashPoint func(step string)
 	// noExchange makes swaps use the two-rename fallback even where an
 	// atomic exchange is available.
@@ -54,8 +54,8 @@ func reach(step string) {
 }
 
 // parentLockWait bounds the wait for another run's swap in the same parent
-// directory (a swap takes milliseconds; a run holding the lock for longer is
-// stuck).
+// directory. A swap takes milliseconds, so a run holding the lock for
+// longer is stuck.
 var parentLockWait = 30 * time.Second
 
 // resolve sets t.real, t.parent and t.base: the directory that is swapped
@@ -325,7 +325,7 @@ func (t *target) recoverLeftovers() (string, error) {
 	return "beside " + t.dir + ": " + strings.Join(notes, "; "), nil
 }
 
-// lockDir locks the directory path without waiting; the returned file
+// lockDir locks the directory path without waiting. The returned file
 // holds the lock until it is closed. The error is fslock.ErrBusy when another
 // run holds it.
 func lockDir(path string) (*os.File, error) {
@@ -373,9 +373,9 @@ func diskUsage(path string) int64 {
 
 // carryOver gives dst, the staging directory that already holds the new
 // fixtures, every entry of src (listed in entries) that the new state
-// keeps: every entry but those skip names and those dst already has (a new
-// fixture; on a case-insensitive file system, also one whose name differs
-// in case).
+// keeps. That is every entry but those skip names and those dst already
+// has: a new fixture, and on a case-insensitive file system one whose name
+// differs in case too.
 func carryOver(src string, entries []os.DirEntry, dst string, skip func(name string) bool) error {
 	for _, e := range entries {
 		name := e.Name()
@@ -394,11 +394,11 @@ func carryOver(src string, entries []os.DirEntry, dst string, skip func(name str
 }
 
 // carry gives dst the entry src. A regular file is hard-linked, so it
-// stays the same file, byte for byte, modification time included; where
+// stays the same file, byte for byte, modification time included. Where
 // the file system refuses the link it is copied with its mode and
 // modification time. A directory is rebuilt with its mode and its entries
-// carried in turn; a symbolic link is recreated. Anything else (a FIFO, a
-// socket, a device) is an error, before anything was moved.
+// carried in turn. A symbolic link is recreated. Anything else, such as a
+// FIFO, a socket or a device, is an error, before anything was moved.
 func carry(src, dst string) error {
 	fi, err := os.Lstat(src)
 	if err != nil {

@@ -7,10 +7,9 @@ import (
 )
 
 // The package sees a pipeline's errors only through methods that the
-// backends' error types implement (lookuphttp's, index/milvus'); it needs
-// none of those types, nor gRPC.
-// Whether retrying may help is pipeline.Transient's one rule, the one serve
-// answers 503 by too.
+// backends' error types implement, lookuphttp's and index/milvus'. It
+// needs none of those types, nor gRPC. Whether retrying may help is
+// pipeline.Transient's one rule, the one serve answers 503 by too.
 type (
 	// UnreachableError is an error saying the pipeline could not be reached
 	// at all: no response came back (lookuphttp.UnreachableError). A

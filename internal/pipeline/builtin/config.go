@@ -17,9 +17,9 @@ const (
 	RerankHTTP  = "http"
 )
 
-// Names of the embedders whose thresholds are calibrated (Thresholds):
-// lookup does not import the backends for them; a test pins them equal to
-// the backends' names.
+// Names of the embedders whose thresholds are calibrated (Thresholds). The
+// package does not import the backends for them, and a test pins them
+// equal to the backends' names.
 const (
 	// LocalHashEmbedder is the lexical local embedder (embed/local.Name).
 	LocalHashEmbedder = "local-hash-v1"
@@ -41,10 +41,10 @@ type Thresholds struct {
 }
 
 // calibrated are the thresholds calibrated with rag-eval calibrate on the
-// shipped eval set, per embedder; the package documentation has the figures
-// behind each. Every embedder's cosines live in a band of their own (a
-// lexical embedder's true matches from 0.17, e5's unrelated texts at 0.7),
-// so one embedder's thresholds say nothing about another's.
+// shipped eval set, per embedder. The package documentation has the
+// figures behind each. Every embedder's cosines live in a band of their
+// own, a lexical embedder's true matches from 0.17 and e5's unrelated texts
+// at 0.7, so one embedder's thresholds say nothing about another's.
 var calibrated = map[string]Thresholds{
 	LocalHashEmbedder: {LowQuality: 0.15, MinQuality: 0.13, Levels: Levels{High: 0.3, Medium: 0.19}},
 	USEEmbedder:       {LowQuality: 0.17, MinQuality: 0.16, Levels: Levels{High: 0.55, Medium: 0.35}, RelQuality: 0.77},
@@ -52,10 +52,10 @@ var calibrated = map[string]Thresholds{
 }
 
 // UncalibratedThresholds are the thresholds of an embedder that has not
-// been calibrated: the usual values for a neural embedder
-// (lowQuality 0.5, high 0.75, medium 0.5) and no evidence floor. They are
-// conservative for most models (more weak evidence and fallbacks than a
-// calibration would give); ThresholdsFor's false tells the caller to warn.
+// been calibrated: the usual values for a neural embedder, lowQuality 0.5,
+// high 0.75 and medium 0.5, and no evidence floor. They are conservative
+// for most models, giving more weak evidence and fallbacks than a
+// calibration would. ThresholdsFor's false tells the caller to warn.
 var UncalibratedThresholds = Thresholds{LowQuality: 0.5, MinQuality: 0, Levels: Levels{High: 0.75, Medium: 0.5}}
 
 // ThresholdsFor returns the calibrated thresholds of an embedder
@@ -94,11 +94,11 @@ type Config struct {
 	// (default 5).
 	TopK int
 	// CandidateK is the number of candidates each retriever returns
-	// (default 20; a request's topK above it raises it for that request).
+	// (default 20). A request's topK above it raises it for that request.
 	CandidateK int
 	// LowQuality: an attempt whose best qualityScore among its first topK
-	// candidates is below it is low quality (a filtered one is retried);
-	// a result whose best block is below it is "weak" evidence.
+	// candidates is below it is low quality, and a filtered one is retried.
+	// A result whose best block is below it is "weak" evidence.
 	LowQuality float64
 	// MinQuality: candidates whose qualityScore is below it are not
 	// evidence and are dropped in post-processing, so a question the store
@@ -112,11 +112,11 @@ type Config struct {
 	// RelQuality, when above 0, is a relative quality gate: a filtered
 	// attempt whose best qualityScore is below RelQuality × the best of
 	// the unfiltered search is low quality too, however high it is. The
-	// unfiltered search then runs with every filtered attempt (it is the
-	// retry when one follows). It is for embedders that score loosely
-	// related text in the wrong category above any usable absolute gate
-	// (a semantic model behind an L0 decoy); 0 keeps the absolute gate
-	// (LowQuality) alone.
+	// unfiltered search then runs with every filtered attempt, and is the
+	// retry when one follows. It is for embedders that score loosely
+	// related text in the wrong category above any usable absolute gate, as
+	// a semantic model does behind an L0 decoy. 0 keeps the absolute gate,
+	// LowQuality, alone.
 	RelQuality float64
 	// Levels are the relevance level thresholds.
 	Levels Levels
@@ -142,16 +142,17 @@ type Config struct {
 	ContextBudget int
 	// RRFK is the RRF constant of hybrid search (default 60).
 	RRFK int
-	// Fusion is how hybrid search fuses the dense and BM25 lists
-	// (kb.Fuse; recorded as pipeline.params.fusion). The zero value is
-	// kb.FusionRRF; DefaultConfig gives kb.FusionAnchored.
+	// Fusion is how hybrid search fuses the dense and BM25 lists (kb.Fuse),
+	// recorded as pipeline.params.fusion. The zero value is kb.FusionRRF,
+	// and DefaultConfig gives kb.FusionAnchored.
 	Fusion kb.Fusion
-	// L0TTL is how long the L0 terms of a kbScope are cached; 0 or less
-	// reloads them on every lookup. Pipeline.InvalidateL0 drops the cache.
-	// (default 10s)
+	// L0TTL is how long the L0 terms of a kbScope are cached (default
+	// 10s). 0 or less reloads them on every lookup. Pipeline.InvalidateL0
+	// drops the cache.
 	L0TTL time.Duration
-	// HTTPClient is used by the HTTP reranker (default: a client with no
-	// timeout of its own; RerankTimeout bounds each call).
+	// HTTPClient is used by the HTTP reranker. The default,
+	// http.DefaultClient, has no timeout of its own: RerankTimeout bounds
+	// each call.
 	HTTPClient *http.Client
 }
 

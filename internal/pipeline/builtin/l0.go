@@ -83,14 +83,14 @@ func (c *l0Cache) terms(ctx context.Context, cat kb.Catalog, kbScope string) ([]
 	return terms, nil
 }
 
-// matchL0 computes the L0 hints of a query (docs/pipeline.md, step 2). A term matches
-// when its normalised form (at least 2 characters) is a substring of the
-// normalised query. Each matching term gives one vote to its document's
-// category; a term listed twice for the same document (as keyword and
-// alias, say) votes once. The hint is every category with at least minVotes
-// votes, by votes descending, then name. matchedTerms (as written in the
-// frontmatter) and matchedSources are those of the hinted categories,
-// sorted and deduplicated.
+// matchL0 computes the L0 hints of a query (docs/pipeline.md, step 2). A
+// term matches when its normalised form, at least 2 characters long, is a
+// substring of the normalised query. Each matching term gives one vote to
+// its document's category. A term listed twice for the same document, as
+// keyword and alias say, votes once. The hint is every category with at
+// least minVotes votes, by votes descending, then name. matchedTerms, as
+// written in the frontmatter, and matchedSources are those of the hinted
+// categories, sorted and deduplicated.
 func matchL0(terms []l0Term, query string, minVotes int) contract.L0Hints {
 	nq := textnorm.Normalize(query)
 	type vote struct{ norm, docID string }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,8 +14,9 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
-// Pipeline is the builtin lookup pipeline (docs/pipeline.md) over a catalog (L0
-// terms), an index and an embedder. It is safe for concurrent use.
+// Pipeline is the builtin lookup pipeline (docs/pipeline.md) over a
+// catalog, which holds the L0 terms, an index and an embedder. It is safe
+// for concurrent use.
 type Pipeline struct {
 	cat    kb.Catalog
 	idx    kb.Index
@@ -28,11 +30,11 @@ type Pipeline struct {
 
 var _ pipeline.Lookuper = (*Pipeline)(nil)
 
-// New returns the pipeline. cfg is completed with the integer defaults (see
-// Config); an invalid cfg makes every Lookup fail with the reason. info
-// describes the pipeline in fixtures: its Params are replaced by cfg's, an
-// empty Name becomes "builtin" and an empty Embedder/zero Dim are taken from
-// emb.
+// New returns the pipeline. cfg is completed with the integer defaults
+// (see Config). An invalid cfg makes every Lookup fail with the reason.
+// info describes the pipeline in fixtures. Its Params are replaced by
+// cfg's, an empty Name becomes "builtin", and an empty Embedder and a zero
+// Dim are taken from emb.
 func New(cat kb.Catalog, idx kb.Index, emb kb.Embedder, cfg Config, info contract.Pipeline) *Pipeline {
 	cfg = cfg.withDefaults()
 	p := &Pipeline{cat: cat, idx: idx, emb: emb, cfg: cfg, cfgErr: cfg.Validate(), l0: newL0Cache(cfg.L0TTL)}
@@ -73,24 +75,28 @@ func New(cat kb.Catalog, idx kb.Index, emb kb.Embedder, cfg Config, info contrac
 // Config returns the configuration the pipeline runs with.
 func (p *Pipeline) Config() Config { return p.cfg }
 
-// Describe says what produced the results, for fixture meta.
+// Describe says what produced the results: the info New was given, its
+// Params those of the config. The value is the caller's to change.
 func (p *Pipeline) Describe() contract.Pipeline {
 	info := p.info
 	params := *info.Params
 	info.Params = &params
+	info.Capabilities = slices.Clone(info.Capabilities)
 	return info
 }
 
 // InvalidateL0 drops the cached L0 terms of every kbScope, so the next
-// lookup reads them from the catalog (call it after seeding into a store a
-// long-running pipeline serves).
+// lookup reads them from the catalog. Call it after seeding into a store
+// that a long-running pipeline serves.
 func (p *Pipeline) InvalidateL0() { p.l0.invalidate() }
 
-// Lookup runs one lookup. The result is deterministic for the same store
-// and request, apart from the attempts' latencyMs. Errors of the embedder,
-// catalog or index are returned wrapped; a failing reranker is not an error
-// (the original order is kept and rerankTrace.fallback set). A request the
-// pipeline refuses wraps ErrInvalidRequest.
+// Lookup runs one lookup, as pipeline.Lookuper's documentation and the
+// package's say. The result is deterministic for the same store and
+// request, apart from the attempts' latencyMs. Errors of the embedder,
+// catalog or index are returned wrapped, so that their own Transient
+// methods still answer. A failing reranker is not an error: the original
+// order is kept and rerankTrace.fallback set. A request the pipeline
+// refuses wraps pipeline.ErrInvalidRequest.
 func (p *Pipeline) Lookup(ctx context.Context, req pipeline.Request) (*contract.LookupResult, error) {
 	if p.cfgErr != nil {
 		return nil, p.cfgErr
@@ -251,10 +257,10 @@ func (p *Pipeline) check(req pipeline.Request) (kb.SearchMode, int, error) {
 	return ResolveRequest(req, p.cfg.TopK)
 }
 
-// ResolveRequest validates a request by the rules every pipeline of this
-// project applies (see Requests in the package documentation) and resolves
-// its defaults: the search mode ("" is hybrid) and topK (0 is defaultTopK).
-// A refused request wraps ErrInvalidRequest.
+// ResolveRequest validates a request by the rules the builtin and mapped
+// pipelines apply, listed under Requests in the package documentation. It
+// resolves the defaults: "" is the hybrid search mode, and topK 0 is
+// defaultTopK. A refused request wraps pipeline.ErrInvalidRequest.
 func ResolveRequest(req pipeline.Request, defaultTopK int) (kb.SearchMode, int, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("lookup: %w: "+format, append([]any{pipeline.ErrInvalidRequest}, args...)...)

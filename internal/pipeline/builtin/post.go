@@ -103,7 +103,7 @@ func postProcess(hits []kb.Hit, topK int, minQuality float64, levels Levels, lab
 	return blocks
 }
 
-// packSeparator joins the blocks of the packed text; it counts against the
+// packSeparator joins the blocks of the packed text. It counts against the
 // budget.
 const packSeparator = "\n\n"
 
@@ -112,15 +112,16 @@ func packHeader(b *contract.EvidenceBlock) string {
 	return "[" + b.Source + "] " + b.Breadcrumb + "\n"
 }
 
-// pack builds the context pack (docs/pipeline.md, step 10). Each block is written as
-// "[source] breadcrumb\n" followed by its excerpt, blocks joined by a blank
-// line ("\n\n"); everything, headers and separators included, counts
-// against the budget in Unicode characters, so usedChars is the character
-// count of packedText and never exceeds the budget. The block that
-// overflows is cut to the room left, provided its separator, header and at
-// least one character of its excerpt fit (a bare header is no evidence;
-// otherwise it is dropped), and every later block is dropped. sources are
-// the sources of the packed blocks, in order, each once.
+// pack builds the context pack (docs/pipeline.md, step 10). Each block is
+// written as "[source] breadcrumb\n" followed by its excerpt, and blocks
+// are joined by a blank line ("\n\n"). Everything, headers and separators
+// included, counts against the budget in Unicode characters, so usedChars
+// is the character count of packedText and never exceeds the budget. The
+// block that overflows is cut to the room left, provided its separator,
+// its header and at least one character of its excerpt fit. Otherwise it
+// is dropped, since a bare header is no evidence. Every later block is
+// dropped. sources are the sources of the packed blocks, in order, each
+// once.
 func pack(blocks []contract.EvidenceBlock, budget int) contract.ContextPack {
 	cp := contract.ContextPack{Sources: []string{}, BudgetChars: budget}
 	var sb strings.Builder
@@ -189,14 +190,14 @@ func evidenceStatus(blocks []contract.EvidenceBlock, lowQuality float64) string 
 }
 
 // Grade applies the quality rules of the builtin pipeline to blocks that
-// another pipeline retrieved, for pipelines that declare their own scores
-// (the mapped pipeline): a block whose qualityScore (HasQuality) is below
-// t.MinQuality is dropped, as post-processing drops such candidates; each
-// kept block with a qualityScore gets its relevanceLevel from t.Levels; the
-// evidenceStatus is none without blocks, weak when the best qualityScore
-// is below t.LowQuality, else sufficient. Blocks without a qualityScore are
-// kept, get no level and count as 0 for the status. The order is kept;
-// blocks is not modified.
+// another pipeline retrieved, for pipelines that declare their own scores,
+// as the mapped pipeline does. A block whose qualityScore (HasQuality) is
+// below t.MinQuality is dropped, as post-processing drops such candidates.
+// Each kept block with a qualityScore gets its relevanceLevel from
+// t.Levels. The evidenceStatus is none without blocks, weak when the best
+// qualityScore is below t.LowQuality, else sufficient. Blocks without a
+// qualityScore are kept, get no level and count as 0 for the status. The
+// order is kept, and blocks is not modified.
 func Grade(blocks []contract.EvidenceBlock, t Thresholds) ([]contract.EvidenceBlock, string) {
 	kept := make([]contract.EvidenceBlock, 0, len(blocks))
 	for _, b := range blocks {

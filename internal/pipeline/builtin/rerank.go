@@ -30,13 +30,13 @@ type reranker interface {
 //
 //	0.5 · overlap + 0.5 · qualityScore
 //
-// where overlap is the weighted share of the query's distinct tokens
-// (textnorm.Tokens, the tokens of BM25 and the local embedder) that occur
-// among the block excerpt's tokens; a single-character token (a CJK
-// unigram, a lone letter or digit) weighs 0.5, any other 1. Only the
-// excerpt is read: title and breadcrumb come from the frontmatter, which
-// must not make a chunk findable. Blocks are sorted by score, descending;
-// equal scores keep their order.
+// where overlap is the weighted share of the query's distinct tokens that
+// occur among the block excerpt's tokens. The tokens are textnorm.Tokens,
+// those of BM25 and the local embedder. A single-character token, such as a
+// CJK unigram or a lone letter or digit, weighs 0.5, and any other 1. Only
+// the excerpt is read: title and breadcrumb come from the frontmatter,
+// which must not make a chunk findable. Blocks are sorted by score,
+// descending, and equal scores keep their order.
 type localReranker struct{}
 
 func (localReranker) model() string { return LocalRerankModel }
@@ -108,8 +108,8 @@ func identity(n int) []int {
 //	→ 200       {"results": [{"index": i, "relevance_score": s}, …]}
 //
 // Blocks are ordered by relevance_score descending, equal scores by their
-// original order (so the server's own order of equal scores does not
-// matter); blocks the answer leaves out follow, in their original order.
+// original order, so that the server's own order of equal scores does not
+// matter. Blocks the answer leaves out follow, in their original order.
 // A non-2xx status, a timeout, an answer that is not such JSON, an index out
 // of range or given twice, or a score that is not a number is a failure.
 type httpReranker struct {
@@ -217,7 +217,7 @@ func (r *httpReranker) rerank(ctx context.Context, query string, blocks []contra
 }
 
 // rerankEndpoint is base with "/rerank" appended to its path unless the
-// path already ends in it; a query string is kept.
+// path already ends in it. A query string is kept.
 func rerankEndpoint(base string) string {
 	u, err := url.Parse(base)
 	if err != nil {

@@ -30,54 +30,56 @@ const DefaultMaxResponseBytes = 64 << 20
 // bodyExcerptLen is how much of an unexpected response body an error quotes.
 const bodyExcerptLen = 200
 
-// Client calls a pipeline served by NewHandler (or anything speaking the
-// same JSON). It implements pipeline.Lookuper and is safe for concurrent use.
+// Client calls a pipeline served by NewHandler, or anything speaking the
+// same JSON. It implements pipeline.Lookuper and pipeline.HealthChecker,
+// and is safe for concurrent use.
 //
 // User info in BaseURL is sent as HTTP basic authentication, but never
-// appears in Describe or in an error; nor do the query string or fragment.
-// Header is sent with every request (rag-snapshot's --lookup-header and
-// --sidecar-header, parsed by ParseHeaders); the values in Secrets (the
-// ones ParseHeaders read from the environment) are replaced by ${NAME} in
-// every error Health and Lookup return, and in every string of a result or
-// of the pipeline the server describes, so a server echoing a token cannot
-// put it into a message or a fixture.
+// appears in Describe or in an error. Nor do the query string or fragment.
+// Header is sent with every request: rag-snapshot's --lookup-header and
+// --sidecar-header, parsed by ParseHeaders. The values in Secrets, the ones
+// ParseHeaders read from the environment, are replaced by ${NAME} in every
+// error Health and Lookup return. They are replaced in every string of a
+// result and of the pipeline the server describes too, so a server echoing
+// a token cannot put it into a message or a fixture.
 //
-// Client sends each call once; retrying is the caller's (internal/snapshot
-// retries an error whose Transient method says true). Its errors: an
-// *UnreachableError (no response: refused, reset or dropped connection) and
-// a *TimeoutError are transient; a *StatusError is transient for 502, 503,
+// Client sends each call once. Retrying is the caller's: internal/snapshot
+// retries an error whose Transient method says true. An *UnreachableError
+// (no response: a refused, reset or dropped connection) and a
+// *TimeoutError are transient. A *StatusError is transient for 502, 503,
 // 504 and 429 only, so a 500 (the lookup failed) or a 4xx (the request is
-// wrong) fails at once; a *ProtocolError (a 2xx that is not the lookup
-// JSON) is not transient. The caller needs none of these types: it asks
-// the methods (Transient, Unreachable, NoEndpoint) through interfaces of
-// its own.
+// wrong) fails at once. The *StatusError of a lookup answered 400 wraps
+// pipeline.ErrInvalidRequest: the server refused the request. A
+// *ProtocolError, a 2xx that is not the lookup JSON, is not transient. The
+// caller needs none of these types: it asks the methods (Transient,
+// Unreachable, NoEndpoint) through interfaces of its own.
 type Client struct {
-	// BaseURL is the server's root, e.g. http://127.0.0.1:8080; a URL
+	// BaseURL is the server's root, e.g. http://127.0.0.1:8080. A URL
 	// ending in /v1/lookup is accepted too.
 	BaseURL string
-	// HTTPClient sends the requests; nil means DefaultClient (pooled
-	// connections, redirects within the host called only, no overall
-	// timeout: Timeout bounds each request).
+	// HTTPClient sends the requests. Nil means DefaultClient: pooled
+	// connections, redirects within the host called only, and no overall
+	// timeout, since Timeout bounds each request.
 	HTTPClient *http.Client
-	// Timeout bounds each request, on top of the caller's context; 0 means
+	// Timeout bounds each request, on top of the caller's context. 0 means
 	// none.
 	Timeout time.Duration
-	// MaxResponseBytes bounds a response body; 0 means
+	// MaxResponseBytes bounds a response body. 0 means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
-	// SearchMode and Capabilities, when set (Capabilities non-nil, even
-	// empty), are what the pipeline declares of itself
-	// (contract.Pipeline.SearchMode and Capabilities), in place of what
-	// the server reports at GET /healthz (rag-snapshot's
-	// --pipeline-search-mode and --pipeline-capabilities).
+	// SearchMode and Capabilities, when set, are what the pipeline
+	// declares of itself (contract.Pipeline's SearchMode and
+	// Capabilities), in place of what the server reports at GET /healthz.
+	// Capabilities is set when it is not nil, even empty. rag-snapshot
+	// sets them from --pipeline-search-mode and --pipeline-capabilities.
 	SearchMode   string
 	Capabilities []string
 	// Header is sent with every request, GET /healthz and POST
-	// /v1/lookup: set after the client's Content-Type and Accept (which it
-	// can replace); a Host entry is the request's Host.
+	// /v1/lookup. It is set after the client's Content-Type and Accept,
+	// which it can replace. A Host entry is the request's Host.
 	Header http.Header
-	// Secrets are removed from errors, results and Describe (see above);
-	// nil removes nothing.
+	// Secrets are removed from errors, results and Describe, as said
+	// above. Nil removes nothing.
 	Secrets *secret.Set
 
 	mu     sync.Mutex
@@ -139,12 +141,19 @@ func (e *StatusError) NoEndpoint() bool {
 	return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusMethodNotAllowed
 }
 
+// refusedError is a lookup the server answered 400 Bad Request: a request
+// it refuses. It is that *StatusError, and wraps pipeline.ErrInvalidRequest
+// as the error of any pipeline's refused request does.
+type refusedError struct{ *StatusError }
+
+func (e *refusedError) Unwrap() []error { return []error{e.StatusError, pipeline.ErrInvalidRequest} }
+
 // TimeoutError is a request that got no complete response in time (the
 // client's Timeout or the caller's deadline). It wraps
 // context.DeadlineExceeded and is transient.
 type TimeoutError struct {
 	URL     string
-	Timeout time.Duration // the client's Timeout; 0 when it has none
+	Timeout time.Duration // the client's Timeout, 0 when it has none
 }
 
 func (e *TimeoutError) Error() string {
@@ -212,15 +221,19 @@ func (c *Client) endpoint(path string) (*url.URL, error) {
 // Describe says the results come from an HTTP pipeline: name "http", store
 // the URL without credentials. After a successful Health, the version,
 // embedder, dimension, parameters, search mode and capabilities are those
-// the server reported; the client's SearchMode and Capabilities override
-// the last two.
+// the server reported. The client's SearchMode and Capabilities override
+// the last two. The value is the caller's to change.
 func (c *Client) Describe() contract.Pipeline {
 	p := contract.Pipeline{Name: PipelineName, Store: c.RedactedURL()}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.remote; r != nil {
 		p.Version = strings.TrimSpace(r.Name + " " + r.Version)
-		p.Embedder, p.Dim, p.Params = r.Embedder, r.Dim, r.Params
+		p.Embedder, p.Dim = r.Embedder, r.Dim
+		if r.Params != nil {
+			params := *r.Params
+			p.Params = &params
+		}
 		p.SearchMode, p.Capabilities = r.SearchMode, contract.NormalizeCapabilities(r.Capabilities)
 	}
 	if c.SearchMode != "" {
@@ -232,8 +245,8 @@ func (c *Client) Describe() contract.Pipeline {
 	return p
 }
 
-// Health calls GET /healthz. A server answering 2xx is healthy; the
-// pipeline it describes, if any, is used by Describe. A searchMode or a
+// Health calls GET /healthz. A server answering 2xx is healthy, and the
+// pipeline it describes, if any, is what Describe reports. A searchMode or a
 // capability it declares that is not one of contract.PipelineSearchModes
 // or contract.Capabilities is a *ProtocolError, unless the client's own
 // SearchMode or Capabilities replace it.
@@ -271,7 +284,10 @@ func (c *Client) health(ctx context.Context) error {
 
 // Lookup posts req to /v1/lookup and decodes the lookupResult
 // (DecodeResult): it must have found and evidenceBlocks, and what the
-// server did not send stays absent in the fixture.
+// server did not send stays absent in the fixture. The server decides what
+// it refuses: a 400 answer is a *StatusError that wraps
+// pipeline.ErrInvalidRequest. The client itself refuses only a query or
+// kbScope that is not valid UTF-8, which JSON would send as another text.
 func (c *Client) Lookup(ctx context.Context, req pipeline.Request) (*contract.LookupResult, error) {
 	lr, err := c.lookup(ctx, req)
 	if err != nil {
@@ -288,15 +304,23 @@ func (c *Client) lookup(ctx context.Context, req pipeline.Request) (*contract.Lo
 	if err != nil {
 		return nil, err
 	}
+	where := "POST " + redact(u)
+	for _, f := range []struct{ name, value string }{{"query", req.Query}, {"kbScope", req.KBScope}} {
+		if !utf8.ValidString(f.value) {
+			return nil, fmt.Errorf("%s: %w: %s is not valid UTF-8", where, pipeline.ErrInvalidRequest, f.name)
+		}
+	}
 	payload, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
 	body, err := c.do(ctx, http.MethodPost, u, payload)
+	if se := (*StatusError)(nil); errors.As(err, &se) && se.StatusCode == http.StatusBadRequest {
+		return nil, &refusedError{se}
+	}
 	if err != nil {
 		return nil, err
 	}
-	where := "POST " + redact(u)
 	var resp struct {
 		LookupResult json.RawMessage `json:"lookupResult"`
 	}
@@ -314,11 +338,12 @@ func (c *Client) lookup(ctx context.Context, req pipeline.Request) (*contract.Lo
 }
 
 // DecodeResult decodes the lookupResult of a /v1/lookup answer
-// (docs/fixtures.md) keeping track of what it carries: the result is
-// Partial, and a field that is missing or null (except fallbackReason,
-// whose null means no retry) stays absent in the fixture instead of being
-// written as a zero. It must have found and evidenceBlocks; a known field
-// of the wrong type is an error naming it, and unknown fields are dropped.
+// (docs/fixtures.md), keeping track of what it carries. The result is
+// Partial. A field that is missing or null stays absent in the fixture
+// instead of being written as a zero. fallbackReason is the exception,
+// whose null means no retry. The result must have found and
+// evidenceBlocks. A known field of the wrong type is an error naming it,
+// and unknown fields are dropped.
 func DecodeResult(raw []byte) (*contract.LookupResult, error) {
 	return decodeResult(raw, excerpt)
 }
@@ -401,7 +426,7 @@ func decodeBlocks(lr *contract.LookupResult, blocks []json.RawMessage, quote fun
 }
 
 // jsonMembers are the members of a JSON object at path, decoded one by
-// one; err is the first that failed.
+// one. err is the first that failed.
 type jsonMembers struct {
 	path  string
 	quote func([]byte) string // quotes a value in a message
@@ -523,10 +548,10 @@ func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []by
 }
 
 // redact returns err with the values of Secrets replaced by ${NAME} in its
-// message; the error it wraps stays reachable for errors.As (Transient,
-// Unreachable, NoEndpoint), and the server's text in a *StatusError or
-// *ProtocolError it wraps (made by this call) is scrubbed too. Without
-// secrets err is returned as is.
+// message. The error it wraps stays reachable for errors.As, which the
+// Transient, Unreachable and NoEndpoint questions need. The server's text
+// in a *StatusError or *ProtocolError it wraps, made by this call, is
+// scrubbed too. Without secrets err is returned as is.
 func (c *Client) redact(err error) error {
 	if err == nil || c.Secrets.Len() == 0 {
 		return err
@@ -541,8 +566,8 @@ func (c *Client) redact(err error) error {
 }
 
 // scrubStrings replaces the secrets in every string reachable from v
-// (structs, pointers, slices; the types of package contract have no
-// maps).
+// through structs, pointers and slices. The types of package contract
+// have no maps.
 func scrubStrings(v reflect.Value, s *secret.Set) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:

@@ -1,15 +1,15 @@
-// Package lookuphttp serves a lookup pipeline over HTTP and calls one, so an
-// agent, or a second pipeline used as a sidecar, speaks the same JSON as the
-// builtin pipeline (docs/pipeline.md; the protocol is in docs/fixtures.md):
+// Package lookuphttp serves a lookup pipeline over HTTP and calls one, so
+// an agent, or a second pipeline used as a sidecar, speaks the same JSON as
+// the builtin pipeline. docs/fixtures.md has the protocol:
 //
 //	POST /v1/lookup   {"query": "…", "kbScope": "rag-eval", "searchMode": "hybrid", "topK": 5}
 //	                  → 200 {"lookupResult": {…}}   (the lookupResult of a fixture)
 //	GET  /healthz     → 200 {"status": "ok", "pipeline": {…}}
 //
-// A lookup must be sent with Content-Type application/json (a charset
-// parameter, if any, must be utf-8); text/plain, a form or no Content-Type
-// at all is answered 415, so a web page cannot post a lookup without a CORS
-// preflight, which the handler does not answer.
+// A lookup must be sent with Content-Type application/json, and a charset
+// parameter, if any, must be utf-8. text/plain, a form or no Content-Type
+// at all is answered 415, so a web page cannot post a lookup without a
+// CORS preflight, which the handler does not answer.
 //
 // # Errors
 //
@@ -18,46 +18,51 @@
 //
 //	400  a malformed request: not UTF-8 JSON, not one object, an unknown or
 //	     duplicate field, a field of the wrong type, an empty query, an
-//	     unknown searchMode, a topK outside 0..MaxTopK, a kbScope that is not
-//	     a kb scope (kb.ValidKBScope, the rule of rag-seed's --kb-scope), or a request the pipeline
-//	     refuses with pipeline.ErrInvalidRequest (a query over
-//	     builtin.MaxQueryChars characters)
-//	404  another path; 405 another method (with Allow)
+//	     unknown searchMode, a topK outside 0..MaxTopK, a kbScope that is
+//	     not a kb scope by kb.ValidKBScope, the rule of rag-seed's
+//	     --kb-scope, or a request the pipeline refuses with
+//	     pipeline.ErrInvalidRequest, such as a query over
+//	     builtin.MaxQueryChars characters
+//	404  another path
+//	405  another method, with Allow
 //	413  a body over the size limit (HandlerOptions.MaxBodyBytes)
 //	415  a Content-Type other than application/json
 //	500  a failed lookup that would fail the same way again (not retried)
 //	503  a backing service could not be reached, or the pipeline's error
 //	     says it is transient (retried)
 //	504  a lookup over the time limit, or a backing service that ran out
-//	     of time (an error whose DeadlineExceeded method says so, such as
-//	     index/milvus' for the gRPC status DeadlineExceeded) (retried)
+//	     of time: an error whose DeadlineExceeded method says so, such as
+//	     index/milvus' for the gRPC status DeadlineExceeded (retried)
 //
-// A 503 or 504 is what snapshot.Transient would retry if the pipeline ran in
-// process, so a pipeline served over HTTP is retried exactly as it would be
-// in process; Client's StatusError.Transient says which statuses to retry.
+// A 503 or 504 is what pipeline.Transient would retry if the pipeline ran
+// in process, so a pipeline served over HTTP is retried exactly as it would
+// be in process. Client's StatusError.Transient says which statuses to
+// retry, and the Client's error for a 400 wraps pipeline.ErrInvalidRequest
+// again.
 //
-// A message quotes at most the first 64 characters of a request value (a
-// field name, a kbScope, a searchMode) and at most 1000 characters of a
-// pipeline error, on one line.
+// A message quotes at most the first 64 characters of a request value,
+// such as a field name, a kbScope or a searchMode. It quotes at most 1000
+// characters of a pipeline error, on one line.
 //
 // # Logging
 //
-// HandlerOptions.ErrorLog gets one line per 5xx answer (500, 503, 504) and
-// none for a 4xx, which is the client's to fix and is told to it in the
-// answer: a client cannot fill the log. A line holds the status, the error
-// message cut to 300 characters, the start of the query (64 characters,
-// quoted, so a line break shows as \n) with its length in bytes, and the
-// kbScope. Credentials in a 5xx message (user:password@ in URLs and DSNs,
-// Bearer tokens, sk- keys, key=, token= and password= parameters) are
-// replaced by ***, in the log line and in the answer.
+// HandlerOptions.ErrorLog gets one line per 5xx answer (500, 503, 504).
+// It gets none for a 4xx, which is the client's to fix and is told to it in
+// the answer, so a client cannot fill the log. A line holds the status, the
+// error message cut to 300 characters, the start of the query with its
+// length in bytes, and the kbScope. The query is cut to 64 characters and
+// quoted, so a line break shows as \n. Credentials in a 5xx message are
+// replaced by ***, in the log line and in the answer: user:password@ in
+// URLs and DSNs, Bearer tokens, sk- keys, and key=, token= and password=
+// parameters.
 //
-// Handler is the server side (rag-snapshot serve); Client is the client
-// side, a pipeline.Lookuper, used by rag-snapshot --pipeline http and
-// --sidecar-url. Client sends the user info of its URL as basic
-// authentication and Client.Header on every request (ParseHeaders reads
-// --lookup-header and --sidecar-header, expanding ${ENV} references); the
-// values read from the environment never appear in its errors, results or
-// Describe (package internal/secret).
+// NewHandler is the server side, which rag-snapshot serve runs. Client is
+// the client side, a pipeline.Lookuper, used by rag-snapshot --pipeline
+// http and --sidecar-url. Client sends the user info of its URL as basic
+// authentication and Client.Header on every request. ParseHeaders reads
+// --lookup-header and --sidecar-header, expanding ${ENV} references. The
+// values read from the environment never appear in the Client's errors,
+// results or Describe (package internal/secret).
 package lookuphttp
 
 import (
@@ -106,19 +111,19 @@ const (
 
 // HandlerOptions tune the handler. The zero value is usable.
 type HandlerOptions struct {
-	// Timeout bounds each lookup; 0 means DefaultTimeout. A lookup that
+	// Timeout bounds each lookup. 0 means DefaultTimeout. A lookup that
 	// runs over it is answered 504.
 	Timeout time.Duration
-	// MaxBodyBytes bounds the request body; 0 means DefaultMaxBodyBytes.
+	// MaxBodyBytes bounds the request body. 0 means DefaultMaxBodyBytes.
 	// A larger body is answered 413.
 	MaxBodyBytes int64
-	// MaxTopK is the largest topK accepted; 0 means DefaultMaxTopK.
+	// MaxTopK is the largest topK accepted. 0 means DefaultMaxTopK.
 	MaxTopK int
-	// DefaultKBScope is used for a request without kbScope; when it is
+	// DefaultKBScope is used for a request without kbScope. When it is
 	// empty too, kbScope is required.
 	DefaultKBScope string
 	// ErrorLog, when set, receives one bounded line per 5xx answer (500,
-	// 503, 504); 4xx answers are not logged.
+	// 503, 504). 4xx answers are not logged.
 	ErrorLog *log.Logger
 }
 
@@ -198,7 +203,7 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) {
 		fallthrough
 	case err != nil:
 		if r.Context().Err() != nil {
-			return // the client went away; nobody reads an answer
+			return // the client went away, and nobody reads an answer
 		}
 		if errors.Is(err, pipeline.ErrInvalidRequest) {
 			writeError(w, http.StatusBadRequest, clip(err.Error(), answerMsgLen))
@@ -222,7 +227,7 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, lookupResponse{LookupResult: nonNil(res)})
 }
 
-// decode reads and validates a lookup request; on error it returns the
+// decode reads and validates a lookup request. On error it returns the
 // status to answer with.
 func (h *handler) decode(w http.ResponseWriter, r *http.Request) (pipeline.Request, int, error) {
 	var req pipeline.Request
@@ -414,8 +419,8 @@ func quote(s string) string {
 	return strconv.Quote(string([]rune(s)[:quoteLen])) + "…"
 }
 
-// secrets match credentials that an error from a backing service may carry;
-// redactSecrets replaces them by ***.
+// secrets match credentials that an error from a backing service may
+// carry. redactSecrets replaces them by ***.
 var secrets = []struct {
 	re   *regexp.Regexp
 	repl string

@@ -10,19 +10,19 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
 
-// ParseHeaders parses "Name: value" entries (rag-snapshot's --lookup-header
-// and --sidecar-header, in the order given) into the Header of a Client.
+// ParseHeaders parses "Name: value" entries into the Header of a Client:
+// rag-snapshot's --lookup-header and --sidecar-header, in the order given.
 // In a value, ${NAME} and ${NAME:-default} are replaced by the environment
-// variable (getenv), $$ is a $ (secret.Expand); each value read from the
-// environment is added to secrets, so the Client can keep it out of its
-// errors. The value is trimmed of spaces around it.
+// variable (getenv), and $$ is a $ (secret.Expand). Each value read from
+// the environment is added to secrets, so the Client can keep it out of
+// its errors. The value is trimmed of spaces around it.
 //
-// Errors, which never quote a value: an entry without a colon, a name
-// that is not an HTTP header name, a name given twice (names ignore
-// case), Content-Length, Transfer-Encoding or Trailer (the client sets
-// those), an empty value, a malformed ${…} reference or a variable that is
-// unset without a default (named), and a value that, once expanded, holds
-// a control character such as a newline.
+// The errors never quote a value. They are an entry without a colon, a
+// name that is not an HTTP header name, a name given twice, ignoring case,
+// and Content-Length, Transfer-Encoding or Trailer, which the client sets.
+// They are an empty value, a malformed ${…} reference, a variable that is
+// unset without a default, which is named, and a value that holds a
+// control character such as a newline once expanded.
 func ParseHeaders(entries []string, getenv func(string) (string, bool), secrets *secret.Set) (http.Header, error) {
 	h := http.Header{}
 	for _, e := range entries {
@@ -49,7 +49,7 @@ func ClientSetHeader(name string) bool {
 	return false
 }
 
-// parseHeader parses one entry; name is canonical (http.CanonicalHeaderKey).
+// parseHeader parses one entry. name is canonical (http.CanonicalHeaderKey).
 func parseHeader(e string, getenv func(string) (string, bool), secrets *secret.Set) (name, value string, err error) {
 	rawName, rawValue, ok := strings.Cut(e, ":")
 	if !ok {

@@ -42,8 +42,8 @@ func BlockFields() []string {
 
 // toBlocks turns the values the blocks program yielded into evidence
 // blocks: one array of objects, or the objects one by one. A null field is
-// absent; a field of the wrong type or an unknown field is an error naming
-// the block (1-based) and the field.
+// absent. A field of the wrong type or an unknown field is an error naming
+// the block, 1-based, and the field.
 func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 	items := out
 	if len(out) == 1 {

@@ -55,7 +55,7 @@ var inputFields = []string{"query", "topK", "kbScope", "searchMode", "vector"}
 var reservedNames = append([]string{"request", "ENV", "__loc__"}, inputFields...)
 
 // DefaultName is the pipeline name of fixtures written by a mapped
-// pipeline (pipeline.name); the config's name and version become
+// pipeline (pipeline.name). The config's name and version become
 // pipeline.version.
 const DefaultName = "mapped"
 
@@ -63,7 +63,7 @@ const DefaultName = "mapped"
 const MaxConfigBytes = 1 << 20
 
 // Config is a parsed, checked pipeline config (docs/mapped-pipeline.md).
-// Load returns it; New builds a pipeline from it.
+// Load returns it, and New builds a pipeline from it.
 type Config struct {
 	// File is the path it was read from, for messages.
 	File         string
@@ -81,16 +81,16 @@ type Config struct {
 	Blocks  *program
 
 	Score Score
-	// Thresholds are the declared thresholds; ThresholdsFromEmbedder
-	// says "use the embedder's calibrated ones" (resolved by New);
-	// neither means builtin.UncalibratedThresholds, with a warning.
+	// Thresholds are the declared thresholds. ThresholdsFromEmbedder
+	// says "use the embedder's calibrated ones", which New resolves.
+	// Neither means builtin.UncalibratedThresholds, with a warning.
 	Thresholds             *builtin.Thresholds
 	ThresholdsFromEmbedder bool
 }
 
 // Score says what a block's score is and how it becomes qualityScore.
 type Score struct {
-	Kind    string // Similarity or Distance; "" when the config has no score section
+	Kind    string // Similarity or Distance, "" when the config has no score section
 	Quality string // one of the Quality constants
 	// Min and Max are the declared range (nil: unbounded or not said).
 	Min, Max *float64
@@ -177,7 +177,7 @@ func Load(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
-// Parse is Load for data already read; name is the file name for messages.
+// Parse is Load for data already read. name is the file name for messages.
 func Parse(name string, data []byte) (*Config, error) {
 	r := &reader{file: name}
 	var doc yaml.Node
@@ -410,7 +410,7 @@ func (r *reader) template(n *yaml.Node, field string, placeholders []string) (*t
 
 var methods = []string{"GET", "POST", "PUT", "PATCH"}
 
-// call reads {method, url, params, headers, body}; names are the setup
+// call reads {method, url, params, headers, body}. names are the setup
 // values it may use.
 func (r *reader) call(n *yaml.Node, field string, names []string, isRequest bool) (*call, error) {
 	m, _, err := r.mapping(n, field, []string{"method", "url", "params", "headers", "body"})

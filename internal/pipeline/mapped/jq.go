@@ -23,7 +23,7 @@ type program struct {
 	code  *gojq.Code
 }
 
-// program compiles the jq program in n; vars are the variables ($name) it
+// program compiles the jq program in n. vars are the variables ($name) it
 // may use. gojq gets no environment: $ENV is empty and env is {}, so a
 // mapping cannot copy a secret into a fixture.
 func (r *reader) program(n *yaml.Node, field string, vars []string) (*program, error) {

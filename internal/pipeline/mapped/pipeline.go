@@ -29,34 +29,34 @@ const DefaultMaxResponseBytes = 64 << 20
 
 // Options are what a pipeline needs besides its config.
 type Options struct {
-	// Embedder embeds the query (as a query, kb.Query) when the config
-	// says embedQuery; it is not used otherwise.
+	// Embedder embeds the query, as a kb.Query, when the config says
+	// embedQuery. It is not used otherwise.
 	Embedder kb.Embedder
-	// HTTPClient sends the requests; nil means lookuphttp.DefaultClient
-	// (pooled connections, redirects within the host called only, no
-	// overall timeout: Timeout bounds each call).
+	// HTTPClient sends the requests. Nil means lookuphttp.DefaultClient:
+	// pooled connections, redirects within the host called only, and no
+	// overall timeout, since Timeout bounds each call.
 	HTTPClient *http.Client
-	// Timeout bounds each HTTP call, on top of the caller's context; 0
+	// Timeout bounds each HTTP call, on top of the caller's context. 0
 	// means none.
 	Timeout time.Duration
-	// LookupEnv reads the environment for ${NAME}; nil means os.LookupEnv.
+	// LookupEnv reads the environment for ${NAME}. Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
-	// MaxResponseBytes bounds a response body; 0 means
+	// MaxResponseBytes bounds a response body. 0 means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 }
 
 // Pipeline runs lookups through the HTTP API a Config describes. It
-// implements pipeline.Lookuper, and pipeline.HealthChecker (Health runs the
-// setup steps), and is safe for concurrent use.
+// implements pipeline.Lookuper and pipeline.HealthChecker, whose Health
+// runs the setup steps. It is safe for concurrent use.
 type Pipeline struct {
 	cfg        *Config
 	opt        Options
 	thresholds builtin.Thresholds
 	warnings   []error
 	// secrets are every value read from the environment, replaced in
-	// messages; credentials those of them that are credentials, replaced
-	// in the text of results too (template.resolve).
+	// messages. credentials are those of them that are credentials,
+	// replaced in the text of results too (template.resolve).
 	secrets     secret.Set
 	credentials secret.Set
 
@@ -322,8 +322,8 @@ func (p *Pipeline) result(blocks []contract.EvidenceBlock, topK int) *contract.L
 	return lr
 }
 
-// do makes one call and returns the decoded JSON of its 2xx response;
-// input is the request input object (nil for a setup step), env the jq
+// do makes one call and returns the decoded JSON of its 2xx response.
+// input is the request input object, nil for a setup step, and env the jq
 // variables.
 func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[string]any) (any, error) {
 	c := rc.c
@@ -469,11 +469,12 @@ func (p *Pipeline) message(ctx context.Context, prog *program, doc any, env map[
 }
 
 // SetupError is a setup step that failed. It answers the snapshot's
-// questions itself rather than through the error it wraps: transient and
-// unreachable as that error is, but never "no such endpoint", so a setup
-// step answered 404 (a missing collection) stops the run at its health
-// check instead of passing for a service without one. Err returns the
-// cause.
+// questions itself rather than through the error it wraps. It is transient
+// and unreachable as that error is, but never "no such endpoint", so a
+// setup step answered 404 (a missing collection) stops the run at its
+// health check instead of passing for a service without one. Err and
+// Unwrap return the cause, so a cancelled or expired context shows through
+// errors.Is.
 type SetupError struct {
 	msg string
 	err error
@@ -483,6 +484,7 @@ func (e *SetupError) Error() string { return e.msg }
 
 // Err is the step's error.
 func (e *SetupError) Err() error        { return e.err }
+func (e *SetupError) Unwrap() error     { return e.err }
 func (e *SetupError) Transient() bool   { return pipeline.Transient(e.err) }
 func (e *SetupError) Unreachable() bool { return unreachable(e.err) }
 func (e *SetupError) NoEndpoint() bool  { return false }

@@ -8,13 +8,13 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
 
-// A template is a string of the config with ${NAME} (or ${NAME:-default})
-// references to environment variables and, in URLs, {name} placeholders
-// for the request's fields and the setup steps' values. $$ is a literal $
-// ($${x} the text ${x}).
-// The environment is read once, when the pipeline is built (resolve); the
-// placeholders on every call (expand). The template's source text, never
-// its expansion, is what messages and fixtures show.
+// A template is a string of the config with ${NAME} or ${NAME:-default}
+// references to environment variables. In URLs it has {name} placeholders
+// too, for the request's fields and the setup steps' values. $$ is a
+// literal $, so $${x} is the text ${x}. The environment is read once, when
+// the pipeline is built (resolve). The placeholders are filled on every
+// call (expand). The template's source text, never its expansion, is what
+// messages and fixtures show.
 type template struct {
 	src    string
 	parts  []part
@@ -41,9 +41,9 @@ type part struct {
 // or a setup step's name (an environment variable name's rule).
 func validIdent(s string) bool { return secret.ValidName(s) }
 
-// parseTemplate parses s. With placeholders nil, braces are literal text;
-// otherwise {name} must name one of placeholders (a brace not followed by
-// an identifier and } is literal). The ${…} references, and the $$ and
+// parseTemplate parses s. With placeholders nil, braces are literal text.
+// Otherwise {name} must name one of placeholders, and a brace not followed
+// by an identifier and } is literal. The ${…} references, and the $$ and
 // $${ escapes, are secret.Scan's.
 func parseTemplate(s string, placeholders []string) ([]part, error) {
 	var parts []part
@@ -102,14 +102,15 @@ type resolved struct {
 	parts []part // literals and placeholders
 }
 
-// resolve replaces the environment references with their values;
-// getenv reports whether a variable is set. A variable neither set nor
-// given a default is an error. secrets receives every value read from the
-// environment (secret.Ref's rule, as secret.Expand reads it), for
-// messages; credentials (nil: none kept) only those that are credentials,
-// for results: every value of a header, the values in a URL's query
-// string, and the user info of a URL value, but not a URL's host nor a
-// value in its path (an index or collection name).
+// resolve replaces the environment references with their values. getenv
+// reports whether a variable is set. A variable neither set nor given a
+// default is an error. secrets receives every value read from the
+// environment, by secret.Ref's rule as secret.Expand reads it, for
+// messages. credentials receives only those that are credentials, for
+// results, and nil keeps none. The credentials are every value of a
+// header, the values in a URL's query string and the user info of a URL
+// value. A URL's host is not one, nor a value in its path, such as an
+// index or collection name.
 //
 // A value followed by a "/" in the template loses its trailing slashes, so
 // that ${URL}/v1/graphql is right whether URL ends in a slash or not.
@@ -145,9 +146,9 @@ func (t *template) resolve(getenv func(string) (string, bool), secrets, credenti
 	return r, nil
 }
 
-// expand returns the string with each placeholder replaced by its value:
-// for a URL, path-escaped, or query-escaped after a "?" (so that a query
-// holding & or + stays one parameter); otherwise (a header) as it is.
+// expand returns the string with each placeholder replaced by its value.
+// In a URL the value is path-escaped, or query-escaped after a "?", so that
+// a query holding & or + stays one parameter. In a header it is as it is.
 func (r *resolved) expand(values map[string]string, isURL bool) string {
 	var b strings.Builder
 	inQuery := false
