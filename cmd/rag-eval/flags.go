@@ -58,13 +58,3 @@ func (r *reportFlags) add(fs *pflag.FlagSet, jsonDefault, markdownDefault string
 	fs.StringVar(&r.HTMLReport, "html-report", "", "also write a self-contained HTML report to this path (one file, readable offline)")
 	fs.BoolVarP(&r.Quiet, "quiet", "q", false, "do not print the summary")
 }
-
-// outputs are the two reports, and the HTML report when asked for, to be
-// rendered by writeOutputs.
-func (r *reportFlags) outputs() []output {
-	outs := []output{{flag: "--json-report", path: r.JSONReport}, {flag: "--markdown-report", path: r.MarkdownReport}}
-	if r.HTMLReport != "" {
-		outs = append(outs, output{flag: "--html-report", path: r.HTMLReport})
-	}
-	return outs
-}
