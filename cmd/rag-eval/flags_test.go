@@ -24,7 +24,8 @@ func parse[O any](t *testing.T, newCmd func(*cmdutil.Streams, func(*O) error) *c
 	f := &cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
 	cmd := newCmd(f, func(o *O) error { got = o; return nil })
 	cmdutil.Setup(cmd, f)
-	cmd.SetArgs(args)
+	// Never nil: cobra reads os.Args for nil, which holds go test's flags.
+	cmd.SetArgs(append([]string{}, args...))
 	return got, cmd.Execute()
 }
 
