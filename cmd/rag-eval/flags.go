@@ -49,9 +49,9 @@ type reportFlags struct {
 	Quiet          bool
 }
 
-// add defines --json-report, --markdown-report, --html-report and --quiet;
-// the defaults are only named in the help: run sets them
-// (evalFlags.Default). --html-report has none.
+// add defines --json-report, --markdown-report, --html-report and --quiet.
+// The help only names the defaults: each command's run sets them with
+// evalFlags.Default. --html-report has no default.
 func (r *reportFlags) add(fs *pflag.FlagSet, jsonDefault, markdownDefault string) {
 	fs.StringVar(&r.JSONReport, "json-report", "", "JSON report path (default "+jsonDefault+")")
 	fs.StringVar(&r.MarkdownReport, "markdown-report", "", "Markdown report path (default "+markdownDefault+")")

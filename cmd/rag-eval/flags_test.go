@@ -89,7 +89,7 @@ func TestNewCmdJudge(t *testing.T) {
 			DiffJSON: "d/reports/baseline-diff.json", DiffMD: "d/reports/baseline-diff.md"}},
 		{"--dir d --cases c --fixtures f --k 3 -q --junit j --json-report x --markdown-report y --compare-to b --diff-json-report dj --diff-markdown-report dm",
 			want{Dir: "d", Cases: "c", Fixtures: "f", K: 3, KSet: true, Quiet: true, JUnit: "j", JSON: "x", MD: "y", CompareTo: "b", DiffJSON: "dj", DiffMD: "dm"}},
-		// --k 0 parses; judgeRun refuses it (checkK).
+		// --k 0 parses. judgeRun refuses it, in checkK.
 		{"--k 0 --quiet", want{Dir: "eval/rag-retrieval", Cases: "eval/rag-retrieval/cases/golden-cases.json", Fixtures: "eval/rag-retrieval/fixtures",
 			JSON: "eval/rag-retrieval/reports/baseline.json", MD: "eval/rag-retrieval/reports/baseline.md", KSet: true, Quiet: true}},
 	} {

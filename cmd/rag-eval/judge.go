@@ -141,8 +141,9 @@ func judgeRun(o *judgeOptions) error {
 		return err
 	}
 	rep := report.Build(res, o.Cases, casesSHA256)
-	// What made the fixtures, as their manifest says (none without a
-	// readable one: the judge has warned about an unreadable one).
+	// What made the fixtures, as their manifest says. Without a readable
+	// manifest there is none, and the judge has warned about an unreadable
+	// one.
 	if res.Manifest != nil {
 		rep.Inputs.Snapshot = report.SnapshotOf(res.Manifest)
 	}

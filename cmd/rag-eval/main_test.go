@@ -25,9 +25,11 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rag-eval": main})
 }
 
-// TestScript runs the end-to-end CLI scripts in testdata/script: each is a
-// txtar archive of inputs and the rag-eval invocations with their expected
-// output and exit status ("status N rag-eval …"; "exec" is status 0).
+// TestScript runs the end-to-end CLI scripts in testdata/script. Each is a
+// txtar archive of inputs and rag-eval invocations with their exit status:
+// "status N rag-eval …" wants exactly N, "exec" wants 0. Each output is
+// compared whole with the archive's file under want/, which -update
+// rewrites.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",

@@ -151,7 +151,8 @@ func trecCompareRun(opts *trecCompareOptions) error {
 	if err != nil {
 		return fmt.Errorf("read qrels: %w", err)
 	}
-	// Read and evaluate the runs on every core; errors in argument order.
+	// Read and evaluate the runs on every core. The first error in argument
+	// order is the one returned.
 	runs := make([]compare.TrecRun, len(opts.runPaths))
 	tags := make([]string, len(opts.runPaths))
 	errs := make([]error, len(opts.runPaths))
@@ -271,8 +272,8 @@ func firstTag(br *bufio.Reader) string {
 	return ""
 }
 
-// runNames names the runs by their tags; when a tag is missing or two
-// would coincide, by their file names, then by their paths.
+// runNames names the runs by their tags. When a tag is missing or two
+// would coincide, it names them by their file names, then by their paths.
 func runNames(paths, tags []string) []string {
 	distinct := func(ns []string) bool {
 		seen := map[string]bool{}

@@ -18,7 +18,7 @@ import (
 	"strings"
 )
 
-// Row writes one table row; cells must already be escaped.
+// Row writes one table row. The cells must already be escaped.
 func Row(w io.StringWriter, cells ...string) {
 	w.WriteString("|")
 	for _, c := range cells {
