@@ -70,14 +70,17 @@ func calibrateRun(o *calibrateOptions) error {
 	o.Default(&o.Cases, cmdutil.CasesFile)
 	o.Default(&o.JSONReport, "reports/calibration.json")
 	o.Default(&o.MarkdownReport, "reports/calibration.md")
-	outs := o.outputs()
+	var outs outputs[*calibrate.Report]
+	outs.add("--json-report", o.JSONReport, (*calibrate.Report).WriteJSON)
+	outs.add("--markdown-report", o.MarkdownReport, (*calibrate.Report).WriteMarkdown)
+	outs.add("--html-report", o.HTMLReport, func(r *calibrate.Report, w io.Writer) error { return htmlreport.Calibration(w, r) })
 
 	// Inputs first: any problem here is exit 2 and no file is touched.
 	dirs, explicit := o.Fixtures, len(o.Fixtures) > 0
 	if !explicit {
 		dirs = []string{filepath.Join(o.Dir, "fixtures"), filepath.Join(o.Dir, "fixtures-dense")}
 	}
-	if err := checkOutputs(outs, "", o.Cases, dirs...); err != nil {
+	if err := outs.check([]input{{"--cases", o.Cases}}, dirs, nil); err != nil {
 		return err
 	}
 	var warnings []string
@@ -119,16 +122,11 @@ func calibrateRun(o *calibrateOptions) error {
 	for _, m := range rep.Modes {
 		warnings = append(warnings, m.Warnings...)
 	}
-	outs[0].render = rep.WriteJSON
-	outs[1].render = rep.WriteMarkdown
-	if len(outs) > 2 {
-		outs[2].render = func(w io.Writer) error { return htmlreport.Calibration(w, rep) }
-	}
 	// Warnings first, so that a failed write does not lose them.
 	for _, w := range warnings {
 		fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s\n", w)
 	}
-	if err := writeOutputs(outs); err != nil {
+	if err := outs.write(rep); err != nil {
 		return err
 	}
 	if !o.Quiet {

@@ -166,8 +166,11 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	outs := o.outputs()
-	if err := checkOutputs(outs, "", o.Cases, dirs...); err != nil {
+	var outs outputs[*compare.Report]
+	outs.add("--json-report", o.JSONReport, (*compare.Report).WriteJSON)
+	outs.add("--markdown-report", o.MarkdownReport, (*compare.Report).WriteMarkdown)
+	outs.add("--html-report", o.HTMLReport, func(r *compare.Report, w io.Writer) error { return htmlreport.Compare(w, r) })
+	if err := outs.check([]input{{"--cases", o.Cases}}, dirs, nil); err != nil {
 		return err
 	}
 
@@ -193,10 +196,6 @@ func compareRun(o *compareOptions) error {
 		return fmt.Errorf("nothing to compare: %s", strings.Join(unavailable, " and "))
 	}
 	rep := compare.Build(compare.Inputs{Cases: o.Cases, CasesSHA256: casesSHA256, K: g.ReportK(o.K)}, sides, base, 0)
-	outs[0].render, outs[1].render = rep.WriteJSON, rep.WriteMarkdown
-	if len(outs) > 2 {
-		outs[2].render = func(w io.Writer) error { return htmlreport.Compare(w, rep) }
-	}
 	// Warnings first, so that a failed write does not lose them.
 	for _, s := range sides {
 		if s.Result == nil {
@@ -207,7 +206,7 @@ func compareRun(o *compareOptions) error {
 			fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %s: %v\n", s.Name, w)
 		}
 	}
-	if err := writeOutputs(outs); err != nil {
+	if err := outs.write(rep); err != nil {
 		return err
 	}
 	if o.Quiet {

@@ -49,22 +49,12 @@ type reportFlags struct {
 	Quiet          bool
 }
 
-// add defines --json-report, --markdown-report, --html-report and --quiet;
-// the defaults are only named in the help: run sets them
-// (evalFlags.Default). --html-report has none.
+// add defines --json-report, --markdown-report, --html-report and --quiet.
+// The help only names the defaults: each command's run sets them with
+// evalFlags.Default. --html-report has no default.
 func (r *reportFlags) add(fs *pflag.FlagSet, jsonDefault, markdownDefault string) {
 	fs.StringVar(&r.JSONReport, "json-report", "", "JSON report path (default "+jsonDefault+")")
 	fs.StringVar(&r.MarkdownReport, "markdown-report", "", "Markdown report path (default "+markdownDefault+")")
 	fs.StringVar(&r.HTMLReport, "html-report", "", "also write a self-contained HTML report to this path (one file, readable offline)")
 	fs.BoolVarP(&r.Quiet, "quiet", "q", false, "do not print the summary")
-}
-
-// outputs are the two reports, and the HTML report when asked for, to be
-// rendered by writeOutputs.
-func (r *reportFlags) outputs() []output {
-	outs := []output{{flag: "--json-report", path: r.JSONReport}, {flag: "--markdown-report", path: r.MarkdownReport}}
-	if r.HTMLReport != "" {
-		outs = append(outs, output{flag: "--html-report", path: r.HTMLReport})
-	}
-	return outs
 }

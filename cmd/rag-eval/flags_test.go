@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -24,11 +25,52 @@ func parse[O any](t *testing.T, newCmd func(*cmdutil.Streams, func(*O) error) *c
 	f := &cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
 	cmd := newCmd(f, func(o *O) error { got = o; return nil })
 	cmdutil.Setup(cmd, f)
-	cmd.SetArgs(args)
+	// Never nil: cobra reads os.Args for nil, which holds go test's flags.
+	cmd.SetArgs(append([]string{}, args...))
 	return got, cmd.Execute()
 }
 
 func args(s string) []string { return strings.Fields(s) }
+
+// field is one value a test checks: its name in the messages, what it is
+// and what it should be.
+type field struct {
+	name      string
+	got, want any
+}
+
+// checkFields reports each field whose value is not the one wanted.
+func checkFields(t *testing.T, fields ...field) {
+	t.Helper()
+	for _, f := range fields {
+		if !reflect.DeepEqual(f.got, f.want) {
+			t.Errorf("%s = %#v, want %#v", f.name, f.got, f.want)
+		}
+	}
+}
+
+// checkStruct reports each field of got that differs from the same field
+// of want, by name. It compares the whole structs, so that a field added
+// later is checked too.
+func checkStruct[T any](t *testing.T, got, want T) {
+	t.Helper()
+	if reflect.DeepEqual(got, want) {
+		return
+	}
+	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+	named := false
+	for i := range g.NumField() {
+		// Printed, as unexported fields have no interface value to compare.
+		gs, ws := fmt.Sprintf("%#v", g.Field(i)), fmt.Sprintf("%#v", w.Field(i))
+		if gs != ws {
+			t.Errorf("%s = %s, want %s", g.Type().Field(i).Name, gs, ws)
+			named = true
+		}
+	}
+	if !named {
+		t.Errorf("%#v, want %#v (they differ below what is printed)", got, want)
+	}
+}
 
 func TestNewCmdJudge(t *testing.T) {
 	type want struct {
@@ -47,7 +89,7 @@ func TestNewCmdJudge(t *testing.T) {
 			DiffJSON: "d/reports/baseline-diff.json", DiffMD: "d/reports/baseline-diff.md"}},
 		{"--dir d --cases c --fixtures f --k 3 -q --junit j --json-report x --markdown-report y --compare-to b --diff-json-report dj --diff-markdown-report dm",
 			want{Dir: "d", Cases: "c", Fixtures: "f", K: 3, KSet: true, Quiet: true, JUnit: "j", JSON: "x", MD: "y", CompareTo: "b", DiffJSON: "dj", DiffMD: "dm"}},
-		// --k 0 parses; judgeRun refuses it (checkK).
+		// --k 0 parses. judgeRun refuses it, in checkK.
 		{"--k 0 --quiet", want{Dir: "eval/rag-retrieval", Cases: "eval/rag-retrieval/cases/golden-cases.json", Fixtures: "eval/rag-retrieval/fixtures",
 			JSON: "eval/rag-retrieval/reports/baseline.json", MD: "eval/rag-retrieval/reports/baseline.md", KSet: true, Quiet: true}},
 	} {
@@ -63,9 +105,7 @@ func TestNewCmdJudge(t *testing.T) {
 			for _, p := range []*string{&tt.want.JSON, &tt.want.MD, &tt.want.DiffJSON, &tt.want.DiffMD} {
 				*p = filepath.FromSlash(*p)
 			}
-			if got != tt.want {
-				t.Errorf("options\n%+v\nwant\n%+v", got, tt.want)
-			}
+			checkStruct(t, got, tt.want)
 			if err := o.checkK(); (err != nil) != (o.kSet() && o.K < 1) {
 				t.Errorf("checkK: %v", err)
 			}
@@ -80,18 +120,26 @@ func TestParseErrors(t *testing.T) {
 	export := func(a string) error { _, err := parse(t, newCmdExportTrec, args(a)...); return err }
 	trec := func(a string) error { _, err := parse(t, newCmdTrec, args(a)...); return err }
 	for _, tt := range []struct {
+		cmd  string // what was parsed, for the messages
 		err  error
 		want string
 	}{
-		{judge("extra"), `unknown command "extra" for "rag-eval"`},
-		{judge("--k x"), `invalid argument "x" for "--k" flag: strconv.ParseInt: parsing "x": invalid syntax`},
-		{judge("--bogus"), "unknown flag: --bogus"},
-		{compare("--left"), "flag needs an argument: --left"},
-		{export("--run r"), `required flag(s) "qrels" not set`},
-		{trec("-m map qrels"), "accepts 2 arg(s), received 1"},
+		{"rag-eval extra", judge("extra"), `unknown command "extra" for "rag-eval"`},
+		{"rag-eval --k x", judge("--k x"), `invalid argument "x" for "--k" flag: strconv.ParseInt: parsing "x": invalid syntax`},
+		{"rag-eval --bogus", judge("--bogus"), "unknown flag: --bogus"},
+		{"rag-eval compare --left", compare("--left"), "flag needs an argument: --left"},
+		{"rag-eval export-trec --run r", export("--run r"), `required flag(s) "qrels" not set`},
+		{"rag-eval trec -m map qrels", trec("-m map qrels"), "accepts 2 arg(s), received 1"},
 	} {
-		if tt.err == nil || tt.err.Error() != tt.want || (tool.ExitCode(tt.err) != cmdutil.ExitUsage) {
-			t.Errorf("got %v, want %q (exit 2)", tt.err, tt.want)
+		if tt.err == nil {
+			t.Errorf("%s: no error, want %q", tt.cmd, tt.want)
+			continue
+		}
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("%s: error %q, want %q", tt.cmd, got, tt.want)
+		}
+		if got := tool.ExitCode(tt.err); got != cmdutil.ExitUsage {
+			t.Errorf("%s: exit %d, want %d", tt.cmd, got, cmdutil.ExitUsage)
 		}
 	}
 }
@@ -101,24 +149,43 @@ func TestNewCmdCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Dir != cmdutil.DefaultEvalDir || o.LeftName != "hybrid" || o.RightName != "dense" || o.Left != "" || o.Right != "" || o.kSet() {
-		t.Errorf("defaults %+v", o)
-	}
+	checkFields(t,
+		field{"defaults: Dir", o.Dir, cmdutil.DefaultEvalDir},
+		field{"defaults: LeftName", o.LeftName, "hybrid"},
+		field{"defaults: RightName", o.RightName, "dense"},
+		field{"defaults: Left", o.Left, ""},
+		field{"defaults: Right", o.Right, ""},
+		field{"defaults: kSet()", o.kSet(), false},
+	)
 	o, err = parse(t, newCmdCompare, args("--left l --right r --left-name a --right-name b --k 2 -q --json-report j --markdown-report m --cases c")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Left != "l" || o.Right != "r" || o.LeftName != "a" || o.RightName != "b" || o.K != 2 || !o.Quiet || o.JSONReport != "j" || o.MarkdownReport != "m" || o.Cases != "c" || !o.twoSide {
-		t.Errorf("options %+v", o)
-	}
+	checkFields(t,
+		field{"Left", o.Left, "l"},
+		field{"Right", o.Right, "r"},
+		field{"LeftName", o.LeftName, "a"},
+		field{"RightName", o.RightName, "b"},
+		field{"K", o.K, 2},
+		field{"Quiet", o.Quiet, true},
+		field{"JSONReport", o.JSONReport, "j"},
+		field{"MarkdownReport", o.MarkdownReport, "m"},
+		field{"Cases", o.Cases, "c"},
+		field{"twoSide", o.twoSide, true},
+	)
 	o, err = parse(t, newCmdCompare, args("--side a=x --side b=y=z --side c=w --baseline b")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	specs, err := o.sideSpecs()
-	if err != nil || o.twoSide || o.Baseline != "b" || !reflect.DeepEqual(specs, []sideSpec{{"a", "x"}, {"b", "y=z"}, {"c", "w"}}) {
-		t.Errorf("sides %+v, %v, options %+v", specs, err, o)
+	if err != nil {
+		t.Errorf("sideSpecs: %v", err)
 	}
+	checkFields(t,
+		field{"sideSpecs()", specs, []sideSpec{{"a", "x"}, {"b", "y=z"}, {"c", "w"}}},
+		field{"twoSide", o.twoSide, false},
+		field{"Baseline", o.Baseline, "b"},
+	)
 }
 
 func TestNewCmdTrecCompare(t *testing.T) {
@@ -126,10 +193,19 @@ func TestNewCmdTrecCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.complete || o.relLevel != 2 || o.maxRetrieved != 10 || !o.maxSet || !reflect.DeepEqual(o.measures, []string{"map", "P.5,10"}) ||
-		o.baseline != "bm25" || !o.Quiet || o.JSONReport != "j" || o.MarkdownReport != "" || o.qrelsPath != "q" || !reflect.DeepEqual(o.runPaths, []string{"r1", "r2", "r3"}) {
-		t.Errorf("options %+v", o)
-	}
+	checkFields(t,
+		field{"complete", o.complete, true},
+		field{"relLevel", o.relLevel, 2},
+		field{"maxRetrieved", o.maxRetrieved, 10},
+		field{"maxSet", o.maxSet, true},
+		field{"measures", o.measures, []string{"map", "P.5,10"}},
+		field{"baseline", o.baseline, "bm25"},
+		field{"Quiet", o.Quiet, true},
+		field{"JSONReport", o.JSONReport, "j"},
+		field{"MarkdownReport", o.MarkdownReport, ""},
+		field{"qrelsPath", o.qrelsPath, "q"},
+		field{"runPaths", o.runPaths, []string{"r1", "r2", "r3"}},
+	)
 }
 
 func TestRunNames(t *testing.T) {
@@ -167,9 +243,11 @@ func TestNewCmdCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(o.Fixtures, []string{"a", "b,c"}) || !o.Quiet || o.kSet() {
-		t.Errorf("options %+v", o)
-	}
+	checkFields(t,
+		field{"Fixtures", o.Fixtures, []string{"a", "b,c"}},
+		field{"Quiet", o.Quiet, true},
+		field{"kSet()", o.kSet(), false},
+	)
 }
 
 func TestNewCmdExportTrec(t *testing.T) {
@@ -177,9 +255,14 @@ func TestNewCmdExportTrec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Qrels != "q" || o.Run != "r" || o.K != 4 || !o.kSet() || o.Fixtures != "f" || o.Dir != cmdutil.DefaultEvalDir {
-		t.Errorf("options %+v", o)
-	}
+	checkFields(t,
+		field{"Qrels", o.Qrels, "q"},
+		field{"Run", o.Run, "r"},
+		field{"K", o.K, 4},
+		field{"kSet()", o.kSet(), true},
+		field{"Fixtures", o.Fixtures, "f"},
+		field{"Dir", o.Dir, cmdutil.DefaultEvalDir},
+	)
 }
 
 func TestNewCmdTrec(t *testing.T) {
@@ -190,12 +273,15 @@ func TestNewCmdTrec(t *testing.T) {
 	want := trecOptions{qrelsPath: "qrels", runPath: "-", measures: []string{"map", "P.5,10"}, perQuery: true, complete: true,
 		relLevel: 2, maxRetrieved: 0, maxSet: true, decimals: 6, decimalsSet: true, judgedOnly: true, numDocs: 100, zscoresPath: "z",
 		relFormat: "qrels", resultsFormat: "trec_results", noSummary: true, IO: o.IO}
-	if !reflect.DeepEqual(*o, want) {
-		t.Errorf("options\n%+v\nwant\n%+v", *o, want)
+	checkStruct(t, *o, want)
+	o, err = parse(t, newCmdTrec, args("-m map q r")...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if o, _ := parse(t, newCmdTrec, args("-m map q r")...); o.maxSet || o.relLevel != metrics.DefaultRelLevel {
-		t.Errorf("defaults %+v", o)
-	}
+	checkFields(t,
+		field{"defaults: maxSet", o.maxSet, false},
+		field{"defaults: relLevel", o.relLevel, metrics.DefaultRelLevel},
+	)
 }
 
 // FuzzFirstTag: any run file start gives a tag that is a whole field of its

@@ -87,22 +87,36 @@ func (o *judgeOptions) defaults() {
 	o.Default(&o.MarkdownReport, "reports/"+report+".md")
 }
 
+// judged is what the judge writes its outputs from: the report, and its
+// diff against the baseline (nil without --compare-to).
+type judged struct {
+	rep  *report.Report
+	diff *report.Diff
+}
+
 func judgeRun(o *judgeOptions) error {
 	o.defaults()
 	if err := o.checkK(); err != nil {
 		return err
 	}
-	outs := o.outputs()
-	if o.JUnit != "" {
-		outs = append(outs, output{flag: "--junit", path: o.JUnit})
-	}
-	if o.Summary != "" {
-		outs = append(outs, output{flag: "--summary-markdown", path: o.Summary})
-	}
+	// The Markdown reports the summary points to for the whole story.
+	full := []string{o.MarkdownReport}
 	if o.CompareTo != "" {
-		outs = append(outs, output{flag: "--diff-json-report", path: o.DiffJSON}, output{flag: "--diff-markdown-report", path: o.DiffMarkdown})
+		full = append(full, o.DiffMarkdown)
 	}
-	if err := checkOutputs(outs, o.CompareTo, o.Cases, o.Fixtures); err != nil {
+	var outs outputs[judged]
+	outs.add("--json-report", o.JSONReport, func(j judged, w io.Writer) error { return j.rep.WriteJSON(w) })
+	outs.add("--markdown-report", o.MarkdownReport, func(j judged, w io.Writer) error { return j.rep.WriteMarkdown(w) })
+	outs.add("--html-report", o.HTMLReport, func(j judged, w io.Writer) error { return htmlreport.Judge(w, j.rep, j.diff) })
+	outs.add("--junit", o.JUnit, func(j judged, w io.Writer) error { return j.rep.WriteJUnitDiff(w, j.diff) })
+	outs.add("--summary-markdown", o.Summary, func(j judged, w io.Writer) error { return j.rep.WriteSummaryMarkdown(w, j.diff, full...) })
+	ins := []input{{"--cases", o.Cases}}
+	if o.CompareTo != "" {
+		outs.add("--diff-json-report", o.DiffJSON, func(j judged, w io.Writer) error { return j.diff.WriteJSON(w) })
+		outs.add("--diff-markdown-report", o.DiffMarkdown, func(j judged, w io.Writer) error { return j.diff.WriteMarkdown(w) })
+		ins = append(ins, input{"--compare-to", o.CompareTo})
+	}
+	if err := outs.check(ins, []string{o.Fixtures}, nil); err != nil {
 		return err
 	}
 
@@ -127,8 +141,9 @@ func judgeRun(o *judgeOptions) error {
 		return err
 	}
 	rep := report.Build(res, o.Cases, casesSHA256)
-	// What made the fixtures, as their manifest says (none without a
-	// readable one: the judge has warned about an unreadable one).
+	// What made the fixtures, as their manifest says. Without a readable
+	// manifest there is none, and the judge has warned about an unreadable
+	// one.
 	if res.Manifest != nil {
 		rep.Inputs.Snapshot = report.SnapshotOf(res.Manifest)
 	}
@@ -136,33 +151,13 @@ func judgeRun(o *judgeOptions) error {
 	if baseline != nil {
 		diff = report.Compare(baseline, rep, o.CompareTo, o.JSONReport)
 	}
-	full := []string{o.MarkdownReport}
-	if diff != nil {
-		full = append(full, o.DiffMarkdown)
-	}
-	outs[0].render = rep.WriteJSON
-	outs[1].render = rep.WriteMarkdown
-	for i := range outs {
-		switch outs[i].flag {
-		case "--junit":
-			outs[i].render = func(w io.Writer) error { return rep.WriteJUnitDiff(w, diff) }
-		case "--summary-markdown":
-			outs[i].render = func(w io.Writer) error { return rep.WriteSummaryMarkdown(w, diff, full...) }
-		case "--diff-json-report":
-			outs[i].render = diff.WriteJSON
-		case "--diff-markdown-report":
-			outs[i].render = diff.WriteMarkdown
-		case "--html-report":
-			outs[i].render = func(w io.Writer) error { return htmlreport.Judge(w, rep, diff) }
-		}
-	}
 	// Warnings first (a fixture directory that mixes snapshots, orphan
 	// fixtures), so that a failed write does not lose them. They are in
 	// the reports too.
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.IO.ErrOut, "rag-eval: warning: %v\n", w)
 	}
-	if err := writeOutputs(outs); err != nil {
+	if err := outs.write(judged{rep, diff}); err != nil {
 		return err
 	}
 	if !o.Quiet {

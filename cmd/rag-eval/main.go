@@ -14,18 +14,18 @@ var version = "dev"
 
 func main() { tool.Main(version) }
 
-// tuneGC is rag-eval's one decision about the garbage collector, made for
-// the command about to run and only where GOGC and GOMEMLIMIT leave it
-// open:
+// tuneGC is rag-eval's one decision about the garbage collector. It is
+// made for the command about to run, and only where GOGC and GOMEMLIMIT
+// leave it open.
 //
-//   - every command collects less often (GOGC 800): judging allocates
+//   - Every command collects less often (GOGC 800). Judging allocates
 //     short-lived fixture text at a high rate while the live heap stays
-//     small;
-//   - the commands that judge fixtures get a soft memory limit of 384 MiB,
-//     well under the 500 MB budget;
-//   - trec gets none: both of its files stay in memory until the end (as
-//     in trec_eval), so its heap is live data, and a limit below it cannot
-//     be met and would only make the collector run continuously.
+//     small.
+//   - The commands that judge fixtures get a soft memory limit of 384 MiB,
+//     well under the 500 MB budget.
+//   - trec gets none. Both of its files stay in memory until the end, as in
+//     trec_eval, so its heap is live data. A limit below it cannot be met
+//     and would only make the collector run continuously.
 func tuneGC(cmd *cobra.Command, _ []string) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(800)

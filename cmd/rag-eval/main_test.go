@@ -25,9 +25,12 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rag-eval": main})
 }
 
-// TestScript runs the end-to-end CLI scripts in testdata/script: each is a
-// txtar archive of inputs and the rag-eval invocations with their expected
-// output and exit status ("status N rag-eval …"; "exec" is status 0).
+// TestScript runs the end-to-end CLI scripts in testdata/script. Each is a
+// txtar archive of inputs and rag-eval invocations with their exit status:
+// "status N rag-eval …" wants exactly N, "exec" wants 0. The outputs are
+// compared whole with the archive's files under want/, which -update
+// rewrites. The HTML pages and the version are checked in part only, and
+// the scripts say why.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",

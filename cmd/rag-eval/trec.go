@@ -189,8 +189,8 @@ func trecRun(opts *trecOptions) error {
 		}
 		mo.MaxRetrieved = opts.maxRetrieved
 	}
-	// 0 is the flag's "not given" (trec_eval's 4): asked for, it would
-	// silently print 4 decimals.
+	// 0 is the flag's "not given", which prints trec_eval's 4 decimals.
+	// Asked for, 0 would silently print 4.
 	if opts.decimals < 0 || opts.decimals > 30 || opts.decimalsSet && opts.decimals == 0 {
 		return fmt.Errorf("--decimals %d: want 1 to 30", opts.decimals)
 	}

@@ -148,8 +148,8 @@ func TestTrecErrors(t *testing.T) {
 	}
 }
 
-// -v prints the version without reading any file, as trec_eval -v does;
-// with files it still only prints the version.
+// -v prints the version without reading any file, as trec_eval -v does.
+// With files it still only prints the version.
 func TestTrecVersion(t *testing.T) {
 	for _, args := range [][]string{{"trec", "-v"}, {"trec", "--version", "-m", "map", "nope", "nope"}} {
 		var stdout, stderr bytes.Buffer
@@ -163,8 +163,8 @@ func TestTrecVersion(t *testing.T) {
 	}
 }
 
-// quicktestDir is trec_eval 9.0.8's own test directory; its README (one
-// level up) lists the eleven invocations of trec_eval's "make quicktest".
+// quicktestDir is trec_eval 9.0.8's own test directory. The README one
+// level up lists the eleven invocations of trec_eval's "make quicktest".
 const quicktestDir = trecDir + "quicktest"
 
 // quicktestCases reads the invocations from the README's table: rows

@@ -126,21 +126,14 @@ func trecCompareRun(opts *trecCompareOptions) error {
 	if err := metrics.ValidateMeasures(opts.measures); err != nil {
 		return err
 	}
-	var outs []output
-	for _, o := range opts.outputs() {
-		if o.path != "" {
-			outs = append(outs, o)
-		}
-	}
-	if err := checkOutputs(outs, "", opts.qrelsPath); err != nil {
+	// An output on the qrels is refused as judge refuses one on its cases,
+	// with the same message.
+	var outs outputs[*compare.TrecReport]
+	outs.add("--json-report", opts.JSONReport, (*compare.TrecReport).WriteJSON)
+	outs.add("--markdown-report", opts.MarkdownReport, (*compare.TrecReport).WriteMarkdown)
+	outs.add("--html-report", opts.HTMLReport, func(r *compare.TrecReport, w io.Writer) error { return htmlreport.TrecCompare(w, r) })
+	if err := outs.check([]input{{"--cases", opts.qrelsPath}}, nil, opts.runPaths); err != nil {
 		return err
-	}
-	for _, o := range outs {
-		for _, r := range opts.runPaths {
-			if samePath(o.path) == samePath(r) {
-				return fmt.Errorf("%s %s is the same file as the run %s", o.flag, o.path, r)
-			}
-		}
 	}
 
 	seen := map[string]string{}
@@ -158,7 +151,8 @@ func trecCompareRun(opts *trecCompareOptions) error {
 	if err != nil {
 		return fmt.Errorf("read qrels: %w", err)
 	}
-	// Read and evaluate the runs on every core; errors in argument order.
+	// Read and evaluate the runs on every core. The first error in argument
+	// order is the one returned.
 	runs := make([]compare.TrecRun, len(opts.runPaths))
 	tags := make([]string, len(opts.runPaths))
 	errs := make([]error, len(opts.runPaths))
@@ -213,17 +207,7 @@ func trecCompareRun(opts *trecCompareOptions) error {
 	if err != nil {
 		return err
 	}
-	for i := range outs {
-		switch outs[i].flag {
-		case "--json-report":
-			outs[i].render = rep.WriteJSON
-		case "--markdown-report":
-			outs[i].render = rep.WriteMarkdown
-		default:
-			outs[i].render = func(w io.Writer) error { return htmlreport.TrecCompare(w, rep) }
-		}
-	}
-	if err := writeOutputs(outs); err != nil {
+	if err := outs.write(rep); err != nil {
 		return err
 	}
 	if opts.Quiet {
@@ -288,8 +272,8 @@ func firstTag(br *bufio.Reader) string {
 	return ""
 }
 
-// runNames names the runs by their tags; when a tag is missing or two
-// would coincide, by their file names, then by their paths.
+// runNames names the runs by their tags. When a tag is missing or two
+// would coincide, it names them by their file names, then by their paths.
 func runNames(paths, tags []string) []string {
 	distinct := func(ns []string) bool {
 		seen := map[string]bool{}

@@ -20,9 +20,9 @@ const SchemaVersion = 1
 // Tool is the report's "tool" value.
 const Tool = "rag-eval calibrate"
 
-// Report is the calibration report. Field order is the JSON key order (see
-// the package documentation); it is built once by Build and rendered by
-// WriteJSON, WriteMarkdown and WriteText.
+// Report is the calibration report. Field order is the JSON key order,
+// which the package documentation lists. Build makes it once, and
+// WriteJSON, WriteMarkdown and WriteText render it.
 type Report struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Tool          string `json:"tool"`
@@ -46,9 +46,9 @@ type Mode struct {
 	Blocks   *Blocks    `json:"blocks"` // nil when unavailable
 	Cases    *CaseLevel `json:"cases"`  // nil when unavailable
 	// Warnings name each class with fewer than MinClassSize scored
-	// members (relevant and non-relevant blocks, answered and off-topic
-	// cases): a threshold derived from a handful of scores is coarse.
-	// Never nil; empty when unavailable.
+	// members, as a threshold derived from a handful of scores is coarse.
+	// The classes are relevant and non-relevant blocks, answered and
+	// off-topic cases. Warnings is never nil, and empty when unavailable.
 	Warnings []string `json:"warnings"`
 }
 
@@ -56,8 +56,8 @@ type Mode struct {
 // calibration is not flagged as a small sample.
 const MinClassSize = 5
 
-// Shipped are the thresholds the fixtures were produced with (manifest
-// pipeline.params); nil when unknown.
+// Shipped are the thresholds the fixtures were produced with, from the
+// manifest's pipeline.params. Each is nil when unknown.
 type Shipped struct {
 	LowQuality *contract.Float6 `json:"lowQuality"`
 	MinQuality *contract.Float6 `json:"minQuality"`
@@ -71,7 +71,7 @@ type ShippedLevels struct {
 }
 
 // Counts count what was labelled how. Relevant, NonRelevant and Unlabelled
-// partition the observations; MissingScore counts those of them without a
+// partition the observations. MissingScore counts those of them without a
 // qualityScore, which are left out of every score statistic.
 type Counts struct {
 	Relevant     int `json:"relevant"`
@@ -98,7 +98,7 @@ type HistBin struct {
 }
 
 // Threshold is a threshold and the rates of "score ≥ threshold" at it.
-// Name says which threshold it is ("best", or the shipped parameter);
+// Name says which threshold it is: "best", or the shipped parameter.
 // Threshold is nil when the shipped value is unknown, and then so is every
 // rate.
 type Threshold struct {
@@ -132,21 +132,21 @@ type Separation struct {
 	Histogram   []HistBin   `json:"histogram"`
 	Best        *Threshold  `json:"best"`
 	AtShipped   []Threshold `json:"atShipped"`
-	// ROC is the ROC curve of the scored members (see ROC), for the HTML
-	// report's plot; the JSON report does not carry it.
+	// ROC is the ROC curve of the scored members (ROC), for the HTML
+	// report's plot. The JSON report does not carry it.
 	ROC []ROCPoint `json:"-"`
 }
 
-// Blocks are the block-level statistics; AtShipped holds levels.medium,
+// Blocks are the block-level statistics. AtShipped holds levels.medium,
 // levels.high and minQuality, in that order.
 type Blocks struct {
 	Separation
 	RelevanceLevels []LevelRow `json:"relevanceLevels"`
 }
 
-// CaseLevel are the case-level (evidence gate) statistics over each
-// judged case's best top-K qualityScore; AtShipped holds lowQuality and
-// minQuality, in that order.
+// CaseLevel are the case-level statistics, those of the evidence gate,
+// over each judged case's best top-K qualityScore. AtShipped holds
+// lowQuality and minQuality, in that order.
 type CaseLevel struct {
 	Separation
 	// Samples lists every judged case in golden-file order.
@@ -154,8 +154,9 @@ type CaseLevel struct {
 }
 
 // CaseSample is one judged case's observation. BestQuality is the best
-// qualityScore of its top-K blocks (ScoreFrom "blocks"), else its selected
-// attempt's bestQuality (ScoreFrom "attempt"), else nil (and ScoreFrom nil).
+// qualityScore of its top-K blocks, with ScoreFrom "blocks". Else it is its
+// selected attempt's bestQuality, with ScoreFrom "attempt". Else both are
+// nil.
 type CaseSample struct {
 	CaseID      string           `json:"caseId"`
 	Label       string           `json:"label"`
@@ -187,21 +188,21 @@ type Input struct {
 	Fixtures string
 	// Manifest is its _snapshot.json, nil when it has none.
 	Manifest *contract.Manifest
-	// Result is the judgement of its fixtures; nil when the manifest says
-	// the directory is unavailable.
+	// Result is the judgement of its fixtures. It is nil when the manifest
+	// says the directory is unavailable.
 	Result *judge.Result
 	// AttemptBest maps the caseId of a judged case whose top K has no
-	// scored block to its selected attempt's bestQuality
-	// (retrievalTrace.attempts[].bestQuality: the best qualityScore among
-	// the attempt's first topK candidates before post-processing), when
-	// the fixture records one and the attempt had candidates. Nil or
-	// missing entries mean no such score.
+	// scored block to its selected attempt's bestQuality, when the fixture
+	// records one and the attempt had candidates. That is
+	// retrievalTrace.attempts[].bestQuality, the best qualityScore among
+	// the attempt's first topK candidates before post-processing. A nil map
+	// or a missing entry means no such score.
 	AttemptBest map[string]float64
 }
 
 // Load reads the manifest of dir and, unless it says the directory is
 // unavailable, judges dir's fixtures against g. A missing manifest is not
-// an error; an unreadable one, or an unreadable dir, is.
+// an error. An unreadable manifest or dir is.
 func Load(g *contract.GoldenFile, dir string, flagK int) (Input, error) {
 	in := Input{Fixtures: dir}
 	m, err := contract.ReadManifest(dir)
@@ -252,8 +253,8 @@ func hasScore(cands []judge.Candidate) bool {
 
 // readAttemptBest returns the bestQuality of the selected attempt recorded
 // in the fixture at path. The judge reads no attempts, so this decodes just
-// that part of the fixture; any problem means there is no such score (the
-// judge has already judged the file).
+// that part of the fixture. Any problem means there is no such score, as
+// the judge has already judged the file.
 func readAttemptBest(path string) (float64, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -453,7 +454,7 @@ func buildStats(results []judge.CaseResult, attemptBest map[string]float64, ship
 	return bl, cl
 }
 
-// measure fills everything but Counts from samples; atShipped are the
+// measure fills everything but Counts from samples. atShipped are the
 // rates at the shipped thresholds.
 func (s *Separation) measure(samples []Sample, atShipped ...Threshold) {
 	s.Relevant, s.NonRelevant = dist(samples, true), dist(samples, false)

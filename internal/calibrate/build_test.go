@@ -38,12 +38,13 @@ func TestBlockLabels(t *testing.T) {
 		blocks []Label
 		cas    Label
 	}{
-		// pool (expected), pool without qualityScore, slow (grade 1),
-		// timeouts (grade 0), disk (no grade); the sixth block is beyond K.
+		// pool is expected, then pool without qualityScore, slow at grade 1,
+		// timeouts at grade 0 and disk without grade. The sixth block is
+		// beyond K.
 		"graded": {[]Label{R, R, R, N, N}, R},
-		// redis without docId is rag-eval/redis (expected); cache-v2 is
-		// rag-eval/cache (grade 1); other/redis has no grade although its
-		// source is redis; rag-eval/pool is grade 0.
+		// redis without docId is rag-eval/redis, expected. cache-v2 is
+		// rag-eval/cache, grade 1. other/redis has no grade although its
+		// source is redis. rag-eval/pool is grade 0.
 		"docid":          {[]Label{R, R, N, N}, R},
 		"offtopic":       {[]Label{N, N}, N},
 		"offtopic-weak":  {[]Label{N}, N},
@@ -199,7 +200,7 @@ func TestTextOneLinePerMode(t *testing.T) {
 }
 
 // TestSmallClasses: a class with fewer than MinClassSize scored members is
-// named in the mode's one warning; five of each is enough.
+// named in the mode's one warning. Five of each is enough.
 func TestSmallClasses(t *testing.T) {
 	mode := func(rb, nb, rc, nc int) *Mode {
 		return &Mode{Name: "hybrid",

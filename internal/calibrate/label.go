@@ -87,11 +87,11 @@ func BlockLabels(r *judge.CaseResult) []Label {
 	return out
 }
 
-// CaseLabel labels a judged case for the case-level (evidence gate)
-// statistics: Relevant when a top-K block is relevant, NonRelevant when
-// the case is off-topic, else Unlabelled (a case whose expected documents
-// were all missed tells the gate nothing: it should have found evidence
-// but did not). blocks are BlockLabels(r).
+// CaseLabel labels a judged case for the case-level statistics, those of
+// the evidence gate. It is Relevant when a top-K block is relevant,
+// NonRelevant when the case is off-topic, else Unlabelled. A case whose
+// expected documents were all missed tells the gate nothing: it should
+// have found evidence but did not. blocks are BlockLabels(r).
 func CaseLabel(r *judge.CaseResult, blocks []Label) Label {
 	for _, l := range blocks {
 		if l == Relevant {

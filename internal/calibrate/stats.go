@@ -152,21 +152,25 @@ func (r *Rates) fill() {
 
 // BestThreshold returns the threshold that best separates the relevant
 // samples from the others: the t maximising Youden's J = TPR − FPR for the
-// rule score ≥ t. Candidates are, in increasing order, one below every
-// score (min(0, lowest score), lowered to a 6-decimal value when its
-// rounding would rise above the lowest score: everything predicted
-// relevant, J = 0), one between each pair of adjacent distinct scores (see
-// between), and one above every score (nothing predicted relevant, J = 0,
-// so it never wins: ties go to the lowest candidate). J is compared
-// exactly, in integers, so equal J values tie whatever the float rounding.
+// rule score ≥ t. The candidates are, in increasing order:
+//
+//   - one below every score, where everything is predicted relevant and
+//     J = 0. It is min(0, lowest score), lowered to a 6-decimal value when
+//     its rounding would rise above the lowest score.
+//   - one between each pair of adjacent distinct scores (between)
+//   - one above every score, where nothing is predicted relevant and J = 0.
+//     It never wins, as ties go to the lowest candidate.
+//
+// J is compared exactly, in integers, so equal J values tie whatever the
+// float rounding.
 //
 // The threshold is chosen so that contract.Round6(best.Threshold), the
 // value the reports write, gives the same TP, FP, FN and TN as
-// best.Threshold does — unless no 6-decimal value lies between the two
-// adjacent scores it separates (both have more than 6 decimals and lie
-// within the same 0.000001 step).
+// best.Threshold does. The exception is when no 6-decimal value lies
+// between the two adjacent scores it separates. Both then have more than 6
+// decimals and lie within the same 0.000001 step.
 //
-// ok is false when either class is empty: J is then undefined.
+// ok is false when either class is empty, as J is then undefined.
 func BestThreshold(samples []Sample) (best Rates, ok bool) {
 	s, pos, neg := byScore(samples)
 	if pos == 0 || neg == 0 {
@@ -205,13 +209,13 @@ func BestThreshold(samples []Sample) (best Rates, ok bool) {
 }
 
 // between returns the threshold BestThreshold places between adjacent
-// distinct scores lo < hi: a t with lo < t ≤ hi whose 6-decimal rounding
-// contract.Round6(t), the value the reports write, also lies in (lo, hi],
-// so "score ≥ t" and "score ≥ the written t" keep the same scores. It is
-// the midpoint when the midpoint's rounding lies in (lo, hi], else the
-// smallest 6-decimal value above lo (which is hi when lo and hi are
-// 6-decimal values 0.000001 apart), else, when no 6-decimal value lies in
-// (lo, hi], the midpoint.
+// distinct scores lo < hi. It is a t with lo < t ≤ hi whose 6-decimal
+// rounding contract.Round6(t), the value the reports write, also lies in
+// (lo, hi]. So "score ≥ t" and "score ≥ the written t" keep the same
+// scores. t is the midpoint when the midpoint's rounding lies in (lo, hi].
+// Else it is the smallest 6-decimal value above lo, which is hi when lo
+// and hi are 6-decimal values 0.000001 apart. When no 6-decimal value lies
+// in (lo, hi], it is the midpoint.
 func between(lo, hi float64) float64 {
 	m := lo + (hi-lo)/2
 	if r := contract.Round6(m); r > lo && r <= hi {

@@ -42,13 +42,13 @@ func TestBestThreshold(t *testing.T) {
 		{"separable: midpoint of max negative and min positive", []float64{0.5, 0.9, 0.7}, []float64{0.2, 0.1, 0.3},
 			0.4, 1, 0, 1, 1, 3, 0, 0, 3},
 		{"tie goes to the lowest threshold", []float64{0.4, 0.8}, []float64{0.2, 0.6},
-			// candidates: 0.3 → TPR 1, FPR 1/2, J 1/2; 0.5 → TPR 1/2, FPR 1/2, J 0;
-			// 0.7 → TPR 1/2, FPR 0, J 1/2. Lowest wins.
+			// Candidates: 0.3 → TPR 1, FPR 1/2, J 1/2. 0.5 → TPR 1/2, FPR 1/2,
+			// J 0. 0.7 → TPR 1/2, FPR 0, J 1/2. The lowest wins.
 			0.3, 1, 0.5, 0.5, 2.0 / 3, 2, 1, 0, 1},
 		{"no separation: keep everything", []float64{0.1, 0.2}, []float64{0.3, 0.4},
 			0, 1, 1, 0, 0.5, 2, 2, 0, 0},
 		{"equal scores in both classes", []float64{0.5, 0.5, 0.9}, []float64{0.5, 0.1},
-			// 0.3 → TPR 1, FPR 1/2, J 1/2; 0.7 → TPR 1/3, FPR 0, J 1/3.
+			// 0.3 → TPR 1, FPR 1/2, J 1/2. 0.7 → TPR 1/3, FPR 0, J 1/3.
 			0.3, 1, 0.5, 0.5, 0.75, 3, 1, 0, 1},
 	}
 	for _, tt := range tests {
@@ -132,7 +132,7 @@ func TestBetween(t *testing.T) {
 		{0.3, 0.5, 0.4},
 		{0.123456, 0.123457, 0.123457},
 		{0.1234561, 0.1234571, 0.1234566},  // the midpoint is written as 0.123457, in (lo, hi]
-		{0.1234561, 0.1234564, 0.12345625}, // written as 0.123456 ≤ lo; 0.123457 > hi: the midpoint
+		{0.1234561, 0.1234564, 0.12345625}, // no 6-decimal value in (lo, hi]: the midpoint
 	} {
 		got := between(tt.lo, tt.hi)
 		if !near(got, tt.want) {
@@ -179,7 +179,7 @@ func TestSummarize(t *testing.T) {
 
 func TestHistogramEdges(t *testing.T) {
 	// Every edge written with two decimals, as fixtures write them, falls
-	// in the bin it opens; the value just below it in the bin before.
+	// in the bin it opens. The value just below it falls in the bin before.
 	for i := 0; i < Bins; i++ {
 		edge, _ := strconv.ParseFloat(strconv.FormatFloat(float64(i)*0.05, 'f', 2, 64), 64)
 		if got := BinOf(edge); got != i {

@@ -14,10 +14,10 @@ import (
 
 // WriteText writes the plain-text summary, one line per mode: the best
 // block threshold and the best case threshold, each beside the shipped
-// thresholds it justifies (or does not). The mode name, status and reason
-// come from the manifest; one that holds a control character (a newline
-// would split its line), a line or paragraph separator or invalid UTF-8 is
-// written Go-quoted.
+// thresholds it justifies or does not. The mode name, status and reason
+// come from the manifest. One that holds a control character, a line or
+// paragraph separator or invalid UTF-8 is written Go-quoted, as a newline
+// would split its line.
 func (r *Report) WriteText(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	for i := range r.Modes {

@@ -9,7 +9,7 @@ import (
 )
 
 // SchemaVersion is the version of the comparison JSON format. Version 2
-// has any number of sides and pairs; version 1 had left and right.
+// has any number of sides and pairs. Version 1 had left and right.
 const SchemaVersion = 2
 
 // Side statuses (the manifest's vocabulary).
@@ -90,8 +90,8 @@ type Report struct {
 	Method Method `json:"method"`
 }
 
-// SideReport is one side's identity, availability and summary (docs/checks.md) (nil
-// when unavailable).
+// SideReport is one side's identity, availability and summary
+// (docs/checks.md). The summary is nil when the side is unavailable.
 type SideReport struct {
 	Name     string         `json:"name"`
 	Fixtures string         `json:"fixtures"`
@@ -101,8 +101,8 @@ type SideReport struct {
 }
 
 // Case is one golden case on every side. Sides[s] is null when side s is
-// unavailable; Differences[k] lists what differs between the sides of
-// pair k (empty when either is unavailable).
+// unavailable. Differences[k] lists what differs between the sides of
+// pair k. It is empty when either side is unavailable.
 type Case struct {
 	CaseID      string      `json:"caseId"`
 	Sides       []*CaseSide `json:"sides"`
@@ -112,7 +112,8 @@ type Case struct {
 }
 
 // CaseSide is the part of one side's judge.CaseResult that a comparison
-// shows (docs/reports.md), in its JSON key order; the values are the judge's own.
+// shows (docs/reports.md), in its JSON key order. The values are the
+// judge's own.
 type CaseSide struct {
 	Status            judge.Status      `json:"status"`
 	HitLevel          *string           `json:"hitLevel"`
@@ -120,8 +121,8 @@ type CaseSide struct {
 	SelectedAttempt   *string           `json:"selectedAttempt"`
 	TopCandidates     []judge.Candidate `json:"topCandidates"`
 	FailedChecks      []string          `json:"failedChecks"`
-	// SkippedChecks are the checks skipped on this side (its pipeline
-	// declares it lacks what they need); omitted when none was.
+	// SkippedChecks are the checks skipped on this side, as its pipeline
+	// declares it lacks what they need. It is omitted when none was.
 	SkippedChecks []string `json:"skippedChecks,omitempty"`
 }
 
@@ -152,12 +153,14 @@ const (
 )
 
 // Value is a case's per-case value of a metric, and whether it has one
-// (docs/reports.md): recallAtK is 1 when the hit level is strong or medium
-// and 0 when weak or miss; the rank metrics are the case's rank metrics
-// (docs/checks.md); passRate
-// is 1 when the case passed and 0 otherwise (not_run and error included, as
-// in the summary's passRate), and none when it was skipped (counted apart,
-// as in the summary's passRate).
+// (docs/reports.md).
+//
+//   - recallAtK is 1 when the hit level is strong or medium, and 0 when it
+//     is weak or miss.
+//   - The rank metrics are the case's rank metrics (docs/checks.md).
+//   - passRate is 1 when the case passed and 0 otherwise, not_run and error
+//     included. A skipped case has none, as it is counted apart. Both are
+//     as in the summary's passRate.
 func Value(metric string, c *judge.CaseResult) (float64, bool) {
 	switch metric {
 	case MetricPassRate:
@@ -197,11 +200,12 @@ func Value(metric string, c *judge.CaseResult) (float64, bool) {
 	return 0, false
 }
 
-// Build compares sides judged against the same golden file (same cases in
-// the same order): every pair of sides, or with baseline ≥ 0 every side
-// against sides[baseline] (Analyze). in names that file; in.K is what the
-// reports call inputs.k. Pairs are computed on up to workers goroutines
-// (0: one per CPU), with the same result for any number.
+// Build compares sides judged against the same golden file, so the same
+// cases in the same order. It compares every pair of sides, or with
+// baseline ≥ 0 every side against sides[baseline] (Analyze). in names that
+// file. in.K is what the reports call inputs.k. Pairs are computed on up to
+// workers goroutines, one per CPU for 0, with the same result for any
+// number.
 func Build(in Inputs, sides []Side, baseline, workers int) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Tool: "rag-eval compare", Inputs: in}
 	t := &Table{Metrics: Metrics}
@@ -308,7 +312,7 @@ func PositionDiffs(l, r []judge.Candidate, i int) []string {
 // differences lists what differs between the two sides of a case, in the
 // order source, breadcrumb, category, rank, scoreLabel, relevanceLevel,
 // hitLevel, selectedAttempt. The block fields compare the top-K blocks
-// position by position; rank compares firstExpectedRank.
+// position by position. rank compares firstExpectedRank.
 func differences(l, r *CaseSide) []string {
 	diff := map[string]bool{
 		DiffRank:            !samePtr(l.FirstExpectedRank, r.FirstExpectedRank),
@@ -332,9 +336,10 @@ func differences(l, r *CaseSide) []string {
 var differenceOrder = []string{DiffSource, DiffBreadcrumb, DiffCategory, DiffRank, DiffScoreLabel, DiffRelevanceLevel, DiffHitLevel, DiffSelectedAttempt}
 
 // Substantive reports whether the sides of pair k differ in more than
-// scoreLabel in c. Hybrid and dense always label their scores differently
-// (RRF vs COSINE), which says nothing about what was retrieved; the
-// Markdown and text outputs count such cases apart and do not detail them.
+// scoreLabel in c. Hybrid and dense always label their scores
+// differently, RRF vs COSINE, which says nothing about what was retrieved.
+// The Markdown and text outputs count such cases apart and do not detail
+// them.
 func (c *Case) Substantive(k int) bool {
 	for _, d := range c.Differences[k] {
 		if d != DiffScoreLabel {

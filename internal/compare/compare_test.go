@@ -10,8 +10,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
-// result builds a judged result over cases c0…cn-1; hit(i) says whether
-// case i found its document first (strong, rank 1) or missed it.
+// result builds a judged result over cases c0…cn-1. hit(i) says whether
+// case i found its document first, strong at rank 1, or missed it.
 func result(g *contract.GoldenFile, dir string, hit func(i int) bool) *judge.Result {
 	r := &judge.Result{Golden: g, Fixtures: dir}
 	attempt := "FILTERED_VECTOR"

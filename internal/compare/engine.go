@@ -8,11 +8,11 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// Table is what the statistics engine compares: per side, per metric, per
-// item (a golden case, a TREC query) a value. Values[s][m][i] is side s's
-// value of metric m on item i, NaN when the side has no value there;
-// Values[s] is nil when side s is unavailable. Every available side has
-// the same items in the same order.
+// Table is what the statistics engine compares: a value per side, metric
+// and item. An item is a golden case or a TREC query. Values[s][m][i] is
+// side s's value of metric m on item i, NaN when the side has no value
+// there. Values[s] is nil when side s is unavailable. Every available side
+// has the same items in the same order.
 type Table struct {
 	Sides   []string
 	Metrics []string
@@ -57,10 +57,11 @@ type Comparison struct {
 }
 
 // MetricSummary is one metric across the sides. Means[s] is side s's mean
-// over the items where it has a value (null when unavailable or it has
-// none); BetterThan[s] names, in side order, the sides that side s beats
-// significantly: a compared pair of the two whose pAdjusted is below
-// Significance and whose Δ favours s.
+// over the items where it has a value. It is null when the side is
+// unavailable or has none. BetterThan[s] names, in side order, the sides
+// that side s beats significantly. Side s beats a side when the two are a
+// compared pair whose pAdjusted is below Significance and whose Δ favours
+// s.
 type MetricSummary struct {
 	Name       string             `json:"name"`
 	Means      []*contract.Float6 `json:"means"`
@@ -75,18 +76,18 @@ type Pair struct {
 }
 
 // Metric is one metric's paired comparison of a pair's sides. A and B are
-// the means over the pairs of items (over the side's own valued items when
-// the other side is unavailable); Delta is the mean of a − b over the pairs.
-// Every value is null when it has nothing to be computed from.
+// the means over the pairs of items. When the other side is unavailable, a
+// side's mean is over its own valued items. Delta is the mean of a − b over
+// the pairs. Every value is null when it has nothing to be computed from.
 type Metric struct {
 	Name  string              `json:"name"`
 	A     *contract.Float6    `json:"a"`
 	B     *contract.Float6    `json:"b"`
 	Delta *contract.Float6    `json:"delta"`
 	CI95  *[2]contract.Float6 `json:"ci95"`
-	// PValue is the randomization test's p-value; PAdjusted is its Holm
-	// adjustment over every p-value of the report (the family: every
-	// pair × metric that has one).
+	// PValue is the randomization test's p-value. PAdjusted is its Holm
+	// adjustment over every p-value of the report. That family is every
+	// pair × metric that has one.
 	PValue    *contract.Float6 `json:"pValue"`
 	PAdjusted *contract.Float6 `json:"pAdjusted"`
 	Pairs     int              `json:"pairs"`
@@ -116,16 +117,17 @@ const Significance = 0.05
 // p-value below Significance.
 func (m *Metric) Significant() bool { return m.PAdjusted != nil && m.pAdj < Significance }
 
-// Analyze compares the sides of t pair by pair (pairs from AllPairs or
-// BaselinePairs; baseline is the baseline side's index, −1 for none) and
-// adjusts every p-value of the result together (Holm).
+// Analyze compares the sides of t pair by pair, and adjusts every p-value
+// of the result together (Holm). pairs come from AllPairs or
+// BaselinePairs. baseline is the baseline side's index, −1 for none.
 //
 // Each pair draws from its own source, NewSource(), metric by metric in
-// the order of t.Metrics, bootstrap first, then the randomization test, as
-// a comparison of those two sides alone would: a pair's numbers, but the
-// adjusted p-values, do not depend on the other sides, on their order, or on how many pairs are
-// computed at once. Pairs are computed on up to workers goroutines (0: one
-// per CPU); the result is the same bytes for any number.
+// the order of t.Metrics, bootstrap first, then the randomization test. A
+// comparison of those two sides alone would draw the same. So a pair's
+// numbers, but the adjusted p-values, do not depend on the other sides, on
+// their order, or on how many pairs are computed at once. Pairs are
+// computed on up to workers goroutines, one per CPU for 0. The result is
+// the same bytes for any number.
 func Analyze(t *Table, pairs [][2]int, baseline, workers int) Comparison {
 	var c Comparison
 	if baseline >= 0 {

@@ -233,9 +233,10 @@ func findPair(c Comparison, a, b string) (Pair, bool) {
 }
 
 // TestRunOrderDoesNotChangeAPair: permuting the sides changes no pair's
-// numbers (a pair read the other way round has Δ negated, the interval
-// mirrored, wins and losses swapped, the same p and adjusted p), nor the
-// side means and the significance letters; nor does the number of workers.
+// numbers, nor the side means and the significance letters. A pair read
+// the other way round has Δ negated, the interval mirrored, wins and losses
+// swapped, and the same p and adjusted p. The number of workers changes
+// nothing either.
 func TestRunOrderDoesNotChangeAPair(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for trial := range 6 {
@@ -341,12 +342,12 @@ func TestSelfComparisonIsAllTies(t *testing.T) {
 
 func TestHolmAgainstHandComputedValues(t *testing.T) {
 	for _, c := range []struct{ ps, want []float64 }{
-		// sorted 0.005 0.01 0.03 0.04 → ×4 ×3 ×2 ×1 = 0.02 0.03 0.06 0.04,
-		// then running maxima 0.02 0.03 0.06 0.06; back in input order.
+		// Sorted 0.005 0.01 0.03 0.04 → ×4 ×3 ×2 ×1 = 0.02 0.03 0.06 0.04,
+		// then running maxima 0.02 0.03 0.06 0.06, back in input order.
 		{[]float64{0.01, 0.04, 0.03, 0.005}, []float64{0.03, 0.06, 0.06, 0.02}},
 		// R: p.adjust(c(0.01, 0.02, 0.03, 0.04, 0.05), "holm")
 		{[]float64{0.01, 0.02, 0.03, 0.04, 0.05}, []float64{0.05, 0.08, 0.09, 0.09, 0.09}},
-		// ties share their adjusted value; capped at 1
+		// Ties share their adjusted value, capped at 1.
 		{[]float64{0.5, 0.2, 0.5}, []float64{1, 0.6, 1}},
 		{[]float64{0.02, 0.02}, []float64{0.04, 0.04}},
 		{nil, []float64{}},
@@ -364,7 +365,7 @@ func TestHolmAgainstHandComputedValues(t *testing.T) {
 }
 
 // TestFamilyAndLetters: with a baseline only the pairs against it are
-// tested and adjusted together; a clearly better side gets the letter of
+// tested and adjusted together. A clearly better side gets the letter of
 // the sides it beats.
 func TestFamilyAndLetters(t *testing.T) {
 	const n = 60
@@ -396,10 +397,10 @@ func TestFamilyAndLetters(t *testing.T) {
 }
 
 // TestGroupStatsIsPairedStats: pairs computed together by the batched
-// kernels, on any number of workers, get for each the numbers of the
-// sequential procedure (Bootstrap, then SignFlip), and leave the source
-// where it does; also when the batched draws fall back to drawing one index
-// after the other. PairedStats is the kernels on one pair.
+// kernels, on any number of workers, each get the numbers of the
+// sequential procedure, Bootstrap then SignFlip. They leave the source
+// where it does. That holds too when the batched draws fall back to drawing
+// one index after the other. PairedStats is the kernels on one pair.
 func TestGroupStatsIsPairedStats(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	t.Cleanup(func() { drawPiece = drawLanes })

@@ -8,14 +8,15 @@ import (
 )
 
 // Pairs of sides whose metrics have the same numbers of pairs draw the same
-// random numbers: each pair's source starts at (Seed1, Seed2) and every
+// random numbers. Each pair's source starts at (Seed1, Seed2), and every
 // metric consumes Resamples·n index draws and Permutations·⌈n/64⌉ words.
-// groupStats computes such pairs together: each batch of draws is made
-// once (on every worker, by jump-ahead) and then summed for every pair (the
-// pairs split among the workers). The numbers are those of PairedStats on
+// groupStats computes such pairs together. Each batch of draws is made
+// once, on every worker by jump-ahead, then summed for every pair, with the
+// pairs split among the workers. The numbers are those of PairedStats on
 // each pair, bit for bit.
 
-// batchWords bounds the index draws of one bootstrap batch (a 512 KiB buffer).
+// batchWords bounds the index draws of one bootstrap batch, to a 512 KiB
+// buffer.
 const batchWords = 1 << 17
 
 // groupStats returns PairedStats(ds[k], rng') for every k, where each rng'
@@ -117,7 +118,7 @@ type chunk struct{ lo, hi int }
 // and eight sums in flight keep both floating-point adders busy.
 const wide = 8
 
-// chunks splits n pairs into runs of up to wide; a single pair is a chunk
+// chunks splits n pairs into runs of up to wide. A single pair is a chunk
 // of one.
 func chunks(n int) []chunk {
 	var out []chunk
@@ -147,7 +148,7 @@ func pack(ds [][]float64, n int, f func(float64) float64) []float64 {
 	return out
 }
 
-// sumResamples8 is sumResamples for up to wide pairs packed by pack; each
+// sumResamples8 is sumResamples for up to wide pairs packed by pack. Each
 // pair's sum still adds its terms in draw order.
 func sumResamples8(packed []float64, idx []uint32, n int, means [][]float64, r0 int) {
 	nf := float64(n)
@@ -173,8 +174,9 @@ func sumResamples8(packed []float64, idx []uint32, n int, means [][]float64, r0 
 	}
 }
 
-// flipSums8 is flipSums for up to wide pairs packed by pack (sign bits),
-// sharing each word; each pair's sum still adds its terms in order.
+// flipSums8 is flipSums for up to wide pairs, their sign bits packed by
+// pack so that they share each word. Each pair's sum still adds its terms
+// in order.
 func flipSums8(packed []uint64, words []uint64, w, n int, limits []float64, hits []int) {
 	for p := range len(words) / w {
 		var s0, s1, s2, s3, s4, s5, s6, s7 float64
@@ -229,9 +231,9 @@ func parallel[T any](items []T, workers int, f func(T)) {
 
 // drawIndices fills idx with successive intN(rng, n) draws and leaves rng
 // after them. The workers draw contiguous pieces from generators advanced
-// to each piece's first word, which assumes one word per draw; if a draw
-// needs a second word (probability below n/2^64 each), the batch is drawn
-// again one index after the other.
+// to each piece's first word, which assumes one word per draw. If a draw
+// needs a second word, with a probability below n/2^64 each, the batch is
+// drawn again one index after the other.
 func drawIndices(rng *PCG, n uint64, idx []uint32, workers int) {
 	start := *rng
 	type piece struct{ lo, hi int }
@@ -262,7 +264,7 @@ func drawIndices(rng *PCG, n uint64, idx []uint32, workers int) {
 	}
 }
 
-// drawPiece is drawLanes; tests replace it to take the sequential path.
+// drawPiece is drawLanes. Tests replace it to take the sequential path.
 var drawPiece = drawLanes
 
 // drawLanes fills dst with successive Lemire draws of [0, n) from g, four

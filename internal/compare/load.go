@@ -12,9 +12,9 @@ import (
 
 // LoadSide judges the fixtures in dir against g as the side called name.
 // The side is unavailable, not an error, when dir does not exist or its
-// manifest (_snapshot.json) says "status": "unavailable" (a sidecar that
-// could not be reached); its old fixtures are then ignored. An unreadable
-// directory or manifest is an error.
+// manifest (_snapshot.json) says "status": "unavailable", as for a sidecar
+// that could not be reached. Its old fixtures are then ignored. An
+// unreadable directory or manifest is an error.
 func LoadSide(name, dir string, g *contract.GoldenFile, opts judge.Options) (Side, error) {
 	s := Side{Name: name, Fixtures: dir}
 	fi, err := os.Stat(dir)

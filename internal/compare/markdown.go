@@ -138,7 +138,7 @@ func sideCell(s, other *CaseSide) string {
 }
 
 // blockCell renders position i of a top-K list: source, breadcrumb, then
-// category · scoreLabel · relevanceLevel · qualityScore; the fields named
+// category · scoreLabel · relevanceLevel · qualityScore. The fields named
 // in diff are bold.
 func blockCell(l []judge.Candidate, i int, diff []string) string {
 	if i >= len(l) {

@@ -2,15 +2,18 @@ package compare
 
 import "math/bits"
 
-// PCG is math/rand/v2's PCG generator, bit for bit (a test checks it
-// against rand.NewPCG): a 128-bit LCG state advanced by
-// state = state·mul + inc (mod 2^128), mul = 2549297995355413924·2^64 +
-// 4865540595714422341, inc = 6364136223846793005·2^64 + 1442695040888963407,
+// PCG is math/rand/v2's PCG generator, bit for bit, and a test checks it
+// against rand.NewPCG. It is a 128-bit LCG state advanced by
+//
+//	state = state·mul + inc (mod 2^128)
+//	mul = 2549297995355413924·2^64 + 4865540595714422341
+//	inc = 6364136223846793005·2^64 + 1442695040888963407
+//
 // with the DXSM output of the new state. It is a concrete type so that the
-// statistics' inner loops inline it, and it can jump ahead: Advance(k)
-// puts it where k calls of Uint64 would, in O(log k) (Brown's LCG
-// jump-ahead), which lets the statistics draw several independent stretches
-// of one stream at once and still consume it in its documented order.
+// statistics' inner loops inline it. It can jump ahead: Advance(k) puts it
+// where k calls of Uint64 would, in O(log k), by Brown's LCG jump-ahead.
+// That lets the statistics draw several independent stretches of one
+// stream at once and still consume it in its documented order.
 type PCG struct{ hi, lo uint64 }
 
 const (

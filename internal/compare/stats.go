@@ -11,7 +11,8 @@ import (
 const (
 	// Resamples is the number of bootstrap resamples of the paired differences.
 	Resamples = 10_000
-	// Permutations is the number of sign-flip permutations of the randomization test.
+	// Permutations is the number of sign-flip permutations of the
+	// randomization test.
 	Permutations = 10_000
 	// Seed1 and Seed2 seed the PCG source of each pair of sides.
 	Seed1, Seed2 = 1, 2
@@ -31,9 +32,9 @@ type Paired struct {
 // PairedStats computes the mean difference, its bootstrap interval and its
 // randomization p-value. d must not be empty. It draws Resamples·len(d)
 // indices, then Permutations·⌈len(d)/64⌉ words of random bits from rng.
-// It runs the comparison's own kernels on one pair and one core; the
+// It runs the comparison's own kernels on one pair and one core. The
 // numbers are those of Bootstrap and SignFlip, which state the procedure
-// one draw after the other (a test checks it).
+// one draw after the other, and a test checks it.
 func PairedStats(d []float64, rng *PCG) Paired {
 	return groupStats([][]float64{d}, rng, 1)[0]
 }
@@ -45,10 +46,10 @@ func PairedStats(d []float64, rng *PCG) Paired {
 const lanes = 4
 
 // Bootstrap returns the 95% percentile interval (Interval) of the mean of d
-// over b resamples drawn with replacement: resample r draws len(d) indices
-// with intN, in order, and sums d at them from the first to the last
-// (resample r's draws follow resample r−1's in the stream). It is the
-// documented procedure, one draw after the other; the comparison computes
+// over b resamples drawn with replacement. Resample r draws len(d) indices
+// with intN, in order, and sums d at them from the first to the last.
+// Resample r's draws follow resample r−1's in the stream. It is the
+// documented procedure, one draw after the other. The comparison computes
 // the same numbers with batched kernels.
 func Bootstrap(d []float64, b int, rng *PCG) [2]float64 {
 	means := make([]float64, b)
@@ -86,16 +87,16 @@ func intN(rng *PCG, n uint64) uint64 {
 	return hi
 }
 
-// Interval returns the 2.5% and 97.5% type-7 quantiles of sorted (linear
-// interpolation between order statistics, Hyndman–Fan type 7, numpy's and
-// R's default): with h = (len−1)·0.025, i = ⌊h⌋ and f = h − i,
+// Interval returns the 2.5% and 97.5% type-7 quantiles of sorted. Type 7 of
+// Hyndman–Fan, numpy's and R's default, interpolates linearly between order
+// statistics. With h = (len−1)·0.025, i = ⌊h⌋ and f = h − i,
 //
 //	lo = s[i] + f·(s[i+1] − s[i])
 //	hi = s[len−1−i] + f·(s[len−2−i] − s[len−1−i])
 //
 // hi is the type-7 97.5% quantile counted from the top, so that the
-// interval of −d is exactly −(the interval of d) mirrored: swapping the two
-// sides of a comparison swaps the bounds bit for bit.
+// interval of −d is exactly the interval of d negated and mirrored.
+// Swapping the two sides of a comparison swaps the bounds bit for bit.
 func Interval(sorted []float64) [2]float64 {
 	n := len(sorted)
 	h := float64(n-1) * 0.025
@@ -117,15 +118,15 @@ func Interval(sorted []float64) [2]float64 {
 //	p = (#{|permuted mean| ≥ |observed mean|} + 1) / (perms + 1).
 //
 // The signs of a permutation are the bits of successive rng.Uint64 words,
-// lowest bit first, a fresh word for every 64 differences (permutation r
-// uses words r·⌈len(d)/64⌉ to (r+1)·⌈len(d)/64⌉ − 1 of the stream); a
+// lowest bit first, a fresh word for every 64 differences. Permutation r
+// uses words r·⌈len(d)/64⌉ to (r+1)·⌈len(d)/64⌉ − 1 of the stream. A
 // permuted sum adds ±d_i for i = 0, 1, … in order. A permutation counts
-// when |Σ ±d_i| ≥ |Σ d_i| − 10⁻¹²·(1 + Σ |d_i|) (the sums in that order): the
-// slack makes a permutation whose mean equals the observed one in exact
-// arithmetic count as reaching it whatever the rounding (on values on a
-// grid, P_10 say, that changes p). It is the documented procedure, one
-// permutation after the other; the comparison computes the same numbers
-// with batched kernels.
+// when |Σ ±d_i| ≥ |Σ d_i| − 10⁻¹²·(1 + Σ |d_i|), with the sums in that
+// order. The slack makes a permutation whose mean equals the observed one
+// in exact arithmetic count as reaching it, whatever the rounding. On
+// values on a grid, P_10 say, that changes p. It is the documented
+// procedure, one permutation after the other. The comparison computes the
+// same numbers with batched kernels.
 func SignFlip(d []float64, perms int, rng *PCG) float64 {
 	var obs, abs float64
 	for _, v := range d {

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// BenchmarkPairedStats: one metric's bootstrap and randomization test
-// (10,000 resamples + 10,000 permutations); a comparison runs six.
+// BenchmarkPairedStats: one metric's bootstrap and randomization test,
+// 10,000 resamples and 10,000 permutations. A comparison runs six.
 func BenchmarkPairedStats(b *testing.B) {
 	for _, n := range []int{40, 1_000, 10_000} {
 		d := make([]float64, n)

@@ -47,7 +47,7 @@ func TestNoShiftIsNotSignificant(t *testing.T) {
 
 func TestSignFlipMatchesTheExactTest(t *testing.T) {
 	// d = {1, 1, 1}: of the 8 sign patterns, 2 reach |mean| = 1, so the
-	// exact p is 0.25; 10,000 random permutations land close to it.
+	// exact p is 0.25. 10,000 random permutations land close to it.
 	p := SignFlip([]float64{1, 1, 1}, Permutations, NewSource())
 	if math.Abs(p-0.25) > 0.015 {
 		t.Fatalf("p = %v, want ≈ 0.25", p)
@@ -80,10 +80,11 @@ func TestStatisticsAreReproducible(t *testing.T) {
 }
 
 // TestPinnedValues pins the statistics to the exact draws of the documented
-// procedure (PCG (1, 2); per resample len(d) IntN; signs from Uint64 bits),
-// so a change to the seed, the draw order or the percentile rule fails
-// here and not only in CI's report diff. The procedure was reproduced
-// independently (a Python PCG-DXSM and IntN) on the shipped comparison.
+// procedure: PCG (1, 2), len(d) IntN per resample, signs from Uint64 bits.
+// So a change to the seed, the draw order or the percentile rule fails
+// here, and not only in CI's report diff. The procedure was reproduced
+// independently on the shipped comparison, with a Python PCG-DXSM and
+// IntN.
 func TestPinnedValues(t *testing.T) {
 	d := make([]float64, 53)
 	d[3], d[17], d[40] = 0.5, 1, -0.0625

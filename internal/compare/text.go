@@ -38,9 +38,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// skippedLine says what of a side was skipped: "1 case skipped; 3 checks
-// skipped (selected_attempt 2: pipeline declares no trace; …)"; "" when
-// nothing was.
+// skippedLine says what of a side was skipped:
+//
+//	1 case skipped; 3 checks skipped (selected_attempt 2: pipeline declares no trace; …)
+//
+// It is "" when nothing was.
 func skippedLine(m *judge.Summary) string {
 	n := m.SkippedCheckCount()
 	if n == 0 && m.SkippedCount == 0 {

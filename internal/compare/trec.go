@@ -29,14 +29,16 @@ type TrecInputs struct {
 	QrelsSHA256 string `json:"qrelsSha256"`
 	// Measures are the -m arguments as given.
 	Measures []string `json:"measures"`
-	// Complete is -c; RelLevel -l; MaxRetrieved -M (null: no limit).
+	// Complete is -c, RelLevel is -l and MaxRetrieved is -M. A null
+	// MaxRetrieved is no limit.
 	Complete     bool `json:"complete"`
 	RelLevel     int  `json:"relLevel"`
 	MaxRetrieved *int `json:"maxRetrieved"`
 	// Missing says what a query judged in the qrels but absent from a run
-	// is in a pair: "zero" with -c (it scores 0 on every measure, as
-	// trec_eval -c averages it), "dropped" without (the pair leaves the
-	// query out; each run's mean is still over its own queries).
+	// is in a pair. With -c it is "zero": the query scores 0 on every
+	// measure, as trec_eval -c averages it. Without -c it is "dropped": the
+	// pair leaves the query out, and each run's mean is still over its own
+	// queries.
 	Missing string `json:"missing"`
 	// Queries is the number of queries compared: the judged queries with
 	// -c, else those evaluated in at least one run.
@@ -49,8 +51,9 @@ type TrecSide struct {
 	Run    string `json:"run"`
 	SHA256 string `json:"sha256"`
 	Status string `json:"status"`
-	// Queries is the number of queries evaluated (in the run and the
-	// qrels); Missing the judged queries the run has no result for.
+	// Queries is the number of queries evaluated, those in the run and the
+	// qrels. Missing is the number of judged queries the run has no result
+	// for.
 	Queries int `json:"queries"`
 	Missing int `json:"missing"`
 }
@@ -82,13 +85,14 @@ func TrecMeasures(r *metrics.Result) []int {
 	return out
 }
 
-// BuildTrec compares runs evaluated with the same options against qrels
-// (every pair, or every run against runs[baseline] when baseline ≥ 0).
-// The items are the queries in byte order: with in.Complete every judged
-// query, a run's missing ones counting 0; otherwise every query some run
-// evaluated, a pair using those both runs evaluated. Each run's mean of a
-// measure is then the "all" value rag-eval trec prints for it. Pairs are
-// computed on up to workers goroutines (0: one per CPU).
+// BuildTrec compares runs evaluated with the same options against qrels.
+// It compares every pair, or every run against runs[baseline] when
+// baseline ≥ 0. The items are the queries in byte order. With in.Complete
+// they are every judged query, a run's missing ones counting 0. Otherwise
+// they are every query some run evaluated, and a pair uses those both runs
+// evaluated. Each run's mean of a measure is then the "all" value rag-eval
+// trec prints for it. Pairs are computed on up to workers goroutines, one
+// per CPU for 0.
 func BuildTrec(in TrecInputs, qrels *metrics.Qrels, runs []TrecRun, baseline, workers int) (*TrecReport, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("no run to compare")

@@ -10,9 +10,11 @@ import (
 )
 
 // BenchmarkTrecCompare: rag-eval trec-compare's work after reading the
-// files, for 10 runs × 10,000 queries × 4 measures (45 pairs, 180 tests):
-// metrics.Eval of each run, then BuildTrec on every CPU. The README's
-// figure; go test -run '^$' -bench TrecCompare -benchtime 1x ./internal/compare
+// files, for 10 runs × 10,000 queries × 4 measures, so 45 pairs and 180
+// tests. It is metrics.Eval of each run, then BuildTrec on every CPU. The
+// README's figure comes from
+//
+//	go test -run '^$' -bench TrecCompare -benchtime 1x ./internal/compare
 func BenchmarkTrecCompare(b *testing.B) {
 	skills := []float64{0.5, 0.52, 0.54, 0.56, 0.58, 0.6, 0.62, 0.64, 0.66, 0.68}
 	var qb bytes.Buffer

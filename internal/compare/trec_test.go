@@ -10,7 +10,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/testkit/rungen"
 )
 
-// trecFixture generates qrels and three runs over 60 queries; the second
+// trecFixture generates qrels and three runs over 60 queries. The second
 // run lacks every query whose id ends in 7.
 func trecFixture(t *testing.T) (*metrics.Qrels, []*metrics.Run) {
 	t.Helper()

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestTTestIsScipys: p-values of scipy 1.17.1's ttest_1samp(d, 0) (the
-// paired t-test of the differences) for d_i = round(sin(0.7·i)·scale +
+// TestTTestIsScipys: p-values of scipy 1.17.1's ttest_1samp(d, 0), the
+// paired t-test of the differences, for d_i = round(sin(0.7·i)·scale +
 // shift, 6), i = 0 … n−1.
 func TestTTestIsScipys(t *testing.T) {
 	for _, c := range []struct {

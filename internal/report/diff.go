@@ -47,10 +47,10 @@ type Diff struct {
 	Inputs []FieldDiff `json:"inputs"`
 	Counts Counts      `json:"counts"`
 	Cases  []CaseDiff  `json:"cases"`
-	// Regressions explains, one line each, why the verdict is regression:
-	// first the summary metrics that dropped (MetricRegressions), then one
-	// line per removed or regressed case, in case order (see
-	// CaseDiff.regression).
+	// Regressions explains, one line each, why the verdict is regression.
+	// The summary metrics that dropped come first (MetricRegressions), then
+	// one line per removed or regressed case, in case order
+	// (CaseDiff.regression).
 	Regressions []string `json:"regressions"`
 	// metricRegressions is how many of Regressions are the metrics'.
 	metricRegressions int
@@ -78,9 +78,9 @@ type CaseDiff struct {
 	CaseID string      `json:"caseId"`
 	Change string      `json:"change"`
 	Fields []FieldDiff `json:"fields"`
-	// Explain says why a regressed case regressed (and why a case whose
-	// first expected rank grew only with its block list did not); nil for
-	// every other case.
+	// Explain says why a regressed case regressed. For a case whose first
+	// expected rank grew only with its block list, it says why that is no
+	// regression. It is nil for every other case.
 	Explain *Explanation `json:"explain,omitempty"`
 }
 
@@ -93,7 +93,7 @@ type Explanation struct {
 	// changed case, why a worse rank is not a regression.
 	Why []string `json:"why"`
 	// FailedChecks are the current report's failed checks with their
-	// messages; Reason is the current reason of a not_run or error case.
+	// messages. Reason is the current reason of a not_run or error case.
 	FailedChecks []FailedCheck `json:"failedChecks"`
 	Reason       *string       `json:"reason"`
 	// Evidence is the first blocks of each side.
@@ -125,8 +125,8 @@ type EvidenceBlock struct {
 // shows.
 const EvidenceBlocks = 5
 
-// FieldDiff is one field's baseline and current value (JSON values; null
-// when absent).
+// FieldDiff is one field's baseline and current value, as JSON values. An
+// absent value is null.
 type FieldDiff struct {
 	Field    string `json:"field"`
 	Baseline any    `json:"baseline"`
@@ -137,13 +137,13 @@ type FieldDiff struct {
 func (d *Diff) Regressed() bool { return d.Verdict == VerdictRegression }
 
 // MetricRegressions are the lines of Regressions that name a summary
-// metric that dropped ("passRate dropped from 1 to 0.5"); the cases' lines
+// metric that dropped ("passRate dropped from 1 to 0.5"). The cases' lines
 // follow them.
 func (d *Diff) MetricRegressions() []string { return d.Regressions[:d.metricRegressions] }
 
 // regression is the line of Diff.Regressions that says why c is a
-// regression ("case x was removed", "case x regressed: status pass →
-// fail"); "" for a case that is none.
+// regression: "case x was removed", "case x regressed: status pass →
+// fail". It is "" for a case that is none.
 func (c *CaseDiff) regression() string {
 	switch {
 	case c.Change == ChangeRemoved:
@@ -224,15 +224,20 @@ func Compare(baseline, current *Report, baselinePath, currentPath string) *Diff 
 }
 
 // inputChanges lists what differs between two reports' inputs, in this
-// order: the seed record (seed.chunkSize, seed.chunkOverlap,
-// seed.documents, seed.corpusSha256), searchMode, kbScope, the pipeline's
-// fields as dotted paths in key order (pipeline.embedder,
-// pipeline.params.fusion, …), casesSha256, k. The snapshot's values are
-// compared only when both reports carry them (a report of an older
-// rag-eval, a directory without manifest, a manifest without seed record
-// says nothing); within two recorded pipelines a field only one side has
-// is listed with null on the other (an older rag-snapshot did not record
-// it: fusion null means plain RRF).
+// order:
+//
+//   - the seed record: seed.chunkSize, seed.chunkOverlap, seed.documents,
+//     seed.corpusSha256
+//   - searchMode and kbScope
+//   - the pipeline's fields as dotted paths in key order, such as
+//     pipeline.embedder and pipeline.params.fusion
+//   - casesSha256 and k
+//
+// The snapshot's values are compared only when both reports carry them. A
+// report of an older rag-eval, a directory without manifest and a manifest
+// without seed record say nothing. Within two recorded pipelines, a field
+// only one side has is listed with null on the other. An older
+// rag-snapshot did not record it: fusion null means plain RRF.
 func inputChanges(b, c *Inputs) []FieldDiff {
 	out := []FieldDiff{}
 	add := func(name string, bv, cv any) {
@@ -298,7 +303,7 @@ func flatten(prefix string, v any) map[string]any {
 }
 
 // inputLabels name the inputs people read about in the Markdown and text
-// diff; any other is shown by its path.
+// diff. Any other is shown by its path.
 var inputLabels = map[string]string{
 	"seed.chunkSize":                "chunk size",
 	"seed.chunkOverlap":             "chunk overlap",
@@ -432,9 +437,9 @@ func intOrNull(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-// lostChecks says, one phrase each, which checks ran in b (passed or
-// failed) and are skipped in c: "check selected_attempt passed → skipped
-// (pipeline declares no trace)".
+// lostChecks says, one phrase each, which checks ran in b and are skipped
+// in c. A check ran when it passed or failed. A phrase reads "check
+// selected_attempt passed → skipped (pipeline declares no trace)".
 func lostChecks(b, c *judge.CaseResult) []string {
 	var out []string
 	for _, cc := range c.Checks {
@@ -479,14 +484,15 @@ func evidenceOf(c *judge.CaseResult) []EvidenceBlock {
 }
 
 // grownOnly reports, as a phrase, whether the block list of c is b's grown
-// without moving a document: c has more top-K blocks than b, the same
-// first document, and every expected document in either top K at the same
-// document rank in both (the top-K blocks' docIds, each at its first
-// occurrence). The expected documents are those of the golden case (the
-// current run's), or, in a report read back without it, the document of
-// each side's first expected block. It returns "" otherwise, and when
-// either side's first expected block lies beyond its top K (nothing can be
-// said of what moved).
+// without moving a document. That holds when c has more top-K blocks than
+// b, the same first document, and every expected document of either top K
+// at the same document rank in both. A document's rank counts the top-K
+// blocks' docIds at their first occurrence. The expected documents are
+// those of the current run's golden case. In a report read back without
+// it, they are the document of each side's first expected block. grownOnly
+// returns "" otherwise. It also returns "" when either side's first
+// expected block lies beyond its top K, as nothing can then be said of what
+// moved.
 func grownOnly(b, c *judge.CaseResult) string {
 	nb, nc := len(b.TopCandidates), len(c.TopCandidates)
 	if nb == 0 || nc <= nb || b.TopCandidates[0].DocID != c.TopCandidates[0].DocID {
@@ -554,7 +560,8 @@ func statusOrder(s judge.Status) int {
 	return 0
 }
 
-// hitOrder: strong > medium > weak > miss > null; n/a is not ordered (-1).
+// hitOrder ranks hit levels: strong > medium > weak > miss > null. n/a is
+// not ordered, at -1.
 func hitOrder(h *string) int {
 	if h == nil {
 		return 0
@@ -572,8 +579,9 @@ func hitOrder(h *string) int {
 	return -1
 }
 
-// rankCompare returns >0 when the first expected rank got better (smaller,
-// or found), <0 when it got worse (larger, or lost), 0 otherwise.
+// rankCompare returns >0 when the first expected rank got better, smaller
+// or found. It returns <0 when the rank got worse, larger or lost, and 0
+// otherwise.
 func rankCompare(b, c *int) int {
 	switch {
 	case b == nil && c == nil:
@@ -594,8 +602,8 @@ func round(f *contract.Float6) *contract.Float6 {
 	return &v
 }
 
-// worseFloat reports whether a metric dropped; a value that became null
-// (nothing to divide by any more) counts as a drop.
+// worseFloat reports whether a metric dropped. A value that became null,
+// with nothing to divide by any more, counts as a drop.
 func worseFloat(b, c *contract.Float6) bool {
 	switch {
 	case b == nil:

@@ -45,7 +45,7 @@ func TestGrownListWithGoldenCase(t *testing.T) {
 
 // TestRegressionExplained: a regressed case carries the rules it broke,
 // its failed checks with their messages and its first blocks before and
-// after; the regressions line says the rules.
+// after. The regressions line says the rules.
 func TestRegressionExplained(t *testing.T) {
 	strong, miss := ptr("strong"), ptr("miss")
 	base := mkCase("c", "pass", strong, ptr(1), "F", "e", "x")
@@ -236,8 +236,8 @@ func TestDiffRenderersDeterministic(t *testing.T) {
 }
 
 // TestJUnitRegressions: with a diff, a regressed case is a failure with
-// the rules and its failed checks, even when it passes; a removed case is a
-// failing testcase; without one the XML is WriteJUnit's.
+// the rules and its failed checks, even when it passes. A removed case is a
+// failing testcase. Without a diff the XML is WriteJUnit's.
 func TestJUnitRegressions(t *testing.T) {
 	strong := ptr("strong")
 	base := &Report{Cases: []judge.CaseResult{
@@ -297,8 +297,8 @@ func TestJUnitRegressions(t *testing.T) {
 	}
 }
 
-// TestSnapshotInputs: the manifest's values are in the report's inputs
-// (JSON, read back by ReadJSON, and a line of the Markdown); without a
+// TestSnapshotInputs: the manifest's values are in the report's inputs, in
+// the JSON, read back by ReadJSON, and in a line of the Markdown. Without a
 // manifest, or for an unavailable one, there is no snapshot key at all.
 func TestSnapshotInputs(t *testing.T) {
 	m := &contract.Manifest{Status: contract.StatusAvailable, SearchMode: "hybrid", KBScope: "rag-eval",

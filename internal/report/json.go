@@ -11,15 +11,15 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
-// WriteJSON writes r as indented JSON (two spaces, no HTML escaping, a
-// trailing newline): byte for byte what encoding/json writes for r, except
-// that topCandidates leave out scoreLabel, which the report's schema
-// (docs/reports.md, schemaVersion 1) does not have. The same report always gives
-// the same bytes.
+// WriteJSON writes r as JSON indented by two spaces, with no HTML escaping
+// and a trailing newline. It is byte for byte what encoding/json writes for
+// r, except that topCandidates leave out scoreLabel. The report's schema,
+// schemaVersion 1 of docs/reports.md, does not have it. The same report
+// always gives the same bytes.
 //
-// The cases are most of a large report and reflection-based encoding
-// dominated rag-eval's time on 10,000 of them, so they are written by hand
-// (appendCase); every other member goes through encoding/json.
+// The cases are most of a large report, and reflection-based encoding
+// dominated rag-eval's time on 10,000 of them. So they are written by hand
+// (appendCase), and every other member goes through encoding/json.
 // TestWriteJSONMatchesEncodingJSON keeps the two the same.
 func (r *Report) WriteJSON(w io.Writer) error {
 	e := encoder{w: w, b: make([]byte, 0, flushAt+4096)}
@@ -147,8 +147,8 @@ func (e *encoder) appendCase(c *judge.CaseResult) {
 // flushAt is how much output the encoder holds before it writes.
 const flushAt = 64 << 10
 
-// encoder writes indented JSON the way encoding/json lays it out (two
-// spaces, SetEscapeHTML(false)) to w.
+// encoder writes indented JSON to w the way encoding/json lays it out,
+// with two spaces and SetEscapeHTML(false).
 type encoder struct {
 	w     io.Writer
 	err   error // the first write or encoding error
@@ -273,9 +273,9 @@ func (e *encoder) value(v any) {
 	e.b = append(e.b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
-// str writes s quoted. Strings that need no escaping (the norm) are
-// copied as they are; any other goes through encoding/json, so the
-// escaping rules are exactly its own.
+// str writes s quoted. Strings that need no escaping, the norm, are copied
+// as they are. Any other goes through encoding/json, so that the escaping
+// rules are exactly its own.
 func (e *encoder) str(s string) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -43,23 +43,24 @@ type junitProblem struct {
 	Body    string `xml:",chardata"`
 }
 
-// WriteJUnit renders r as JUnit XML: one testsuite, one testcase per case
-// (classname = scenario, name = caseId, time="0"); a failing case carries a
-// <failure> with its check messages, a not_run or error case an <error>, a
-// skipped case a <skipped message="skipped checks: …"> (counted in the
-// suite's skipped attribute, written only when some case was skipped). A
-// passing or failing case with skipped checks lists them, with their
-// reasons, in its <system-out>.
+// WriteJUnit renders r as JUnit XML, one testsuite with one testcase per
+// case. A testcase's classname is the scenario, its name the caseId, its
+// time "0". A failing case carries a <failure> with its check messages. A
+// not_run or error case carries an <error>. A skipped case carries a
+// <skipped message="skipped checks: …">, counted in the suite's skipped
+// attribute, which is written only when some case was skipped. A passing or
+// failing case with skipped checks lists them, with their reasons, in its
+// <system-out>.
 func (r *Report) WriteJUnit(w io.Writer) error { return r.WriteJUnitDiff(w, nil) }
 
-// WriteJUnitDiff is WriteJUnit with the regressions of d (a diff of r
-// against a baseline; nil for none) marked: a regressed case is a
-// <failure type="regression"> even when it passes, whose message starts
+// WriteJUnitDiff is WriteJUnit with the regressions of d marked. d is a
+// diff of r against a baseline, nil for none. A regressed case is a
+// <failure type="regression">, even when it passes. Its message starts
 // with the rules it broke ("regressed: status pass → fail; …") and then
-// names its failed checks, and whose body has the rules and one
-// "check: message" line per failed check (a regressed not_run or error case
-// keeps its <error>, its message led by the rules); a case removed since
-// the baseline is a testcase of classname "removed" with such a failure.
+// names its failed checks. Its body has the rules and one "check: message"
+// line per failed check. A regressed not_run or error case keeps its
+// <error>, with its message led by the rules. A case removed since the
+// baseline is a testcase of classname "removed" with such a failure.
 func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 	regressed := map[string]*CaseDiff{}
 	var removed []string

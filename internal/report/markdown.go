@@ -110,8 +110,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return b.Flush()
 }
 
-// groupTable writes a table of summaries by group; with a skipped column
-// when skipped is set (some case of the report was skipped).
+// groupTable writes a table of summaries by group. It has a skipped column
+// when skipped is set, that is when some case of the report was skipped.
 func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary, skipped bool) {
 	if len(groups) == 0 {
 		return
@@ -159,8 +159,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ChecksCell is the failed checks of c, then its skipped ones: "found;
-// skipped: selected_attempt, rerank_top_source".
+// ChecksCell is the failed checks of c, then its skipped ones:
+//
+//	found; skipped: selected_attempt, rerank_top_source
 func ChecksCell(c *judge.CaseResult) string {
 	cell := strings.Join(c.FailedChecks, ", ")
 	if len(c.SkippedChecks) > 0 {

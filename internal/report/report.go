@@ -14,10 +14,10 @@ import (
 // SchemaVersion is the version of the JSON report format.
 const SchemaVersion = 1
 
-// Report is the offline judge's report (docs/reports.md): the judge's summaries
-// and case results as they are, with what was judged. Field order is the
-// JSON key order; it is built once by Build (or read back by ReadJSON) and
-// rendered by WriteJSON, WriteMarkdown, WriteJUnit and WriteText.
+// Report is the offline judge's report (docs/reports.md): the judge's
+// summaries and case results as they are, with what was judged. Field
+// order is the JSON key order. Build makes it once, or ReadJSON reads it
+// back, and WriteJSON, WriteMarkdown, WriteJUnit and WriteText render it.
 type Report struct {
 	SchemaVersion int                      `json:"schemaVersion"`
 	Tool          string                   `json:"tool"`
@@ -36,8 +36,8 @@ type Inputs struct {
 	Fixtures    string `json:"fixtures"`
 	K           int    `json:"k"`
 	// Snapshot is what the fixture directory's manifest says made the
-	// fixtures; nil, and absent from the JSON, when the directory has no
-	// readable manifest of an available snapshot (SnapshotOf).
+	// fixtures (SnapshotOf). It is nil, and absent from the JSON, when the
+	// directory has no readable manifest of an available snapshot.
 	Snapshot *Snapshot `json:"snapshot,omitempty"`
 }
 
@@ -53,8 +53,8 @@ type Snapshot struct {
 	Seed *contract.SeedRecord `json:"seed"`
 }
 
-// SnapshotOf is the Snapshot of a manifest; nil for a nil manifest or one
-// whose status is not available.
+// SnapshotOf is the Snapshot of a manifest. It is nil for a nil manifest
+// and for one whose status is not available.
 func SnapshotOf(m *contract.Manifest) *Snapshot {
 	if m == nil || m.Status != contract.StatusAvailable {
 		return nil
@@ -62,8 +62,8 @@ func SnapshotOf(m *contract.Manifest) *Snapshot {
 	return &Snapshot{SearchMode: m.SearchMode, KBScope: m.KBScope, Pipeline: m.Pipeline, Seed: m.Seed}
 }
 
-// Build makes the report of a judge result; the report shares res's cases.
-// casesPath is written as given; casesSHA256 is the hex digest of the
+// Build makes the report of a judge result. The report shares res's cases.
+// casesPath is written as given. casesSHA256 is the hex digest of the
 // golden file.
 func Build(res *judge.Result, casesPath, casesSHA256 string) *Report {
 	t := res.Summarize()
@@ -139,13 +139,16 @@ func writeSnapshotLine(b *bufio.Writer, s *Snapshot) {
 }
 
 // SnapshotLine says what the manifest says made the fixtures, as the
-// Markdown and HTML reports show it: "hybrid, kbScope rag-eval, builtin
-// pipeline, embedder use-multilingual-v3 (512), fusion anchored; seeded
-// with chunk size 800, overlap 100, 40 documents (corpus 13134c7f8ec5)". A
-// pipeline's own declared search mode replaces the requested one, and its
-// declared capabilities are listed ("bm25 (as the pipeline declares;
-// hybrid requested), kbScope rag-eval, http pipeline, declares
-// contextPack"). "" without a snapshot.
+// Markdown and HTML reports show it:
+//
+//	hybrid, kbScope rag-eval, builtin pipeline, embedder use-multilingual-v3 (512), fusion anchored; seeded with chunk size 800, overlap 100, 40 documents (corpus 13134c7f8ec5)
+//
+// A pipeline's own declared search mode replaces the requested one, and its
+// declared capabilities are listed:
+//
+//	bm25 (as the pipeline declares; hybrid requested), kbScope rag-eval, http pipeline, declares contextPack
+//
+// It is "" without a snapshot.
 func SnapshotLine(s *Snapshot) string {
 	if s == nil {
 		return ""

@@ -196,7 +196,7 @@ func encodingJSON(t *testing.T, v any, indent string) string {
 }
 
 // scoreLabelLine is a candidate's scoreLabel member as encoding/json
-// writes it (a JSON string is one line; relevanceLevel follows).
+// writes it. A JSON string is one line, and relevanceLevel follows.
 var scoreLabelLine = regexp.MustCompile(`(?m)^ *"scoreLabel": ".*",\n`)
 
 // TestWriteJSONMatchesEncodingJSON pins the report's encoder to what

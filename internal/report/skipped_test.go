@@ -61,7 +61,7 @@ func TestReportSkippedGolden(t *testing.T) {
 }
 
 // A check that passed in the baseline and is skipped now is a regression
-// that names the check and the reason; the JUnit of the run marks it.
+// that names the check and the reason. The JUnit of the run marks it.
 func TestDiffLostCheck(t *testing.T) {
 	cur := Build(skippedResult(t), "c.json", "x")
 	// The baseline: the same run when the pipeline still produced a trace

@@ -11,27 +11,34 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
-// SummaryMarkdownLimit is the most bytes WriteSummaryMarkdown writes:
-// below GitHub's limit on a comment body (65,536 characters; a character is
-// at least one byte), with room for a line a CI job adds (a marker, a
-// link).
+// SummaryMarkdownLimit is the most bytes WriteSummaryMarkdown writes. It is
+// below GitHub's limit on a comment body, 65,536 characters, since a
+// character is at least one byte. It leaves room for a line a CI job adds,
+// such as a marker or a link.
 const SummaryMarkdownLimit = 60000
 
-// summaryLineLimit caps one line (a long check message) in bytes.
+// summaryLineLimit caps one line, such as a long check message, in bytes.
 const summaryLineLimit = 1000
 
 // WriteSummaryMarkdown writes one Markdown document the size of a pull
-// request comment or a CI job summary: a verdict line; with a diff (d, nil
-// for none), what changed in the inputs and the regressions, each with the
-// rules it broke, its failed checks with their messages and its first block
-// before and after; the failed checks of every case that did not pass,
-// with their messages (a regressed case's are not repeated); then a compact summary
-// table (with the baseline's values and the deltas when d is set). Every
-// part is always there but the two lists, which are cut at a line boundary
-// when the whole would exceed SummaryMarkdownLimit bytes, with a note
-// saying how many lines were left out and where the full reports are (full:
-// the paths to name, e.g. the Markdown report and diff). A line longer than
-// 1,000 bytes is shortened. Same inputs, same bytes.
+// request comment or a CI job summary. d is the diff against a baseline,
+// nil for none. The document holds, in order:
+//
+//   - a verdict line
+//   - with a diff, what changed in the inputs and the regressions, each
+//     with the rules it broke, its failed checks with their messages and
+//     its first block before and after
+//   - the failed checks of every case that did not pass, with their
+//     messages, except a regressed case's, which are not repeated
+//   - a compact summary table, with the baseline's values and the deltas
+//     when d is set
+//
+// Every part is always there but the two lists. They are cut at a line
+// boundary when the whole would exceed SummaryMarkdownLimit bytes. A note
+// then says how many lines were left out and where the full reports are.
+// full is the paths to name there, such as the Markdown report and diff. A
+// line longer than 1,000 bytes is shortened. The same inputs give the same
+// bytes.
 func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) error {
 	var head, lists, foot strings.Builder
 

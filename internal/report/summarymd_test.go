@@ -26,7 +26,7 @@ func TestSummaryMarkdownGolden(t *testing.T) {
 
 // TestSummaryMarkdownCap: however many regressions and failed checks, the
 // summary stays under the limit, ends with the summary table, says what it
-// left out, and is valid UTF-8; a small one is not cut.
+// left out, and is valid UTF-8. A small one is not cut.
 func TestSummaryMarkdownCap(t *testing.T) {
 	strong := ptr("strong")
 	long := strings.Repeat("长消息 long message ", 200) // > summaryLineLimit

@@ -69,9 +69,11 @@ func skippedCases(s *judge.Summary) string {
 	return fmt.Sprintf(", %d skipped", s.SkippedCount)
 }
 
-// skippedChecksLine says how many checks were skipped and why: "skipped
-// checks: 6 (selected_attempt 4: pipeline declares no trace;
-// rerank_top_source 2: pipeline declares no rerank)"; "" when none was.
+// skippedChecksLine says how many checks were skipped and why:
+//
+//	skipped checks: 6 (selected_attempt 4: pipeline declares no trace; rerank_top_source 2: pipeline declares no rerank)
+//
+// It is "" when none was.
 func skippedChecksLine(s *judge.Summary) string {
 	n := s.SkippedCheckCount()
 	if n == 0 {
@@ -80,8 +82,9 @@ func skippedChecksLine(s *judge.Summary) string {
 	return fmt.Sprintf("skipped checks: %d (%s)", n, skippedChecksList(s))
 }
 
-// skippedChecksList is "selected_attempt 4: pipeline declares no trace;
-// rerank_top_source 2: pipeline declares no rerank".
+// skippedChecksList lists the skipped checks, the counts and the reasons:
+//
+//	selected_attempt 4: pipeline declares no trace; rerank_top_source 2: pipeline declares no rerank
 func skippedChecksList(s *judge.Summary) string {
 	parts := make([]string, len(s.SkippedChecks))
 	for i, sc := range s.SkippedChecks {

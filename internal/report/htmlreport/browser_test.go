@@ -86,7 +86,7 @@ type tab struct {
 }
 
 // open writes html to a file and loads it in a new tab, recording every
-// request, console error, exception and dialog; jsOff disables scripts.
+// request, console error, exception and dialog. jsOff disables scripts.
 func open(t *testing.T, html []byte, jsOff bool) *tab {
 	t.Helper()
 	tb := load(t, html, jsOff)
@@ -362,8 +362,9 @@ func TestBrowserJudgeReport(t *testing.T) {
 		t.Errorf("the sorting headers show a %s cursor", cursor)
 	}
 	// Sorting: a click sorts ascending, the next descending, ties in page
-	// order; numbers as numbers (first rank 1 < 2 < none, which sorts as
-	// 1000000000; strong 5 > weak 3 > miss 2 > none), text as text.
+	// order. Numbers sort as numbers and text as text. A first rank sorts
+	// 1 < 2 < none, which sorts as 1000000000. A hit level sorts strong 5 >
+	// weak 3 > miss 2 > none.
 	for _, c := range []struct {
 		key  string
 		want []string
@@ -418,8 +419,8 @@ func TestBrowserJudgeReport(t *testing.T) {
 	}
 }
 
-// Without JavaScript every case is listed and opens; only the filters
-// (which need it) are hidden.
+// Without JavaScript every case is listed and opens. Only the filters,
+// which need it, are hidden.
 func TestBrowserJudgeReportWithoutJS(t *testing.T) {
 	tb := open(t, renderJudge(t), true)
 	var n int
@@ -462,7 +463,8 @@ func TestBrowserCalibrationReport(t *testing.T) {
 		marks: document.querySelectorAll("figure.plot svg[aria-label*=ROC] circle").length,
 	})`, &got)
 	// Two modes, each with blocks and cases: a histogram and a ROC curve
-	// each; lines at best + 3 shipped (blocks) and best + 2 (cases).
+	// each. The blocks' plots have lines at best and 3 shipped thresholds,
+	// the cases' at best and 2.
 	if got.Modes != 2 || got.Hists != 4 || got.ROCs != 4 || got.Lines != 2*(4+3) || got.Marks != 2*(4+3) {
 		t.Errorf("calibration page: %+v", got)
 	}
@@ -493,10 +495,11 @@ func TestBrowserCalibrationReport(t *testing.T) {
 	}
 }
 
-// The comparison of three sides: a column per side in the summary, with
-// the letters of the sides each is significantly better than; a heading
-// and one forest row per pair and metric; every case that differs in some
-// pair, opening on all three sides' blocks in columns that fit the window.
+// The comparison of three sides has a column per side in the summary, with
+// the letters of the sides each is significantly better than. It has a
+// heading and one forest row per pair and metric. Every case that differs
+// in some pair is listed, opening on all three sides' blocks in columns
+// that fit the window.
 func TestBrowserComparisonReport(t *testing.T) {
 	browser(t) // skip before the work
 	rep := shippedComparison(t)
@@ -593,8 +596,8 @@ func TestBrowserComparisonReport(t *testing.T) {
 	}
 }
 
-// The TREC run comparison: the runs, the summary, the pairs' forest rows;
-// no case.
+// The TREC run comparison shows the runs, the summary and the pairs'
+// forest rows, and no case.
 func TestBrowserTrecComparisonReport(t *testing.T) {
 	browser(t) // skip before the work
 	var b bytes.Buffer

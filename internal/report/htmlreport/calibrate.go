@@ -279,7 +279,7 @@ func byThreshold(marks []calibrate.Threshold) []int {
 type rocPlot struct {
 	W, H, Label    string
 	X0, X1, Y0, Y1 string
-	// Size is the side of the plot's square; FPRX, FPRY and TPRY place
+	// Size is the side of the plot's square. FPRX, FPRY and TPRY place
 	// the axis titles.
 	Size, FPRX, FPRY, TPRY string
 	Points                 string
@@ -341,7 +341,7 @@ func newROC(title string, roc []calibrate.ROCPoint, marks []calibrate.Threshold)
 	for i := range order {
 		order[i] = i
 	}
-	// Top to bottom, then left to right; ties keep best first.
+	// Top to bottom, then left to right. Ties keep best first.
 	slices.SortStableFunc(order, func(a, b int) int {
 		if c := cmp.Compare(*valid[b].TPR, *valid[a].TPR); c != 0 {
 			return c

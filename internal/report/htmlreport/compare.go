@@ -133,15 +133,20 @@ type positionCell struct {
 
 const forestW, forestPad = 180.0, 8.0
 
-// Compare writes the HTML report of a comparison of any number of sides:
-// each side's summary and what it skipped; the means per side and metric
-// with the letters of the sides each is significantly better than; per
-// pair and metric both means, Δ, its 95% interval (drawn as a forest plot
-// on one scale for every row), p, the Holm-adjusted p, win/tie/loss and
-// the t-test p; and, per case whose top-K blocks differ in more than
-// scoreLabel in some pair, every side's blocks in a column of its own,
-// with the fields on which the sides disagree at a position marked. The
-// blocks show their excerpts when the sides were judged with
+// Compare writes the HTML report of a comparison of any number of sides.
+// It shows:
+//
+//   - each side's summary and what it skipped
+//   - the means per side and metric, with the letters of the sides each is
+//     significantly better than
+//   - per pair and metric, both means, Δ, its 95% interval, p, the
+//     Holm-adjusted p, win/tie/loss and the t-test p, with the intervals
+//     drawn as a forest plot on one scale for every row
+//   - per case whose top-K blocks differ in more than scoreLabel in some
+//     pair, every side's blocks in a column of its own, with the fields on
+//     which the sides disagree at a position marked
+//
+// The blocks show their excerpts when the sides were judged with
 // judge.Options.Evidence.
 func Compare(w io.Writer, r *compare.Report) error {
 	var names []string

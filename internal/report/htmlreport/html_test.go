@@ -72,7 +72,7 @@ func TestSelfContained(t *testing.T) {
 				t.Errorf("%s: %s=%q", name, m[1], m[2])
 			}
 		}
-		// Text may mention URLs; markup and style may not.
+		// Text may mention URLs. Markup and style may not.
 		for _, bad := range []string{"<link", "<iframe", "<img", "<object", "<embed", "<base", "<form action"} {
 			if i := strings.Index(s, bad); i >= 0 {
 				t.Errorf("%s has %q: …%s…", name, bad, s[max(0, i-60):min(len(s), i+60)])
@@ -254,8 +254,8 @@ func FuzzHighlight(f *testing.F) {
 	})
 }
 
-// Two fixture sets of one search mode (the shipped hybrid with two
-// embedders) get headings that tell them apart; a mode alone keeps its
+// Two fixture sets of one search mode, such as the shipped hybrid with two
+// embedders, get headings that tell them apart. A mode alone keeps its
 // name.
 func TestCalibrationHeadings(t *testing.T) {
 	g, sum, dir := shippedSet(t)
@@ -308,7 +308,7 @@ func TestJudgeMarksExpectedBlocks(t *testing.T) {
 }
 
 // TestJudgeDiffListsMetricRegressions: the diff's list of regressions is
-// the summary metrics that dropped; the cases' regressions are in their
+// the summary metrics that dropped. The cases' regressions are in their
 // section, with why.
 func TestJudgeDiffListsMetricRegressions(t *testing.T) {
 	cur, _ := testReports()

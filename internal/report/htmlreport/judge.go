@@ -73,8 +73,8 @@ type caseView struct {
 type checkView struct {
 	Name, Message string
 	Passed        bool
-	// Skipped: the check did not run (its pipeline lacks what it needs);
-	// Message says why.
+	// Skipped means the check did not run, as its pipeline lacks what it
+	// needs. Message says why.
 	Skipped bool
 }
 

@@ -146,7 +146,7 @@ func shippedComparison(t testing.TB) *compare.Report {
 const hostileRun = `<script>alert(5)</script>`
 
 // testTrecReport compares three small TREC runs on map and P.2, every
-// pair; the third run's name is markup.
+// pair. The third run's name is markup.
 func testTrecReport(t testing.TB) *compare.TrecReport {
 	t.Helper()
 	qrels, err := metrics.ReadQrels(strings.NewReader("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d4 1\nq2 0 d5 1\nq3 0 d6 1\nq3 0 d7 0\nq4 0 d8 1\n"), "qrels.txt")

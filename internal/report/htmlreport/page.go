@@ -92,10 +92,11 @@ type segment struct {
 }
 
 // highlight splits text into segments, marking every occurrence of the
-// keywords as the judge finds them: compared after textnorm.Normalize
-// (NFKC, case folding). Overlapping occurrences merge; an occurrence that
-// begins or ends inside the normal form of a piece of text (ﬁ is fi, e and
-// a combining accent are é) marks the whole piece.
+// keywords as the judge finds them. The judge compares after
+// textnorm.Normalize, which applies NFKC and case folding. Overlapping
+// occurrences merge. An occurrence that begins or ends inside the normal
+// form of a piece of text marks the whole piece: ﬁ is fi, and e with a
+// combining accent is é.
 func highlight(text string, keywords []string) []segment {
 	if text == "" {
 		return nil

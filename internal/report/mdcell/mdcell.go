@@ -1,13 +1,14 @@
-// Package texttab holds what every table rag-eval writes shares (the
-// judge's report and baseline diff, compare, calibrate): how a Markdown
-// table row is written, how text is made safe inside a cell or a code span,
-// and how a cell shows a value that may be absent. It knows nothing of
-// retrieval; the renderers in packages report, compare and calibrate decide
-// what goes in which column.
+// Package mdcell holds what every Markdown table rag-eval writes shares
+// (the judge's report and baseline diff, compare, calibrate). It writes a
+// table row, makes text safe inside a cell or a code span, and shows a value
+// that may be absent. It knows nothing of retrieval. The renderers in
+// packages report, compare and calibrate decide what goes in which column.
 //
-// A value that is absent (JSON null) is shown as None. Numbers are shown as
-// the JSON reports write them: rounded half away from zero to 6 decimals,
-// in their shortest form (contract.Float6).
+// A value that is absent (JSON null) is shown as None. A number is shown as
+// the JSON reports write it: the number's own MarshalJSON decides, so that a
+// cell and the JSON report never disagree. For the reports' numbers
+// (contract.Float6) that is rounded half away from zero to 6 decimals, in
+// the shortest form.
 package mdcell
 
 import (
@@ -15,11 +16,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
-// Row writes one table row; cells must already be escaped.
+// Row writes one table row. The cells must already be escaped.
 func Row(w io.StringWriter, cells ...string) {
 	w.WriteString("|")
 	for _, c := range cells {
@@ -59,20 +58,24 @@ func ShortHash(h string) string {
 // None is how a cell shows an absent value.
 const None = "—"
 
-// Float is f rounded to 6 decimals in its shortest form, or None when f is
-// nil.
-func Float(f *contract.Float6) string {
+// Float is f as its JSON, or None when f is nil or its JSON cannot be
+// written.
+func Float[F json.Marshaler](f *F) string {
 	if f == nil {
 		return None
 	}
-	return string(contract.AppendFloat6(nil, float64(*f)))
+	j, err := (*f).MarshalJSON()
+	if err != nil {
+		return None
+	}
+	return string(j)
 }
 
-// Signed is Float with a plus sign when f is positive after rounding (a
-// difference).
-func Signed(f *contract.Float6) string {
+// Signed is Float with a plus sign when f is positive as written, for a
+// difference. A zero after rounding has no sign.
+func Signed[F json.Marshaler](f *F) string {
 	s := Float(f)
-	if f != nil && contract.Round6(float64(*f)) > 0 {
+	if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 {
 		s = "+" + s
 	}
 	return s
