@@ -32,8 +32,11 @@ func TestIsTerminalPTY(t *testing.T) {
 	}
 	t.Setenv("NO_COLOR", "")
 	f := &Streams{Out: pts, ErrOut: pts}
-	if !f.ColourOut() || f.Progress("x") == nil {
-		t.Error("no colour or no progress bar on a terminal")
+	if !f.ColourOut() {
+		t.Error("no colour on a terminal")
+	}
+	if f.Progress("x") == nil {
+		t.Error("no progress bar on a terminal")
 	}
 	t.Setenv("NO_COLOR", "1")
 	if f.ColourOut() {

@@ -17,8 +17,14 @@ func TestPrecedenceFlagEnvDefault(t *testing.T) {
 	if err := fs.Parse([]string{"--store", "embedded"}); err != nil {
 		t.Fatal(err)
 	}
-	if c.Store != "embedded" || c.MilvusCollection != "from_env" || c.DataDir != ".ragbaseline" {
-		t.Fatalf("store %q collection %q dataDir %q", c.Store, c.MilvusCollection, c.DataDir)
+	if c.Store != "embedded" {
+		t.Errorf("Store = %q, want embedded", c.Store)
+	}
+	if c.MilvusCollection != "from_env" {
+		t.Errorf("MilvusCollection = %q, want from_env", c.MilvusCollection)
+	}
+	if c.DataDir != ".ragbaseline" {
+		t.Errorf("DataDir = %q, want .ragbaseline", c.DataDir)
 	}
 }
 
