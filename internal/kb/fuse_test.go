@@ -77,8 +77,11 @@ func TestFuseAnchoredWindow(t *testing.T) {
 	}
 	// Plain RRF counts both.
 	rr := kb.Fuse(kb.FusionRRF, 60, dense, sparse)
-	if rr[11] != rrf(12, 1) || rr[100] != rrf(2) {
-		t.Errorf("rrf: 11 %v, 100 %v", rr[11], rr[100])
+	if want := rrf(12, 1); rr[11] != want {
+		t.Errorf("rrf of 11 = %v, want %v", rr[11], want)
+	}
+	if want := rrf(2); rr[100] != want {
+		t.Errorf("rrf of 100 = %v, want %v", rr[100], want)
 	}
 }
 

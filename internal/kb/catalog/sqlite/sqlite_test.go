@@ -64,8 +64,14 @@ func TestPersistsAcrossOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 1 || docs[0].Status != kb.StatusReady || docs[0].ChunkCount != 3 {
-		t.Fatalf("after reopening: %+v", docs)
+	if len(docs) != 1 {
+		t.Fatalf("after reopening: %d documents, want 1: %+v", len(docs), docs)
+	}
+	if docs[0].Status != kb.StatusReady {
+		t.Errorf("after reopening: status %s, want %s", docs[0].Status, kb.StatusReady)
+	}
+	if docs[0].ChunkCount != 3 {
+		t.Errorf("after reopening: %d chunks, want 3", docs[0].ChunkCount)
 	}
 
 	for pragma, want := range map[string]string{

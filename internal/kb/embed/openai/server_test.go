@@ -230,6 +230,21 @@ func wantVector(text string, dim int) []float32 {
 	return v
 }
 
+// checkError reports each way oe differs from a failure with the last
+// status status after attempts requests, retryable or not.
+func checkError(t *testing.T, oe *Error, status, attempts int, retryable bool) {
+	t.Helper()
+	if oe.StatusCode != status {
+		t.Errorf("error %v: StatusCode = %d, want %d", oe, oe.StatusCode, status)
+	}
+	if oe.Attempts != attempts {
+		t.Errorf("error %v: Attempts = %d, want %d", oe, oe.Attempts, attempts)
+	}
+	if oe.Retryable() != retryable {
+		t.Errorf("error %v: Retryable() = %v, want %v", oe, oe.Retryable(), retryable)
+	}
+}
+
 func bitsEqual(a, b []float32) bool {
 	if len(a) != len(b) {
 		return false

@@ -59,8 +59,11 @@ func loadReference(t testing.TB) []referenceCase {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Dim != Dim || len(doc.Cases) < 50 {
-		t.Fatalf("reference has dim %d and %d cases", doc.Dim, len(doc.Cases))
+	if doc.Dim != Dim {
+		t.Fatalf("reference has dim %d, want %d", doc.Dim, Dim)
+	}
+	if len(doc.Cases) < 50 {
+		t.Fatalf("reference has %d cases, want at least 50", len(doc.Cases))
 	}
 	return doc.Cases
 }

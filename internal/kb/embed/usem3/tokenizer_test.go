@@ -178,15 +178,31 @@ func TestParseSPModel(t *testing.T) {
 			t.Errorf("piece %d = %+v, want %+v", i, got, p)
 		}
 	}
-	if m.normalizerName != "nmt_nfkc" || !m.addDummyPrefix || !m.removeExtraWhitespaces || !m.escapeWhitespaces {
-		t.Errorf("normalizer spec = %q %v %v %v", m.normalizerName, m.addDummyPrefix, m.removeExtraWhitespaces, m.escapeWhitespaces)
+	if m.normalizerName != "nmt_nfkc" {
+		t.Errorf("normalizer name = %q, want nmt_nfkc", m.normalizerName)
+	}
+	if !m.addDummyPrefix {
+		t.Error("addDummyPrefix = false, want true, the default")
+	}
+	if !m.removeExtraWhitespaces {
+		t.Error("removeExtraWhitespaces = false, want true, the default")
+	}
+	if !m.escapeWhitespaces {
+		t.Error("escapeWhitespaces = false, want true, the default")
 	}
 	m, err = parseSPModel(testModelBytes(func(w *pbWriter) { w.varint(3, 0).varint(4, 0).varint(5, 0) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.addDummyPrefix || m.removeExtraWhitespaces || m.escapeWhitespaces {
-		t.Error("explicit false flags of the normalizer spec were not read")
+	// Explicit false flags of the normalizer spec are read.
+	if m.addDummyPrefix {
+		t.Error("addDummyPrefix = true, want the explicit false")
+	}
+	if m.removeExtraWhitespaces {
+		t.Error("removeExtraWhitespaces = true, want the explicit false")
+	}
+	if m.escapeWhitespaces {
+		t.Error("escapeWhitespaces = true, want the explicit false")
 	}
 
 	full := testModelBytes()
@@ -321,8 +337,14 @@ func FuzzTokenizer(f *testing.F) {
 		if !utf8.ValidString(n) {
 			t.Fatalf("Normalize(%q) = %q: invalid UTF-8", s, n)
 		}
-		if strings.Contains(n, " ") || strings.HasSuffix(n, "▁") || (n != "" && !strings.HasPrefix(n, "▁")) {
-			t.Fatalf("Normalize(%q) = %q: spaces not escaped, trailing space kept or no dummy prefix", s, n)
+		if strings.Contains(n, " ") {
+			t.Fatalf("Normalize(%q) = %q: spaces not escaped", s, n)
+		}
+		if strings.HasSuffix(n, "▁") {
+			t.Fatalf("Normalize(%q) = %q: trailing space kept", s, n)
+		}
+		if n != "" && !strings.HasPrefix(n, "▁") {
+			t.Fatalf("Normalize(%q) = %q: no dummy prefix", s, n)
 		}
 		if n == "" && !slices.Equal(ids, []int32{bosID, unkID, eosID}) {
 			t.Fatalf("Normalize(%q) is empty but Encode = %v", s, ids)

@@ -427,7 +427,7 @@ func TestCompaction(t *testing.T) {
 		t.Errorf("after compactions: %d chunks, want 7", n)
 	}
 	if got := search(t, ix, "连接池"); len(got) == 0 || got[0] != "d1#0" {
-		t.Errorf("hits %q", got)
+		t.Errorf("hits %q, want d1#0 first", got)
 	}
 }
 

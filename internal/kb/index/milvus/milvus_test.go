@@ -73,7 +73,7 @@ func TestSecondInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(hits) != 1 || hits[0].EvidenceKey != "d#0" {
-		t.Errorf("hits %+v", hits)
+		t.Errorf("hits %+v, want only d#0", hits)
 	}
 	// Its dimension was read from the collection.
 	if err := ix2.Upsert(ctx, []kb.Chunk{{EvidenceKey: "e#0", DocID: "e", KBScope: "s", Vector: []float32{1, 2}}}); err == nil {
