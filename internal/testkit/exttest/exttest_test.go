@@ -105,8 +105,20 @@ func TestShippedCorpus(t *testing.T) {
 	}
 	ids := map[string]bool{}
 	for _, ch := range c.Chunks {
-		if len(ch.Vector) != c.Dim() || ch.Text == "" || ch.Source == "" || ch.EvidenceKey == "" || ch.KBScope != c.KBScope {
-			t.Fatalf("incomplete chunk %+v", ch.EvidenceKey)
+		if ch.EvidenceKey == "" {
+			t.Fatalf("chunk of %s without an evidence key", ch.Source)
+		}
+		if len(ch.Vector) != c.Dim() {
+			t.Fatalf("chunk %s: vector of %d values, want %d", ch.EvidenceKey, len(ch.Vector), c.Dim())
+		}
+		if ch.Text == "" {
+			t.Fatalf("chunk %s without text", ch.EvidenceKey)
+		}
+		if ch.Source == "" {
+			t.Fatalf("chunk %s without a source", ch.EvidenceKey)
+		}
+		if ch.KBScope != c.KBScope {
+			t.Fatalf("chunk %s: kbScope %q, want %q", ch.EvidenceKey, ch.KBScope, c.KBScope)
 		}
 		id := ObjectID(ch.KBScope, ch.EvidenceKey)
 		if ids[id] {
@@ -129,11 +141,20 @@ func TestObjectID(t *testing.T) {
 	if a != ObjectID("rag-eval", "rag-eval/x#a") {
 		t.Fatal("not deterministic")
 	}
-	if a == ObjectID("rag-eval", "rag-eval/x#b") || a == ObjectID("other", "rag-eval/x#a") {
-		t.Fatal("collision")
+	if a == ObjectID("rag-eval", "rag-eval/x#b") {
+		t.Fatal("collision: another evidence key gives the same id")
 	}
-	if len(a) != 36 || a[14] != '5' || !strings.ContainsAny(a[19:20], "89ab") {
-		t.Fatalf("%s is not a version 5 UUID", a)
+	if a == ObjectID("other", "rag-eval/x#a") {
+		t.Fatal("collision: another kbScope gives the same id")
+	}
+	if len(a) != 36 {
+		t.Fatalf("%s is not a UUID: %d characters, want 36", a, len(a))
+	}
+	if a[14] != '5' {
+		t.Fatalf("%s is not a version 5 UUID: version %c", a, a[14])
+	}
+	if !strings.ContainsAny(a[19:20], "89ab") {
+		t.Fatalf("%s is not an RFC 4122 UUID: variant %s, want one of 8, 9, a, b", a, a[19:20])
 	}
 }
 
