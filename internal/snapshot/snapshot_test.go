@@ -537,8 +537,8 @@ func TestRemovedCase(t *testing.T) {
 			t.Errorf("%s touched", name)
 		}
 	}
-	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].Error(), "notes.json matches no golden case but is not a fixture") {
-		t.Errorf("warnings %v", sum.Warnings)
+	if want := "notes.json matches no golden case but is not a fixture"; len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].Error(), want) {
+		t.Errorf("warnings %v, want one saying %s", sum.Warnings, want)
 	}
 	m, _ := contract.ReadManifest(dir)
 	checkEq(t, "manifest.Removed", m.Removed, 1)
@@ -694,8 +694,8 @@ func TestKWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Warnings) != 1 || sum.Warnings[0].Error() != "golden K 10 is larger than topK 5 for 1 case(s), so ranks 6..10 cannot count: pool" {
-		t.Errorf("warnings %v", sum.Warnings)
+	if want := "golden K 10 is larger than topK 5 for 1 case(s), so ranks 6..10 cannot count: pool"; len(sum.Warnings) != 1 || sum.Warnings[0].Error() != want {
+		t.Errorf("warnings %v, want only %s", sum.Warnings, want)
 	}
 	opts.TopK = 10
 	if sum, _ := Run(context.Background(), opts); len(sum.Warnings) != 0 {

@@ -298,8 +298,8 @@ func TestCrashDuringSwap(t *testing.T) {
 			if l := leftovers(t, root); len(l) != 0 {
 				t.Errorf("left behind: %v", l)
 			}
-			if len(sum.Warnings) != 1 || !note(dir, st.finishedBySomeone).MatchString(sum.Warnings[0].Error()) {
-				t.Errorf("warnings %v", sum.Warnings)
+			if re := note(dir, st.finishedBySomeone); len(sum.Warnings) != 1 || !re.MatchString(sum.Warnings[0].Error()) {
+				t.Errorf("warnings %v, want one matching %s", sum.Warnings, re)
 			}
 		})
 	}
@@ -570,8 +570,8 @@ func TestRecoverLeftovers(t *testing.T) {
 		os.MkdirAll(filepath.Join(tg.stagingPath("5-6")), 0o755)
 		os.WriteFile(filepath.Join(tg.stagingPath("5-6"), "pool.json"), []byte("{}"), 0o644)
 		msg, err := recoverIn(tg)
-		if err != nil || !strings.Contains(msg, "put back the fixture directory an interrupted run had moved aside; removed 1 directory") {
-			t.Errorf("%q %v", msg, err)
+		if want := "put back the fixture directory an interrupted run had moved aside; removed 1 directory"; err != nil || !strings.Contains(msg, want) {
+			t.Errorf("recover: %q, %v; want a message with %q", msg, err, want)
 		}
 		if got := tree(t, tg.dir); !maps.Equal(got, want) {
 			t.Errorf("not put back: %s holds %v, want %v", tg.dir, got, want)
@@ -585,7 +585,7 @@ func TestRecoverLeftovers(t *testing.T) {
 		want := tree(t, tg.dir)
 		os.Rename(tg.dir, tg.stagingPath("5-6")+oldSuffix)
 		if msg, err := recoverIn(tg); err != nil || msg != "beside "+tg.dir+": put back the fixture directory an interrupted run had moved aside" {
-			t.Errorf("%q %v", msg, err)
+			t.Errorf("recover: %q, %v; want %q", msg, err, "beside "+tg.dir+": put back the fixture directory an interrupted run had moved aside")
 		}
 		if got := tree(t, tg.dir); !maps.Equal(got, want) {
 			t.Errorf("not put back: %s holds %v, want %v", tg.dir, got, want)
