@@ -49,8 +49,8 @@
 //
 // sp.model is a serialised sentencepiece ModelProto, read by a small
 // protobuf decoder in spmodel.go. It holds the 128,000 pieces with their
-// scores and the normalizer spec. The spec is named nmt_nfkc and holds a
-// precompiled charsmap and the flags add_dummy_prefix,
+// scores and the normalizer spec. The normalizer is named nmt_nfkc and
+// holds a precompiled charsmap and the flags add_dummy_prefix,
 // remove_extra_whitespaces and escape_whitespaces, all true here.
 // Encode(text) does exactly what the reference does:
 //
