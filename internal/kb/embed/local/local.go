@@ -148,7 +148,7 @@ const (
 // Embedder is the local-hash-v1 embedder. It is safe for concurrent use.
 type Embedder struct {
 	dim                   int
-	word, uni, stop, gram float64 // group weights; the constants, except in tests
+	word, uni, stop, gram float64 // group weights, the constants except in tests
 }
 
 var _ kb.Embedder = (*Embedder)(nil)
