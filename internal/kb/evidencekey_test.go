@@ -89,7 +89,7 @@ func TestCheckEvidenceKey(t *testing.T) {
 			t.Errorf("%q accepted", key)
 		}
 	}
-	// A doc_id may hold '#'; its keys are still told apart from another
+	// A doc_id may hold '#'. Its keys are still told apart from another
 	// document's by the last '#'.
 	if err := kb.CheckEvidenceKey("s/a#b", "s/a#b#c"); err != nil {
 		t.Error(err)

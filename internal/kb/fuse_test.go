@@ -55,8 +55,8 @@ func TestFuseRRF(t *testing.T) {
 }
 
 func TestFuseAnchoredWindow(t *testing.T) {
-	// Dense 0..11; BM25 finds 11 (dense rank 12, outside the window), 100
-	// (not in the dense list) and 5 (inside).
+	// Dense 0..11. BM25 finds 11, at dense rank 12 outside the window, 100,
+	// not in the dense list, and 5, inside.
 	dense := make([]int, 12)
 	for i := range dense {
 		dense[i] = i

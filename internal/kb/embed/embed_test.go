@@ -417,7 +417,7 @@ func BenchmarkCacheKey(b *testing.B) {
 }
 
 // BenchmarkCachedHit measures the hit path of Cached: keys, one cache
-// lookup, assembly; the embedder is never called.
+// lookup and assembly. The embedder is never called.
 func BenchmarkCachedHit(b *testing.B) {
 	for _, n := range []int{1, 64} {
 		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
@@ -495,9 +495,9 @@ type variantEmbedder struct {
 
 func (v *variantEmbedder) CacheVariant() string { return v.variant }
 
-// TestCachedVariant: the same model under two variants (the openai
-// embedder's input type field vs none) never shares cache entries; no
-// variant keys as before.
+// TestCachedVariant: the same model under two variants never shares cache
+// entries. The variants are the openai embedder's input type field and
+// none. No variant keys as before.
 func TestCachedVariant(t *testing.T) {
 	ctx := context.Background()
 	cache := newMapCache()

@@ -319,7 +319,7 @@ func proxied(t *testing.T, edit func(*drv.Config)) (c, direct *mysql.Catalog, p 
 }
 
 // TestServerStopsMidSeed: the server goes away between two writes of a
-// seed. The next call fails fast with a clear error; a rerun against the
+// seed. The next call fails fast with a clear error. A rerun against the
 // server converges.
 func TestServerStopsMidSeed(t *testing.T) {
 	c, direct, p, _ := proxied(t, nil)
@@ -384,10 +384,10 @@ func TestServerStopsMidSeed(t *testing.T) {
 	}
 }
 
-// TestConnectionCutInTransaction cuts the connection before each command
-// of BeginIndexing in turn, then of MarkReady and DeleteDocument: every
-// call either fails and leaves the catalog as it was, or succeeds
-// completely; a rerun converges.
+// TestConnectionCutInTransaction cuts the connection before each command of
+// BeginIndexing in turn, then of MarkReady and DeleteDocument. Every call
+// either fails and leaves the catalog as it was, or succeeds completely. A
+// rerun converges.
 func TestConnectionCutInTransaction(t *testing.T) {
 	c, direct, p, _ := proxied(t, nil)
 	old := kbtest.CatalogDoc("s", "doc")
@@ -535,8 +535,8 @@ func TestServerFreezes(t *testing.T) {
 	t.Logf("read timeout: %v", err)
 
 	p.frozen.Store(false)
-	// The document is still indexing (or, had the UPDATE reached the
-	// server, ready); a rerun converges.
+	// The document is still indexing, or ready had the UPDATE reached the
+	// server. A rerun converges.
 	if err := direct.BeginIndexing(bg, doc, kbtest.CatalogChunks(doc, 2, "v")); err != nil {
 		t.Fatal(err)
 	}

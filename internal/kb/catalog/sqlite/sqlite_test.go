@@ -87,8 +87,8 @@ func TestPersistsAcrossOpen(t *testing.T) {
 	}
 }
 
-// TestTwoHandlesOneFile: two catalogs on one file (two processes, or the
-// catalog and the embedding cache) write at once; the busy timeout and
+// TestTwoHandlesOneFile: two catalogs on one file write at once, as two
+// processes or the catalog and the embedding cache do. The busy timeout and
 // immediate transactions keep both going.
 func TestTwoHandlesOneFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "catalog.db")

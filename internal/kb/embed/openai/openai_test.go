@@ -244,7 +244,7 @@ func Test429ThenSuccess(t *testing.T) {
 	if s := e.Stats(); s.Requests != 3 || s.Retries != 2 {
 		t.Errorf("stats %+v, want 3 requests, 2 retries", s)
 	}
-	// First wait honours Retry-After (2 s); the second is the backoff of
+	// The first wait honours Retry-After, 2 s. The second is the backoff of
 	// retry 2: 200 ms drawn from [100, 200) with jitter 0.5 = 150 ms.
 	if w := rec.got(); !reflect.DeepEqual(w, []time.Duration{2 * time.Second, 150 * time.Millisecond}) {
 		t.Errorf("waits %v, want [2s 150ms]", w)
@@ -616,8 +616,8 @@ func TestAPIKeyTrimmedAndRedacted(t *testing.T) {
 	}
 }
 
-// Embed conveys the input type as the mode says: a body field, an e5
-// text prefix, or not at all; Embed never does.
+// Embed conveys the input type as the mode says: a body field, an e5 text
+// prefix, or not at all. Embed never does.
 func TestEmbedInputTypeModes(t *testing.T) {
 	str := func(s string) *string { return &s }
 	for _, tc := range []struct {
@@ -694,8 +694,8 @@ func deref(s *string) string {
 }
 
 // Embed sends no input type, whatever the mode, so a strict OpenAI-style
-// server keeps working; Embed in field mode against such a server is a
-// 400, not retried, whose message says what to change.
+// server keeps working. Embed in field mode against such a server is a 400,
+// not retried, whose message says what to change.
 func TestInputTypeRejected(t *testing.T) {
 	srv := newFakeServer(t, testKey, 16) // strict: no input_type
 	e, rec := newTestEmbedder(t, srv, Options{Model: "bge-m3", Dim: 16, InputTypeMode: InputTypeField})

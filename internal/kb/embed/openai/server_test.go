@@ -18,11 +18,12 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb/embed"
 )
 
-// fakeServer is a real HTTP server speaking the OpenAI embeddings protocol
-// (POST /v1/embeddings), strict the way api.openai.com is: unknown request
-// fields, an empty input string, a wrong API key or dimensions for a model
-// without them are 4xx errors in the OpenAI error format. With inputTypes
-// set it also takes "input_type" (query or passage), as e5 servers do.
+// fakeServer is a real HTTP server speaking the OpenAI embeddings protocol,
+// POST /v1/embeddings. It is strict the way api.openai.com is. Unknown
+// request fields, an empty input string, a wrong API key, and dimensions
+// for a model without them are 4xx errors in the OpenAI error format. With
+// inputTypes set it also takes "input_type", query or passage, as e5
+// servers do.
 type fakeServer struct {
 	*httptest.Server
 	key       string // the Bearer token it accepts
@@ -35,7 +36,7 @@ type fakeServer struct {
 	reverse  bool          // return data in reverse order
 	delay    time.Duration // wait before answering (until the client hangs up)
 	wrongDim int           // answer with vectors of this dimension
-	// inputTypes makes it take "input_type" ("query" or "passage"); the
+	// inputTypes makes it take "input_type", "query" or "passage". The
 	// vector is then that of "<type>: <text>", as an e5 server's.
 	inputTypes bool
 	// hook, when set, may answer request number n (1-based) itself and

@@ -287,7 +287,8 @@ func TestEncode(t *testing.T) {
 // earlier wins (scores are compared strictly).
 func TestViterbiTies(t *testing.T) {
 	tok := testTokenizer(t)
-	// ▁ab (-5) vs ▁a b (-3 + -2 = -5): a tie; ▁ab starts earlier.
+	// ▁ab at -5 against ▁a b at -3 + -2 = -5 is a tie, and ▁ab starts
+	// earlier.
 	if got := tok.viterbi([]rune("▁ab")); !slices.Equal(got, []int32{7}) {
 		t.Errorf("viterbi(▁ab) = %v, want [7]", got)
 	}
@@ -295,17 +296,18 @@ func TestViterbiTies(t *testing.T) {
 	if got := tok.viterbi([]rune("中文")); !slices.Equal(got, []int32{12}) {
 		t.Errorf("viterbi(中文) = %v, want [12]", got)
 	}
-	// A piece, however rare (X, -20), beats <unk> (min score - 10 = -30).
+	// A piece, however rare, beats <unk>: X at -20 against min score -
+	// 10 = -30.
 	if got := tok.viterbi([]rune("XXz")); !slices.Equal(got, []int32{14, 14, 0}) {
 		t.Errorf("viterbi(XXz) = %v, want [14 14 0]", got)
 	}
 }
 
 // FuzzTokenizer checks that any input, valid UTF-8 or not, tokenises
-// without panicking into BOS, valid ids, EOS, deterministically; and that
-// the normalised text is valid UTF-8, starts with U+2581 and has no
-// space and no trailing U+2581. It uses the installed model when there is one, else the
-// small test vocabulary.
+// deterministically and without panicking into BOS, valid ids and EOS. It
+// checks that the normalised text is valid UTF-8, starts with U+2581 and
+// has no space and no trailing U+2581. It uses the installed model when
+// there is one, else the small test vocabulary.
 func FuzzTokenizer(f *testing.F) {
 	for _, s := range []string{
 		"", " ", "a", "hello world", "数据库连接池满了", "  \t\n", "ﬁ①Ａ", "\xff\xfe", "a\x00b",

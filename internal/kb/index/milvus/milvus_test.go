@@ -15,8 +15,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/testkit/kbtest"
 )
 
-// milvusAddr returns RAG_MILVUS_ADDR; without it the test is skipped
-// (or fails when RAG_REQUIRE_SERVICES=1).
+// milvusAddr returns RAG_MILVUS_ADDR. Without it the test is skipped, or
+// fails when RAG_REQUIRE_SERVICES=1.
 func milvusAddr(t testing.TB) string { return kbtest.ServiceEnv(t, "RAG_MILVUS_ADDR") }
 
 // testCollection returns a collection name unique to this test.
@@ -175,8 +175,8 @@ func TestUnreachable(t *testing.T) {
 }
 
 // TestServerGoneMidRun: calls on an index whose server went away fail
-// within the timeout with the address, never hang. The server here is a
-// TCP proxy to the shared Milvus that the test closes; Milvus itself keeps
+// within the timeout with the address, and never hang. The server here is a
+// TCP proxy to the shared Milvus that the test closes. Milvus itself keeps
 // running.
 func TestServerGoneMidRun(t *testing.T) {
 	target := milvusAddr(t)
