@@ -28,7 +28,7 @@ func Write(path string, perm os.FileMode, fn func(io.Writer) error) error {
 
 // WriteAll is Write for files written together: fn writes paths[i] through
 // ws[i]. Only when fn succeeds and every file is synced are they renamed
-// into place, in order, each whole; if fn or a sync fails, no path changes
+// into place, in order, each whole. If fn or a sync fails, no path changes
 // and the temporary files are removed.
 func WriteAll(paths []string, perm os.FileMode, fn func(ws []io.Writer) error) (err error) {
 	tmps := make([]*os.File, 0, len(paths))

@@ -73,23 +73,51 @@ func TestBuildLabels(t *testing.T) {
 	g, in := loadLabels(t)
 	rep := Build("golden-cases.json", "0123456789abcdef", g.ReportK(0), []Input{in})
 	m := rep.Modes[0]
-	if m.Name != "hybrid" || m.Status != "available" || m.Reason != nil || m.Embedder == nil || *m.Embedder != "local-hash-v1" {
-		t.Errorf("mode %q status %q reason %v embedder %v", m.Name, m.Status, m.Reason, m.Embedder)
+	if m.Name != "hybrid" {
+		t.Errorf("mode %q, want hybrid", m.Name)
 	}
-	if c := m.Blocks.Counts; c != (Counts{Relevant: 5, NonRelevant: 8, Unlabelled: 1, MissingScore: 1}) {
-		t.Errorf("block counts %+v", c)
+	if m.Status != "available" {
+		t.Errorf("status %q, want available", m.Status)
+	}
+	if m.Reason != nil {
+		t.Errorf("reason %q, want null", *m.Reason)
+	}
+	if m.Embedder == nil {
+		t.Error("embedder null, want local-hash-v1")
+	} else if *m.Embedder != "local-hash-v1" {
+		t.Errorf("embedder %q, want local-hash-v1", *m.Embedder)
+	}
+	if c, want := m.Blocks.Counts, (Counts{Relevant: 5, NonRelevant: 8, Unlabelled: 1, MissingScore: 1}); c != want {
+		t.Errorf("block counts %+v, want %+v", c, want)
+	}
+	// f6 reports a number that is null or not want.
+	f6 := func(name string, got *contract.Float6, want float64) {
+		t.Helper()
+		if got == nil {
+			t.Errorf("%s null, want %v", name, want)
+		} else if float64(*got) != want {
+			t.Errorf("%s %v, want %v", name, *got, want)
+		}
 	}
 	// Relevant {0.4, 0.5, 0.6, 0.8}, non-relevant {0.1, 0.12, 0.14, 0.2,
 	// 0.25, 0.3, 0.35, 0.45}: the best cut is between 0.35 and 0.4.
-	if b := m.Blocks.Best; b == nil || *b.Threshold != 0.375 || *b.TPR != 1 || *b.FPR != 0.125 {
-		t.Errorf("best block threshold %+v", b)
+	if b := m.Blocks.Best; b == nil {
+		t.Error("no best block threshold")
+	} else {
+		f6("best block threshold", b.Threshold, 0.375)
+		f6("best block threshold: TPR", b.TPR, 1)
+		f6("best block threshold: FPR", b.FPR, 0.125)
 	}
-	if c := m.Cases.Counts; c != (Counts{Relevant: 2, NonRelevant: 3, Unlabelled: 2}) {
-		t.Errorf("case counts %+v", c)
+	if c, want := m.Cases.Counts, (Counts{Relevant: 2, NonRelevant: 3, Unlabelled: 2}); c != want {
+		t.Errorf("case counts %+v, want %+v", c, want)
 	}
 	// Cases: relevant {0.6, 0.8}, off-topic {0.05 (attempt), 0.12, 0.14}.
-	if b := m.Cases.Best; b == nil || *b.Threshold != 0.37 || *b.TPR != 1 || *b.FPR != 0 {
-		t.Errorf("best case threshold %+v", b)
+	if b := m.Cases.Best; b == nil {
+		t.Error("no best case threshold")
+	} else {
+		f6("best case threshold", b.Threshold, 0.37)
+		f6("best case threshold: TPR", b.TPR, 1)
+		f6("best case threshold: FPR", b.FPR, 0)
 	}
 	var from []string
 	for _, s := range m.Cases.Samples {
@@ -149,8 +177,10 @@ func TestEmptyIsNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.String()
-	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
-		t.Errorf("JSON has NaN or Inf:\n%s", s)
+	for _, bad := range []string{"NaN", "Inf"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("JSON has %s:\n%s", bad, s)
+		}
 	}
 	for _, want := range []string{`"best": null`, `"min": null`, `"samples": []`, `"blocks": null`, `"lowQuality": null`, `"reason": null`} {
 		if !strings.Contains(s, want) {
@@ -158,18 +188,34 @@ func TestEmptyIsNull(t *testing.T) {
 		}
 	}
 	m := rep.Modes[0]
-	if m.Name != "empty" || len(m.Blocks.Histogram) != Bins || len(m.Blocks.AtShipped) != 3 || len(m.Cases.AtShipped) != 2 {
-		t.Errorf("empty mode %+v", m)
+	if m.Name != "empty" {
+		t.Errorf("mode %q, want empty", m.Name)
 	}
-	if m.Blocks.AtShipped[0].Threshold != nil || m.Blocks.AtShipped[0].TPR != nil {
-		t.Errorf("unknown shipped threshold %+v", m.Blocks.AtShipped[0])
+	if n := len(m.Blocks.Histogram); n != Bins {
+		t.Errorf("empty mode: %d histogram bins, want %d", n, Bins)
+	}
+	if n := len(m.Blocks.AtShipped); n != 3 {
+		t.Fatalf("empty mode: %d block thresholds at shipped, want 3", n)
+	}
+	if n := len(m.Cases.AtShipped); n != 2 {
+		t.Errorf("empty mode: %d case thresholds at shipped, want 2", n)
+	}
+	// An unknown shipped threshold has no rates.
+	if th := m.Blocks.AtShipped[0].Threshold; th != nil {
+		t.Errorf("unknown shipped threshold: threshold %v, want null", *th)
+	}
+	if tpr := m.Blocks.AtShipped[0].TPR; tpr != nil {
+		t.Errorf("unknown shipped threshold: TPR %v, want null", *tpr)
 	}
 	var md bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(md.String(), "NaN") || !strings.Contains(md.String(), "No scores to show.") {
-		t.Errorf("markdown:\n%s", md.String())
+	if strings.Contains(md.String(), "NaN") {
+		t.Errorf("markdown has NaN:\n%s", md.String())
+	}
+	if !strings.Contains(md.String(), "No scores to show.") {
+		t.Errorf("markdown lacks No scores to show.:\n%s", md.String())
 	}
 }
 
@@ -211,15 +257,15 @@ func TestSmallClasses(t *testing.T) {
 		t.Errorf("five of each: %q", got)
 	}
 	got := smallClasses(mode(5, 9, 4, 1))
-	if len(got) != 1 || !strings.HasPrefix(got[0], "hybrid: fewer than 5 scored members in a class (4 answered cases, 1 off-topic cases): ") {
-		t.Errorf("got %q", got)
+	if want := "hybrid: fewer than 5 scored members in a class (4 answered cases, 1 off-topic cases): "; len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("got %q, want one warning starting %q", got, want)
 	}
-	if got := smallClasses(mode(0, 0, 0, 0)); len(got) != 1 || !strings.Contains(got[0], "(0 relevant blocks, 0 non-relevant blocks, 0 answered cases, 0 off-topic cases)") {
-		t.Errorf("empty classes: %q", got)
+	if got, want := smallClasses(mode(0, 0, 0, 0)), "(0 relevant blocks, 0 non-relevant blocks, 0 answered cases, 0 off-topic cases)"; len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Errorf("empty classes: %q, want one warning with %q", got, want)
 	}
 	// An unavailable mode has no statistics and no warning.
 	un := buildMode(&Input{Fixtures: "x", Manifest: &contract.Manifest{Status: contract.StatusUnavailable}})
 	if un.Warnings == nil || len(un.Warnings) != 0 {
-		t.Errorf("unavailable: %q", un.Warnings)
+		t.Errorf("unavailable: warnings %#v, want []string{}", un.Warnings)
 	}
 }

@@ -37,14 +37,25 @@ func TestBlocksWithoutScoreAreUnscored(t *testing.T) {
 	if m.Name != "bm25" {
 		t.Errorf("mode name %q, want the declared bm25", m.Name)
 	}
-	if c := m.Blocks.Counts; c.MissingScore != 6 || c.Relevant != 3 || c.NonRelevant != 3 {
-		t.Errorf("counts %+v, want 6 blocks without score", c)
+	c := m.Blocks.Counts
+	if c.MissingScore != 6 {
+		t.Errorf("%d blocks without score, want 6", c.MissingScore)
 	}
-	if m.Blocks.Best != nil || m.Blocks.Relevant.Count != 0 {
-		t.Errorf("best %+v, relevant %+v: nothing should be scored", m.Blocks.Best, m.Blocks.Relevant)
+	if c.Relevant != 3 {
+		t.Errorf("%d relevant blocks, want 3", c.Relevant)
 	}
-	if len(m.Warnings) != 2 || !strings.Contains(m.Warnings[1], "declares no qualityScore: its 6 blocks are counted as missingScore") {
-		t.Errorf("warnings %q", m.Warnings)
+	if c.NonRelevant != 3 {
+		t.Errorf("%d non-relevant blocks, want 3", c.NonRelevant)
+	}
+	// Nothing is scored.
+	if m.Blocks.Best != nil {
+		t.Error("a best block threshold, want null")
+	}
+	if n := m.Blocks.Relevant.Count; n != 0 {
+		t.Errorf("%d relevant scores, want 0", n)
+	}
+	if want := "declares no qualityScore: its 6 blocks are counted as missingScore"; len(m.Warnings) != 2 || !strings.Contains(m.Warnings[1], want) {
+		t.Errorf("warnings %q, want 2, the second saying %q", m.Warnings, want)
 	}
 }
 

@@ -70,7 +70,7 @@ func TestBestThreshold(t *testing.T) {
 			// The best threshold's rates are those RatesAt computes.
 			at := RatesAt(samples(tt.rel, tt.non), r.Threshold)
 			if at.TP != r.TP || at.FP != r.FP || at.FN != r.FN || at.TN != r.TN {
-				t.Errorf("RatesAt(%v) = %+v, BestThreshold says %+v", r.Threshold, at, r)
+				t.Errorf("RatesAt(%v): TP FP FN TN = %d %d %d %d, BestThreshold says %d %d %d %d", r.Threshold, at.TP, at.FP, at.FN, at.TN, r.TP, r.FP, r.FN, r.TN)
 			}
 		})
 	}
@@ -145,36 +145,70 @@ func TestBetween(t *testing.T) {
 }
 
 func TestRatesAtUndefined(t *testing.T) {
+	// rate reports a rate that is not want, nil for an undefined one.
+	rate := func(what, name string, got *float64, want any) {
+		t.Helper()
+		switch {
+		case got == nil && want != nil:
+			t.Errorf("%s: %s undefined, want %v", what, name, want)
+		case got != nil && want == nil:
+			t.Errorf("%s: %s = %v, want undefined", what, name, *got)
+		case got != nil && *got != want.(float64):
+			t.Errorf("%s: %s = %v, want %v", what, name, *got, want)
+		}
+	}
 	r := RatesAt(nil, 0.5)
-	if r.TPR != nil || r.FPR != nil || r.Precision != nil || r.J != nil {
-		t.Errorf("empty: %+v, want nil rates", r)
-	}
+	rate("empty", "TPR", r.TPR, nil)
+	rate("empty", "FPR", r.FPR, nil)
+	rate("empty", "precision", r.Precision, nil)
+	rate("empty", "J", r.J, nil)
 	r = RatesAt(samples([]float64{0.2, 0.6}, nil), 0.5)
-	if r.TPR == nil || *r.TPR != 0.5 || r.FPR != nil || r.J != nil || r.Precision == nil || *r.Precision != 1 {
-		t.Errorf("only relevant: %+v", r)
-	}
+	rate("only relevant", "TPR", r.TPR, 0.5)
+	rate("only relevant", "FPR", r.FPR, nil)
+	rate("only relevant", "J", r.J, nil)
+	rate("only relevant", "precision", r.Precision, 1.0)
 	r = RatesAt(samples([]float64{0.2}, []float64{0.1}), 0.9)
-	if r.Precision != nil || r.TPR == nil || *r.TPR != 0 || r.J == nil || *r.J != 0 {
-		t.Errorf("nothing kept: %+v", r)
-	}
+	rate("nothing kept", "precision", r.Precision, nil)
+	rate("nothing kept", "TPR", r.TPR, 0.0)
+	rate("nothing kept", "J", r.J, 0.0)
 	// The threshold is inclusive.
 	if r := RatesAt(samples([]float64{0.15}, nil), 0.15); r.TP != 1 {
-		t.Errorf("score 0.15 at threshold 0.15: %+v, want kept", r)
+		t.Errorf("score 0.15 at threshold 0.15: TP %d, want 1: the score kept", r.TP)
 	}
 }
 
 func TestSummarize(t *testing.T) {
-	if s := Summarize(nil); s.Count != 0 || s.Min != nil || s.Median != nil || s.Mean != nil || s.Max != nil {
-		t.Errorf("empty: %+v, want nils", s)
+	// stat reports a statistic that is not want, or not within 1e-12 of
+	// it when approx is set.
+	stat := func(what, name string, got *float64, want float64, approx bool) {
+		t.Helper()
+		switch {
+		case got == nil:
+			t.Errorf("%s: %s nil, want %v", what, name, want)
+		case approx && !near(*got, want), !approx && *got != want:
+			t.Errorf("%s: %s = %v, want %v", what, name, *got, want)
+		}
 	}
-	s := Summarize([]float64{0.4, 0.1, 0.3, 0.2})
-	if s.Count != 4 || *s.Min != 0.1 || *s.Max != 0.4 || !near(*s.Median, 0.25) || !near(*s.Mean, 0.25) {
-		t.Errorf("even: count %d min %v median %v mean %v max %v", s.Count, *s.Min, *s.Median, *s.Mean, *s.Max)
+	s := Summarize(nil)
+	if s.Count != 0 {
+		t.Errorf("empty: count %d, want 0", s.Count)
 	}
+	for name, v := range map[string]*float64{"min": s.Min, "median": s.Median, "mean": s.Mean, "max": s.Max} {
+		if v != nil {
+			t.Errorf("empty: %s = %v, want nil", name, *v)
+		}
+	}
+	s = Summarize([]float64{0.4, 0.1, 0.3, 0.2})
+	if s.Count != 4 {
+		t.Errorf("even: count %d, want 4", s.Count)
+	}
+	stat("even", "min", s.Min, 0.1, false)
+	stat("even", "max", s.Max, 0.4, false)
+	stat("even", "median", s.Median, 0.25, true)
+	stat("even", "mean", s.Mean, 0.25, true)
 	s = Summarize([]float64{0.9, 0.1, 0.2})
-	if *s.Median != 0.2 || !near(*s.Mean, 0.4) {
-		t.Errorf("odd: median %v mean %v", *s.Median, *s.Mean)
-	}
+	stat("odd", "median", s.Median, 0.2, false)
+	stat("odd", "mean", s.Mean, 0.4, true)
 }
 
 func TestHistogramEdges(t *testing.T) {
@@ -203,11 +237,21 @@ func TestHistogramEdges(t *testing.T) {
 	if len(h) != Bins {
 		t.Fatalf("%d bins, want %d", len(h), Bins)
 	}
-	if h[19].Relevant != 1 || h[3].Relevant != 2 || h[1].NonRelevant != 1 || h[0].NonRelevant != 1 {
-		t.Errorf("histogram: %+v", h)
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{{"bin 19 relevant", h[19].Relevant, 1}, {"bin 3 relevant", h[3].Relevant, 2}, {"bin 1 non-relevant", h[1].NonRelevant, 1}, {"bin 0 non-relevant", h[0].NonRelevant, 1}} {
+		if c.got != c.want {
+			t.Errorf("histogram: %s %d, want %d", c.name, c.got, c.want)
+		}
 	}
-	if h[1].Lo != 0.05 || h[1].Hi != 0.1 || h[19].Hi != 1 || h[0].Lo != 0 {
-		t.Errorf("edges: bin 1 [%v, %v), bin 19 ends %v", h[1].Lo, h[1].Hi, h[19].Hi)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"bin 1 lo", h[1].Lo, 0.05}, {"bin 1 hi", h[1].Hi, 0.1}, {"bin 19 hi", h[19].Hi, 1}, {"bin 0 lo", h[0].Lo, 0}} {
+		if c.got != c.want {
+			t.Errorf("edges: %s %v, want %v", c.name, c.got, c.want)
+		}
 	}
 	if empty := Histogram(nil); len(empty) != Bins {
 		t.Errorf("empty histogram has %d bins", len(empty))
@@ -236,7 +280,10 @@ func TestROC(t *testing.T) {
 			t.Errorf("at %v: ROC (%v, %v), RatesAt (%v, %v)", p.Threshold, p.FPR, p.TPR, *r.FPR, *r.TPR)
 		}
 	}
-	if ROC(samples([]float64{0.5}, nil)) != nil || ROC(samples(nil, []float64{0.5})) != nil {
-		t.Error("a ROC curve without both classes")
+	if c := ROC(samples([]float64{0.5}, nil)); c != nil {
+		t.Errorf("a ROC curve without non-relevant scores: %v, want none", c)
+	}
+	if c := ROC(samples(nil, []float64{0.5})); c != nil {
+		t.Errorf("a ROC curve without relevant scores: %v, want none", c)
 	}
 }

@@ -172,11 +172,14 @@ func TestLoadCases(t *testing.T) {
 	data := []byte(`{"version": 1, "cases": [{"caseId": "c1", "scenario": "chat", "query": "q", "expectedFound": true}]}`)
 	os.WriteFile(good, data, 0o644)
 	g, sum, err := LoadCases(good)
-	if err != nil || len(g.Cases) != 1 {
-		t.Fatalf("LoadCases: %v, %+v", err, g)
+	if err != nil {
+		t.Fatalf("LoadCases: %v", err)
+	}
+	if len(g.Cases) != 1 {
+		t.Fatalf("LoadCases: %d cases, want 1", len(g.Cases))
 	}
 	if want := sha256.Sum256(data); sum != hex.EncodeToString(want[:]) {
-		t.Errorf("sha256 %s", sum)
+		t.Errorf("sha256 %s, want %x", sum, want)
 	}
 
 	bad := filepath.Join(dir, "bad.json")

@@ -64,9 +64,25 @@ func TestIdenticalSides(t *testing.T) {
 	if len(r.Pairs[0].Metrics) != len(Metrics) {
 		t.Fatalf("%d metrics", len(r.Pairs[0].Metrics))
 	}
+	// num reports a metric's number that is null or not want.
+	num := func(name string, got *contract.Float6, want float64) {
+		t.Helper()
+		if got == nil {
+			t.Errorf("%s null, want %v", name, want)
+		} else if float64(*got) != want {
+			t.Errorf("%s %v, want %v", name, *got, want)
+		}
+	}
 	for _, m := range r.Pairs[0].Metrics {
-		if m.Delta == nil || *m.Delta != 0 || m.PValue == nil || *m.PValue != 1 || m.CI95 == nil || m.CI95[0] != 0 || m.CI95[1] != 0 || m.Pairs != 20 {
-			t.Errorf("%s: %+v, want delta 0, p 1, CI [0,0], 20 pairs", m.Name, m)
+		num(m.Name+": delta", m.Delta, 0)
+		num(m.Name+": pValue", m.PValue, 1)
+		if m.CI95 == nil {
+			t.Errorf("%s: ci95 null, want [0, 0]", m.Name)
+		} else if *m.CI95 != [2]contract.Float6{0, 0} {
+			t.Errorf("%s: ci95 %v, want [0, 0]", m.Name, *m.CI95)
+		}
+		if m.Pairs != 20 {
+			t.Errorf("%s: %d pairs, want 20", m.Name, m.Pairs)
 		}
 	}
 	for _, c := range r.Cases {
@@ -89,8 +105,23 @@ func TestShiftDetectedAndDeterministic(t *testing.T) {
 	}
 	r := Build(in, []Side{Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}}, -1, 1)
 	m := metricByName(r, MetricRecallAtK)
-	if *m.A != 0.9 || *m.B != 0.5 || *m.Delta != 0.4 || m.Pairs != 40 {
-		t.Fatalf("recallAtK %+v: want 0.9 vs 0.5, delta 0.4 over 40 pairs", m)
+	// num reports a metric's number that is null or not want.
+	num := func(name string, got *contract.Float6, want float64) {
+		t.Helper()
+		if got == nil {
+			t.Errorf("%s null, want %v", name, want)
+		} else if float64(*got) != want {
+			t.Errorf("%s %v, want %v", name, *got, want)
+		}
+	}
+	num("recallAtK a", m.A, 0.9)
+	num("recallAtK b", m.B, 0.5)
+	num("recallAtK delta", m.Delta, 0.4)
+	if m.Pairs != 40 {
+		t.Errorf("recallAtK over %d pairs, want 40", m.Pairs)
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 	if *m.PValue >= 0.05 || m.CI95[0] > *m.Delta || *m.Delta > m.CI95[1] || m.CI95[0] <= 0 {
 		t.Fatalf("recallAtK p %v CI %v: want p < 0.05 and an interval above 0 containing 0.4", *m.PValue, *m.CI95)
@@ -112,8 +143,11 @@ func TestShiftDetectedAndDeterministic(t *testing.T) {
 	var md1, md2 bytes.Buffer
 	r.WriteMarkdown(&md1)
 	Build(in, []Side{Side{Name: "hybrid", Fixtures: "l", Result: left}, Side{Name: "dense", Fixtures: "r", Result: right}}, -1, 1).WriteMarkdown(&md2)
-	if !bytes.Equal(md1.Bytes(), md2.Bytes()) || !bytes.Contains(md1.Bytes(), []byte("| recall@K | 0.9 | 0.5 | **+0.4** |")) {
-		t.Fatalf("markdown not deterministic or lacks the recall row:\n%s", md1.String())
+	if !bytes.Equal(md1.Bytes(), md2.Bytes()) {
+		t.Fatalf("markdown not deterministic:\n%s\nthen\n%s", md1.String(), md2.String())
+	}
+	if want := "| recall@K | 0.9 | 0.5 | **+0.4** |"; !bytes.Contains(md1.Bytes(), []byte(want)) {
+		t.Fatalf("markdown lacks the recall row %s:\n%s", want, md1.String())
 	}
 }
 
@@ -121,29 +155,69 @@ func TestUnavailableSideKeepsTheOther(t *testing.T) {
 	g := golden(10)
 	left := result(g, "l", func(i int) bool { return i < 7 })
 	r := Build(in, []Side{Side{Name: "current", Fixtures: "l", Result: left}, Side{Name: "sidecar", Fixtures: "s", Reason: "sidecar unreachable: connection refused"}}, -1, 1)
-	if r.Sides[1].Status != Unavailable || r.Sides[1].Reason == nil || *r.Sides[1].Reason != "sidecar unreachable: connection refused" || r.Sides[1].Summary != nil {
-		t.Fatalf("right side %+v", r.Sides[1])
+	right := r.Sides[1]
+	if right.Status != Unavailable {
+		t.Fatalf("right side status %s, want %s", right.Status, Unavailable)
 	}
-	if r.Sides[0].Status != Available || r.Sides[0].Summary == nil || r.Sides[0].Summary.PassCount != 7 || r.Sides[0].Reason != nil {
-		t.Fatalf("left side %+v", r.Sides[0])
+	if want := "sidecar unreachable: connection refused"; right.Reason == nil {
+		t.Fatalf("right side reason null, want %q", want)
+	} else if *right.Reason != want {
+		t.Fatalf("right side reason %q, want %q", *right.Reason, want)
 	}
+	if right.Summary != nil {
+		t.Fatalf("right side summary %+v, want null", *right.Summary)
+	}
+	left0 := r.Sides[0]
+	if left0.Status != Available {
+		t.Fatalf("left side status %s, want %s", left0.Status, Available)
+	}
+	if left0.Summary == nil || left0.Summary.PassCount != 7 {
+		t.Fatalf("left side summary %+v, want passCount 7", left0.Summary)
+	}
+	if left0.Reason != nil {
+		t.Fatalf("left side reason %q, want null", *left0.Reason)
+	}
+	// No statistics with an unavailable side.
 	for _, m := range r.Pairs[0].Metrics {
-		if m.B != nil || m.Delta != nil || m.CI95 != nil || m.PValue != nil || m.Pairs != 0 {
-			t.Errorf("%s: statistics with an unavailable side: %+v", m.Name, m)
+		for _, f := range []struct {
+			name string
+			v    *contract.Float6
+		}{{"b", m.B}, {"delta", m.Delta}, {"pValue", m.PValue}} {
+			if f.v != nil {
+				t.Errorf("%s: %s %v, want null", m.Name, f.name, *f.v)
+			}
+		}
+		if m.CI95 != nil {
+			t.Errorf("%s: ci95 %v, want null", m.Name, *m.CI95)
+		}
+		if m.Pairs != 0 {
+			t.Errorf("%s: %d pairs, want 0", m.Name, m.Pairs)
 		}
 	}
 	if m := metricByName(r, MetricRecallAtK); m.A == nil || *m.A != 0.7 {
 		t.Errorf("left recallAtK %v, want 0.7", m.A)
 	}
-	if len(r.Cases) != 10 || r.Cases[0].Sides[0] == nil || r.Cases[0].Sides[1] != nil || len(r.Cases[0].Sides[0].TopCandidates) != 1 {
-		t.Fatalf("cases: %+v", r.Cases[0])
+	if len(r.Cases) != 10 {
+		t.Fatalf("%d cases, want 10", len(r.Cases))
+	}
+	c0 := r.Cases[0]
+	if c0.Sides[0] == nil {
+		t.Fatal("case 0: no left side")
+	}
+	if c0.Sides[1] != nil {
+		t.Fatalf("case 0: right side %+v, want null", *c0.Sides[1])
+	}
+	if n := len(c0.Sides[0].TopCandidates); n != 1 {
+		t.Fatalf("case 0: left side with %d top candidates, want 1", n)
 	}
 	var b bytes.Buffer
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b.Bytes(), []byte(`"status": "unavailable",`)) || !bytes.Contains(b.Bytes(), []byte("        },\n        null\n      ],")) {
-		t.Fatalf("JSON lacks the unavailable side:\n%s", b.String()[:min(b.Len(), 2000)])
+	for _, want := range []string{`"status": "unavailable",`, "        },\n        null\n      ],"} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Fatalf("JSON lacks the unavailable side's %q:\n%s", want, b.String()[:min(b.Len(), 2000)])
+		}
 	}
 }
 
@@ -154,14 +228,29 @@ func TestNotRunCasesArePairedOnlyForPassRate(t *testing.T) {
 	right.Cases[0] = judge.CaseResult{CaseID: g.Cases[0].CaseID, Case: &g.Cases[0], K: 5, Status: judge.StatusNotRun, Reason: ptr("no fixture"),
 		TopCandidates: []judge.Candidate{}, Checks: []judge.Check{}, FailedChecks: []string{}}
 	r := Build(in, []Side{Side{Name: "a", Result: left}, Side{Name: "b", Result: right}}, -1, 1)
-	if m := metricByName(r, MetricMRR); m.Pairs != 3 || *m.Delta != 0 {
-		t.Errorf("mrr: %+v, want 3 pairs and delta 0", m)
+	// num reports a metric's number that is null or not want.
+	num := func(name string, got *contract.Float6, want float64) {
+		t.Helper()
+		if got == nil {
+			t.Errorf("%s null, want %v", name, want)
+		} else if float64(*got) != want {
+			t.Errorf("%s %v, want %v", name, *got, want)
+		}
 	}
-	if m := metricByName(r, MetricPassRate); m.Pairs != 4 || *m.Delta != 0.25 {
-		t.Errorf("passRate: %+v, want 4 pairs and delta 0.25", m)
+	mrr := metricByName(r, MetricMRR)
+	if mrr.Pairs != 3 {
+		t.Errorf("mrr over %d pairs, want 3", mrr.Pairs)
 	}
-	if d := r.Cases[0].Differences[0]; !slices.Contains(d, DiffHitLevel) || !slices.Contains(d, DiffSource) {
-		t.Errorf("not_run vs pass differences %v", d)
+	num("mrr delta", mrr.Delta, 0)
+	pass := metricByName(r, MetricPassRate)
+	if pass.Pairs != 4 {
+		t.Errorf("passRate over %d pairs, want 4", pass.Pairs)
+	}
+	num("passRate delta", pass.Delta, 0.25)
+	for _, want := range []string{DiffHitLevel, DiffSource} {
+		if d := r.Cases[0].Differences[0]; !slices.Contains(d, want) {
+			t.Errorf("not_run vs pass differences %v, want %s among them", d, want)
+		}
 	}
 }
 
@@ -171,8 +260,11 @@ func TestScoreLabelOnlyIsCountedApart(t *testing.T) {
 	right := result(g, "r", func(i int) bool { return i != 2 })
 	right.Cases[0].TopCandidates[0].ScoreLabel = "COSINE"
 	r := Build(in, []Side{Side{Name: "hybrid", Result: left}, Side{Name: "dense", Result: right}}, -1, 1)
-	if d := r.Cases[0].Differences[0]; !slices.Equal(d, []string{DiffScoreLabel}) || r.Cases[0].Substantive(0) {
-		t.Fatalf("case 0: differences %v, substantive %v", d, r.Cases[0].Substantive(0))
+	if d := r.Cases[0].Differences[0]; !slices.Equal(d, []string{DiffScoreLabel}) {
+		t.Fatalf("case 0: differences %v, want only %s", d, DiffScoreLabel)
+	}
+	if r.Cases[0].Substantive(0) {
+		t.Fatal("case 0: substantive, want a scoreLabel-only difference")
 	}
 	if sub, label := r.Differing(0); sub != 1 || label != 1 {
 		t.Fatalf("Differing = %d, %d; want 1, 1", sub, label)
@@ -180,9 +272,13 @@ func TestScoreLabelOnlyIsCountedApart(t *testing.T) {
 	var md, txt bytes.Buffer
 	r.WriteMarkdown(&md)
 	r.WriteText(&txt)
-	if !bytes.Contains(md.Bytes(), []byte("1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.")) ||
-		bytes.Contains(md.Bytes(), []byte("#### caa\n")) || !bytes.Contains(md.Bytes(), []byte("#### cca\n")) {
-		t.Errorf("markdown:\n%s", md.String())
+	for _, want := range []string{"1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.", "#### cca\n"} {
+		if !bytes.Contains(md.Bytes(), []byte(want)) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if bytes.Contains(md.Bytes(), []byte("#### caa\n")) {
+		t.Errorf("markdown lists caa, which differs only in scoreLabel:\n%s", md.String())
 	}
 	if !bytes.Contains(txt.Bytes(), []byte("hybrid vs dense: 1 of 3 cases differ in content or order; 1 more differ only in scoreLabel.\n")) {
 		t.Errorf("text:\n%s", txt.String())
@@ -205,7 +301,7 @@ func TestValueOfEveryHitLevel(t *testing.T) {
 	}
 	for _, s := range []judge.Status{judge.StatusFail, judge.StatusNotRun, judge.StatusError} {
 		if v, ok := Value(MetricPassRate, &judge.CaseResult{Status: s}); v != 0 || !ok {
-			t.Errorf("passRate of %s = %v, %v", s, v, ok)
+			t.Errorf("passRate of %s = %v, %v; want 0, true", s, v, ok)
 		}
 	}
 	if _, ok := Value(MetricMRR, &judge.CaseResult{Status: judge.StatusPass, HitLevel: ptr(judge.HitNA)}); ok {

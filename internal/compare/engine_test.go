@@ -382,17 +382,36 @@ func TestFamilyAndLetters(t *testing.T) {
 		vals(func(i int) float64 { return float64(i % 2) }),
 	}}
 	c := Analyze(tb, BaselinePairs(3, 1), 1, 0)
-	if len(c.Pairs) != 2 || c.Pairs[0].A != "good" || c.Pairs[0].B != "base" || c.Pairs[1].A != "same" || *c.Baseline != "base" {
-		t.Fatalf("pairs %+v", c.Pairs)
+	var pairs []string
+	for _, p := range c.Pairs {
+		pairs = append(pairs, p.A+" vs "+p.B)
+	}
+	if len(c.Pairs) != 2 || c.Pairs[0].A != "good" || c.Pairs[0].B != "base" || c.Pairs[1].A != "same" {
+		t.Fatalf("pairs %q, want good vs base, then same vs …", pairs)
+	}
+	if c.Baseline == nil {
+		t.Fatal("baseline null, want base")
+	} else if *c.Baseline != "base" {
+		t.Fatalf("baseline %q, want base", *c.Baseline)
 	}
 	if c.Family() != 2 {
 		t.Fatalf("family %d, want 2", c.Family())
 	}
-	if got := c.Metrics[0].BetterThan; !slices.Equal(got[0], []string{"base"}) || len(got[1]) != 0 || len(got[2]) != 0 {
-		t.Fatalf("betterThan %v", got)
+	if got, want := c.Metrics[0].BetterThan, [][]string{{"base"}, {}, {}}; !slices.Equal(got[0], want[0]) || len(got[1]) != 0 || len(got[2]) != 0 {
+		t.Fatalf("betterThan %q, want %q", got, want)
 	}
-	if m := c.Pairs[0].Metrics[0]; m.Wins != n || *m.PValue != *fl(1.0 / 10001) || *m.PAdjusted != *fl(2.0 / 10001) {
-		t.Fatalf("good vs base: %v", m.view())
+	m := c.Pairs[0].Metrics[0]
+	if m.Wins != n {
+		t.Errorf("good vs base: %d wins, want %d", m.Wins, n)
+	}
+	if want := *fl(1.0 / 10001); m.PValue == nil || *m.PValue != want {
+		t.Errorf("good vs base: pValue %v, want %v", deref(m.PValue), want)
+	}
+	if want := *fl(2.0 / 10001); m.PAdjusted == nil || *m.PAdjusted != want {
+		t.Errorf("good vs base: pAdjusted %v, want %v", deref(m.PAdjusted), want)
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 }
 

@@ -80,8 +80,11 @@ func TestTrecMeansAreTrecAllValues(t *testing.T) {
 		if p := rep.Pairs[0].Metrics[0].Pairs; p != wantPairs || rep.Inputs.Missing != wantMissing || rep.Pairs[1].Metrics[0].Pairs != 60 {
 			t.Errorf("complete %v: a vs b over %d queries (missing %q), want %d (%q)", complete, p, rep.Inputs.Missing, wantPairs, wantMissing)
 		}
-		if rep.Sides[1].Missing != 6 || rep.Sides[1].Queries != 54 {
-			t.Errorf("side b: %+v", rep.Sides[1])
+		if rep.Sides[1].Missing != 6 {
+			t.Errorf("side b: %d missing, want 6", rep.Sides[1].Missing)
+		}
+		if rep.Sides[1].Queries != 54 {
+			t.Errorf("side b: %d queries, want 54", rep.Sides[1].Queries)
 		}
 		if rep.Method.Family != 15 {
 			t.Errorf("family %d, want 3 pairs × 5 measures", rep.Method.Family)
@@ -96,9 +99,14 @@ func TestTrecMeansAreTrecAllValues(t *testing.T) {
 		}
 		rep.WriteMarkdown(&md)
 		rep.WriteText(&txt)
-		if !bytes.Contains(js.Bytes(), []byte(`"missing": "`+wantMissing+`"`)) || !strings.Contains(md.String(), "## a vs b\n") ||
-			!strings.Contains(txt.String(), "b: 54 queries evaluated, 6 judged queries without results") {
-			t.Errorf("outputs:\n%s\n%s", md.String(), txt.String())
+		if want := `"missing": "` + wantMissing + `"`; !bytes.Contains(js.Bytes(), []byte(want)) {
+			t.Errorf("JSON lacks %s:\n%s", want, js.String())
+		}
+		if want := "## a vs b\n"; !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+		if want := "b: 54 queries evaluated, 6 judged queries without results"; !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
 		}
 	}
 }

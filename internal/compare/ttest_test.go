@@ -33,10 +33,10 @@ func TestTTestIsScipys(t *testing.T) {
 		}
 	}
 	if p, ok := TTest([]float64{0, 0, 0}); !ok || p != 1 {
-		t.Errorf("all zero: p %v", p)
+		t.Errorf("all zero: p %v, %v; want 1, true", p, ok)
 	}
 	if p, ok := TTest([]float64{0.5, 0.5}); !ok || p != 0 {
-		t.Errorf("constant non-zero: p %v", p)
+		t.Errorf("constant non-zero: p %v, %v; want 0, true", p, ok)
 	}
 	if _, ok := TTest([]float64{1}); ok {
 		t.Error("a t-test of one difference")

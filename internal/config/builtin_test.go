@@ -26,11 +26,17 @@ func TestOpenBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := b.Pipeline.Lookup(ctx, pipeline.Request{Query: "max_connections", KBScope: "rag-eval"})
-	if err != nil || len(res.EvidenceBlocks) == 0 || res.EvidenceBlocks[0].Source != "pool" {
-		t.Errorf("lookup: %v, %+v", err, res)
+	if err != nil {
+		t.Errorf("lookup: %v", err)
+	} else if len(res.EvidenceBlocks) == 0 || res.EvidenceBlocks[0].Source != "pool" {
+		t.Errorf("lookup: blocks %+v, want pool first", res.EvidenceBlocks)
 	}
-	if d := b.Pipeline.Describe(); d.Version != BuiltinVersion || d.Store != StoreEmbedded {
-		t.Errorf("pipeline %+v", d)
+	d := b.Pipeline.Describe()
+	if d.Version != BuiltinVersion {
+		t.Errorf("pipeline version %q, want %q", d.Version, BuiltinVersion)
+	}
+	if d.Store != StoreEmbedded {
+		t.Errorf("pipeline store %q, want %q", d.Store, StoreEmbedded)
 	}
 	if len(b.Warnings) != 0 {
 		t.Errorf("warnings for a calibrated embedder: %v", b.Warnings)

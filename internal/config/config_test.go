@@ -17,8 +17,14 @@ func TestPrecedenceFlagEnvDefault(t *testing.T) {
 	if err := fs.Parse([]string{"--store", "embedded"}); err != nil {
 		t.Fatal(err)
 	}
-	if c.Store != "embedded" || c.MilvusCollection != "from_env" || c.DataDir != ".ragbaseline" {
-		t.Fatalf("store %q collection %q dataDir %q", c.Store, c.MilvusCollection, c.DataDir)
+	if c.Store != "embedded" {
+		t.Errorf("Store = %q, want embedded", c.Store)
+	}
+	if c.MilvusCollection != "from_env" {
+		t.Errorf("MilvusCollection = %q, want from_env", c.MilvusCollection)
+	}
+	if c.DataDir != ".ragbaseline" {
+		t.Errorf("DataDir = %q, want .ragbaseline", c.DataDir)
 	}
 }
 
@@ -35,8 +41,12 @@ func TestSecretsNeverShown(t *testing.T) {
 	if help := fs.FlagUsages(); strings.Contains(help, pw) {
 		t.Errorf("--help shows the password:\n%s", help)
 	}
-	if d := c.Describe(); strings.Contains(d, pw) || !strings.Contains(d, "127.0.0.1:3306") {
-		t.Errorf("Describe = %q", d)
+	d := c.Describe()
+	if strings.Contains(d, pw) {
+		t.Errorf("Describe = %q shows the password", d)
+	}
+	if !strings.Contains(d, "127.0.0.1:3306") {
+		t.Errorf("Describe = %q does not name the address 127.0.0.1:3306", d)
 	}
 	if c.MySQLDSN != "rag:"+pw+"@tcp(127.0.0.1:3306)/db" {
 		t.Errorf("the real DSN was changed: %q", c.MySQLDSN)

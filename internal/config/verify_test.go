@@ -52,8 +52,18 @@ func TestOpenForLookupRefuses(t *testing.T) {
 		}
 		defer s.Close()
 		// The record the check passed is kept, for the manifest.
-		if r := s.Record; r.Embedder != "local-hash-v1" || r.Documents != 1 || r.ChunkSize <= 0 || len(r.CorpusSHA256) != 64 {
-			t.Errorf("Stack.Record = %+v, want the seed's record", r)
+		r := s.Record
+		if r.Embedder != "local-hash-v1" {
+			t.Errorf("Stack.Record.Embedder = %q, want local-hash-v1", r.Embedder)
+		}
+		if r.Documents != 1 {
+			t.Errorf("Stack.Record.Documents = %d, want 1", r.Documents)
+		}
+		if r.ChunkSize <= 0 {
+			t.Errorf("Stack.Record.ChunkSize = %d, want > 0", r.ChunkSize)
+		}
+		if len(r.CorpusSHA256) != 64 {
+			t.Errorf("Stack.Record.CorpusSHA256 = %q, want 64 hex digits", r.CorpusSHA256)
 		}
 	})
 	t.Run("another embedder of the same dimension", func(t *testing.T) {
@@ -61,8 +71,17 @@ func TestOpenForLookupRefuses(t *testing.T) {
 		c.Embedder, c.EmbedModel, c.EmbedDim, c.OpenAIBaseURL = EmbedderOpenAI, "some-model", 512, "http://127.0.0.1:1/v1"
 		_, err := OpenForLookup(ctx, c, "rag-eval")
 		var mm *EmbedderMismatchError
-		if !errors.As(err, &mm) || mm.Have.Embedder != "local-hash-v1" || mm.Want.Embedder != "openai:some-model" || mm.Want.Dim != 512 {
-			t.Fatalf("got %v, want an *EmbedderMismatchError local-hash-v1 vs openai:some-model", err)
+		if !errors.As(err, &mm) {
+			t.Fatalf("got %v, want an *EmbedderMismatchError", err)
+		}
+		if mm.Have.Embedder != "local-hash-v1" {
+			t.Errorf("Have.Embedder = %q, want local-hash-v1", mm.Have.Embedder)
+		}
+		if mm.Want.Embedder != "openai:some-model" {
+			t.Errorf("Want.Embedder = %q, want openai:some-model", mm.Want.Embedder)
+		}
+		if mm.Want.Dim != 512 {
+			t.Errorf("Want.Dim = %d, want 512", mm.Want.Dim)
 		}
 	})
 	notReady := func(t *testing.T, c Config, want string) {

@@ -146,8 +146,11 @@ func TestBenchFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	lr := f.LookupResult
-	if len(lr.EvidenceBlocks) != 30 || lr.Has != HasJudged {
-		t.Fatalf("got %d blocks, presence %b", len(lr.EvidenceBlocks), lr.Has)
+	if len(lr.EvidenceBlocks) != 30 {
+		t.Fatalf("%d blocks, want 30", len(lr.EvidenceBlocks))
+	}
+	if lr.Has != HasJudged {
+		t.Fatalf("presence %b, want %b", lr.Has, HasJudged)
 	}
 	if n := utf8.RuneCountInString(lr.EvidenceBlocks[0].Excerpt); n < 600 || n > 620 {
 		t.Errorf("excerpt has %d characters", n)

@@ -46,53 +46,91 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 				want := Fixture{FixtureVersion: 1, CaseID: "chat-mysql-pool", Query: "连接池满了 too many connections 怎么办",
 					RetrievedAt: "2026-11-29T12:00:00Z", SearchMode: "hybrid", KBScope: "rag-eval", Pipeline: &Pipeline{}, LookupResult: lr}
 				if !reflect.DeepEqual(*f, want) {
-					t.Errorf("top level: got %+v", *f)
+					t.Errorf("top level: got %+v\nwant           %+v", *f, want)
+				}
+				field := func(name string, got, want any) {
+					t.Helper()
+					if got != want {
+						t.Errorf("%s = %v, want %v", name, got, want)
+					}
 				}
 				b := lr.EvidenceBlocks[0]
-				if b.DocID != "rag-eval/mysql-connection-pool" || b.Breadcrumb != "Database > MySQL > Connection Pool > 排查步骤" ||
-					b.Category != "database" || !strings.Contains(b.Excerpt, "<leak>，必要时调大 max_connections & 缩短") ||
-					b.QualityScore != 0.81 || !b.HasQuality || b.RelevanceLevel != "high" || b.ScoreLabel != "RRF" {
-					t.Errorf("block 0: %+v", b)
+				field("block 0 docId", b.DocID, "rag-eval/mysql-connection-pool")
+				field("block 0 breadcrumb", b.Breadcrumb, "Database > MySQL > Connection Pool > 排查步骤")
+				field("block 0 category", b.Category, "database")
+				if want := "<leak>，必要时调大 max_connections & 缩短"; !strings.Contains(b.Excerpt, want) {
+					t.Errorf("block 0 excerpt %q, want it to contain %q", b.Excerpt, want)
 				}
-				if b.EvidenceKey != "rag-eval/mysql-connection-pool#2" {
-					t.Errorf("block 0 evidenceKey %q", b.EvidenceKey)
+				field("block 0 qualityScore", b.QualityScore, Float6(0.81))
+				field("block 0 HasQuality", b.HasQuality, true)
+				field("block 0 relevanceLevel", b.RelevanceLevel, "high")
+				field("block 0 scoreLabel", b.ScoreLabel, "RRF")
+				field("block 0 evidenceKey", b.EvidenceKey, "rag-eval/mysql-connection-pool#2")
+				// Fields the judge does not read are not decoded.
+				field("block 0 title", b.Title, "")
+				field("block 0 denseDistance", b.DenseDistance, Float6(0))
+				field("contextPack.packedText", lr.ContextPack.PackedText, "")
+				field("found", lr.Found, true)
+				field("evidenceStatus", lr.EvidenceStatus, "sufficient")
+				field("selectedAttempt", lr.RetrievalTrace.SelectedAttempt, AttemptFiltered)
+				if r := lr.RetrievalTrace.FallbackReason; r != nil {
+					t.Errorf("fallbackReason %q, want null", *r)
 				}
-				if b.Title != "" || b.DenseDistance != 0 || lr.ContextPack.PackedText != "" {
-					t.Errorf("fields the judge does not read were decoded")
-				}
-				if !lr.Found || lr.EvidenceStatus != "sufficient" || lr.RetrievalTrace.SelectedAttempt != AttemptFiltered ||
-					lr.RetrievalTrace.FallbackReason != nil || lr.RerankTrace.TopSource != "mysql-connection-pool" {
-					t.Errorf("lookupResult: %+v", *lr)
-				}
+				field("rerankTrace.topSource", lr.RerankTrace.TopSource, "mysql-connection-pool")
 			}},
 		{file: "chat-mysql-pool-dense.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "mysql-connection-pool"}, {2, true, "mysql-slow-query"}},
 			check: func(t *testing.T, f *Fixture) {
-				if f.SearchMode != "dense" || f.LookupResult.EvidenceBlocks[1].ScoreLabel != "cosine" {
-					t.Errorf("got %+v", f)
+				if f.SearchMode != "dense" {
+					t.Errorf("searchMode %q, want dense", f.SearchMode)
+				}
+				if got := f.LookupResult.EvidenceBlocks[1].ScoreLabel; got != "cosine" {
+					t.Errorf("block 1 scoreLabel %q, want cosine", got)
 				}
 			}},
 		{file: "fallback-decoy.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "disk-full"}, {2, true, "overfilter-decoy"}},
 			check: func(t *testing.T, f *Fixture) {
 				rt := f.LookupResult.RetrievalTrace
-				if rt.SelectedAttempt != AttemptUnfilteredRetry || rt.FallbackReason == nil || *rt.FallbackReason != FallbackLowQuality {
-					t.Errorf("retrievalTrace %+v", rt)
+				if rt.SelectedAttempt != AttemptUnfilteredRetry {
+					t.Errorf("selectedAttempt %q, want %q", rt.SelectedAttempt, AttemptUnfilteredRetry)
+				}
+				if rt.FallbackReason == nil {
+					t.Errorf("fallbackReason null, want %q", FallbackLowQuality)
+				} else if *rt.FallbackReason != FallbackLowQuality {
+					t.Errorf("fallbackReason %q, want %q", *rt.FallbackReason, FallbackLowQuality)
 				}
 			}},
 		{file: "negative-not-found.json", has: HasJudged, blocks: []blockWant{},
 			check: func(t *testing.T, f *Fixture) {
 				lr := f.LookupResult
-				if lr.Found || lr.EvidenceStatus != EvidenceNone || lr.EvidenceBlocks == nil || lr.ContextPack.Sources == nil ||
-					len(lr.ContextPack.Sources) != 0 || *lr.RetrievalTrace.FallbackReason != FallbackNoEvidence {
-					t.Errorf("lookupResult %+v", *lr)
+				if lr.Found {
+					t.Error("found true, want false")
+				}
+				if lr.EvidenceStatus != EvidenceNone {
+					t.Errorf("evidenceStatus %q, want %q", lr.EvidenceStatus, EvidenceNone)
+				}
+				if lr.EvidenceBlocks == nil {
+					t.Error("evidenceBlocks nil, want []")
+				}
+				if lr.ContextPack.Sources == nil || len(lr.ContextPack.Sources) != 0 {
+					t.Errorf("contextPack.sources %#v, want []", lr.ContextPack.Sources)
+				}
+				if r := lr.RetrievalTrace.FallbackReason; r == nil {
+					t.Errorf("fallbackReason null, want %q", FallbackNoEvidence)
+				} else if *r != FallbackNoEvidence {
+					t.Errorf("fallbackReason %q, want %q", *r, FallbackNoEvidence)
 				}
 			}},
 		{file: "aiops-nginx-502-no-rank.json", has: HasJudged,
 			blocks: []blockWant{{0, false, "nginx-502"}, {0, false, "redis-memory"}},
 			check: func(t *testing.T, f *Fixture) {
-				if b := f.LookupResult.EvidenceBlocks; b[0].DocID != "rag-eval/nginx-502" || b[1].DocID != "" {
-					t.Errorf("docIds %q %q", b[0].DocID, b[1].DocID)
+				b := f.LookupResult.EvidenceBlocks
+				if b[0].DocID != "rag-eval/nginx-502" {
+					t.Errorf("block 0 docId %q, want rag-eval/nginx-502", b[0].DocID)
+				}
+				if b[1].DocID != "" {
+					t.Errorf("block 1 docId %q, want none", b[1].DocID)
 				}
 			}},
 		{file: "chat-shuffled-ranks.json", has: HasJudged,
@@ -100,8 +138,11 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 		{file: "chat-unknown-fields.json", has: HasJudged,
 			blocks: []blockWant{{1, true, "redis-memory"}},
 			check: func(t *testing.T, f *Fixture) {
-				if f.Query != "Redis 内存告警 maxmemory" || f.LookupResult.ContextPack.Sources[0] != "redis-memory" {
-					t.Errorf("got %+v", f)
+				if want := "Redis 内存告警 maxmemory"; f.Query != want {
+					t.Errorf("query %q, want %q", f.Query, want)
+				}
+				if got := f.LookupResult.ContextPack.Sources[0]; got != "redis-memory" {
+					t.Errorf("contextPack.sources[0] %q, want redis-memory", got)
 				}
 			}},
 		{file: "chat-escapes.json", has: HasJudged,
@@ -117,8 +158,11 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 				if want := "line one\nline two\r\n\x00nul \b\f \uFFFDlow \uFFFDA été 😀 中文"; b.Excerpt != want {
 					t.Errorf("excerpt\ngot  %q\nwant %q", b.Excerpt, want)
 				}
-				if b.Breadcrumb != "Database > MySQL › Connection Pool" || b.QualityScore != 0.81 {
-					t.Errorf("block %+v", b)
+				if want := "Database > MySQL › Connection Pool"; b.Breadcrumb != want {
+					t.Errorf("breadcrumb %q, want %q", b.Breadcrumb, want)
+				}
+				if b.QualityScore != 0.81 {
+					t.Errorf("qualityScore %v, want 0.81", b.QualityScore)
 				}
 				if got := f.LookupResult.ContextPack.Sources; !reflect.DeepEqual(got, []string{"mysql-connection-pool", "source-2"}) {
 					t.Errorf("sources %q", got)
@@ -131,26 +175,50 @@ func TestDecodeFixtureTestdata(t *testing.T) {
 				b := f.LookupResult.EvidenceBlocks
 				quality := []bool{false, false, true, true, false, false, false}
 				for i := range b {
-					if b[i].HasQuality != quality[i] || b[i].QualityScore != 0 {
-						t.Errorf("block %d: qualityScore %v, HasQuality %v", i, b[i].QualityScore, b[i].HasQuality)
+					if b[i].HasQuality != quality[i] {
+						t.Errorf("block %d: HasQuality %v, want %v", i, b[i].HasQuality, quality[i])
+					}
+					if b[i].QualityScore != 0 {
+						t.Errorf("block %d: qualityScore %v, want 0", i, b[i].QualityScore)
 					}
 				}
-				if b[0].DocID != "" || b[0].Excerpt != "" || f.SearchMode != "" || f.KBScope != "" || f.FixtureVersion != 1 {
-					t.Errorf("wrong-typed strings not empty: %+v", f)
+				// Wrong-typed strings decode empty.
+				field := func(name string, got, want any) {
+					t.Helper()
+					if got != want {
+						t.Errorf("%s = %v, want %v", name, got, want)
+					}
 				}
+				field("block 0 docId", b[0].DocID, "")
+				field("block 0 excerpt", b[0].Excerpt, "")
+				field("searchMode", f.SearchMode, "")
+				field("kbScope", f.KBScope, "")
+				field("fixtureVersion", f.FixtureVersion, 1)
 			}},
 		{file: "chat-duplicate-keys.json", has: HasEvidenceBlocks | HasFallbackReason | HasRerankTopSource, sourcesNil: true,
 			blocks: []blockWant{{1, true, "b"}},
 			check: func(t *testing.T, f *Fixture) {
 				lr := f.LookupResult
-				if f.CaseID != "chat-duplicate-keys" || lr.Found || lr.RetrievalTrace.FallbackReason != nil || lr.RerankTrace.TopSource != "b" {
-					t.Errorf("got %+v %+v", f, *lr)
+				if f.CaseID != "chat-duplicate-keys" {
+					t.Errorf("caseId %q, want chat-duplicate-keys", f.CaseID)
+				}
+				if lr.Found {
+					t.Error("found true, want false")
+				}
+				if r := lr.RetrievalTrace.FallbackReason; r != nil {
+					t.Errorf("fallbackReason %q, want null", *r)
+				}
+				if lr.RerankTrace.TopSource != "b" {
+					t.Errorf("rerankTrace.topSource %q, want b", lr.RerankTrace.TopSource)
 				}
 			}},
 		{file: "minimal.json", has: 0, sourcesNil: true,
 			check: func(t *testing.T, f *Fixture) {
-				if f.FixtureVersion != 1 || f.LookupResult.EvidenceBlocks != nil {
-					t.Errorf("got %+v", f)
+				if f.FixtureVersion != 1 {
+					t.Errorf("fixtureVersion %d, want 1", f.FixtureVersion)
+				}
+				if b := f.LookupResult.EvidenceBlocks; b != nil {
+					t.Errorf("evidenceBlocks %+v, want nil", b)
 				}
 			}},
 		{file: "chat-encoded.json", has: HasJudged},
@@ -304,8 +372,10 @@ func TestDecodeFixtureInvalid(t *testing.T) {
 func TestDecodeFixtureVersion(t *testing.T) {
 	for _, v := range []string{"", `"fixtureVersion":1,`, `"fixtureVersion":1.0,`, `"fixtureVersion":10e-1,`} {
 		f, err := DecodeFixture([]byte("{" + v + validTail))
-		if err != nil || f.FixtureVersion != 1 {
-			t.Errorf("%s: got %v, %v", v, f, err)
+		if err != nil {
+			t.Errorf("%s: %v", v, err)
+		} else if f.FixtureVersion != 1 {
+			t.Errorf("%s: fixtureVersion %d, want 1", v, f.FixtureVersion)
 		}
 	}
 	for _, tt := range []struct{ value, version string }{
@@ -319,8 +389,17 @@ func TestDecodeFixtureVersion(t *testing.T) {
 			t.Errorf("%s: error %T %v, want *UnsupportedVersionError", tt.value, err, err)
 			continue
 		}
-		if ve.Line != 2 || ve.Field != "fixtureVersion" || ve.Version != tt.version || !reflect.DeepEqual(ve.Supported, SupportedFixtureVersions) {
-			t.Errorf("%s: got %+v", tt.value, ve)
+		if ve.Line != 2 {
+			t.Errorf("%s: line %d, want 2", tt.value, ve.Line)
+		}
+		if ve.Field != "fixtureVersion" {
+			t.Errorf("%s: field %q, want fixtureVersion", tt.value, ve.Field)
+		}
+		if ve.Version != tt.version {
+			t.Errorf("%s: version %q, want %q", tt.value, ve.Version, tt.version)
+		}
+		if !reflect.DeepEqual(ve.Supported, SupportedFixtureVersions) {
+			t.Errorf("%s: supported %v, want %v", tt.value, ve.Supported, SupportedFixtureVersions)
 		}
 	}
 	_, err := ParseFixture("f.json", []byte(`{"fixtureVersion":2,`+validTail))
@@ -422,8 +501,11 @@ func TestDecodeFixturePresence(t *testing.T) {
 			continue
 		}
 		b := f.LookupResult.EvidenceBlocks[0]
-		if b.Rank != tt.rank || b.HasRank != tt.hasRank || float64(b.QualityScore) != tt.quality || b.HasQuality != tt.hasQuality {
-			t.Errorf("%s: rank %d %v, qualityScore %v %v", tt.block, b.Rank, b.HasRank, b.QualityScore, b.HasQuality)
+		if b.Rank != tt.rank || b.HasRank != tt.hasRank {
+			t.Errorf("%s: rank %d, HasRank %v; want %d, %v", tt.block, b.Rank, b.HasRank, tt.rank, tt.hasRank)
+		}
+		if float64(b.QualityScore) != tt.quality || b.HasQuality != tt.hasQuality {
+			t.Errorf("%s: qualityScore %v, HasQuality %v; want %v, %v", tt.block, b.QualityScore, b.HasQuality, tt.quality, tt.hasQuality)
 		}
 		want, _ := refDecodeFixture(data)
 		if d := diffFixtures(f, want); d != "" {
@@ -454,8 +536,11 @@ func TestDecodeFixtureManyBlocks(t *testing.T) {
 	}
 	data := []byte(`{"caseId":"a","query":"q","lookupResult":{"contextPack":{"sources":[` + b.String() + `]}}}`)
 	f, err := DecodeFixture(data)
-	if err != nil || len(f.LookupResult.ContextPack.Sources) != 40 {
-		t.Fatalf("got %v, %v", f, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.LookupResult.ContextPack.Sources); n != 40 {
+		t.Fatalf("%d sources, want 40", n)
 	}
 }
 
@@ -542,8 +627,12 @@ func TestEncodeFixtureGolden(t *testing.T) {
 			t.Errorf("output lacks %q", s)
 		}
 	}
-	if f.LookupResult.ContextPack.Sources != nil || f.LookupResult.RetrievalTrace.L0Hints.Categories != nil {
-		t.Error("EncodeFixture modified its argument")
+	// EncodeFixture does not modify its argument.
+	if s := f.LookupResult.ContextPack.Sources; s != nil {
+		t.Errorf("EncodeFixture modified its argument: contextPack.sources %#v, want nil", s)
+	}
+	if c := f.LookupResult.RetrievalTrace.L0Hints.Categories; c != nil {
+		t.Errorf("EncodeFixture modified its argument: l0Hints.categories %#v, want nil", c)
 	}
 	if bytes.Contains(got, []byte("null")) {
 		t.Error("output has a null")
@@ -564,8 +653,15 @@ func TestEncodeFixtureRoundTrip(t *testing.T) {
 	if g.LookupResult.Has != HasJudged {
 		t.Errorf("presence %09b, want all", g.LookupResult.Has)
 	}
-	if b := g.LookupResult.EvidenceBlocks[0]; !b.HasRank || !b.HasQuality || b.QualityScore != 0.123457 {
-		t.Errorf("block %+v", b)
+	b0 := g.LookupResult.EvidenceBlocks[0]
+	if !b0.HasRank {
+		t.Error("block 0: HasRank false, want true")
+	}
+	if !b0.HasQuality {
+		t.Error("block 0: HasQuality false, want true")
+	}
+	if b0.QualityScore != 0.123457 {
+		t.Errorf("block 0: qualityScore %v, want 0.123457, rounded to 6 places", b0.QualityScore)
 	}
 	// What the judge reads is unchanged, up to qualityScore rounding.
 	want := *f
@@ -590,8 +686,14 @@ func TestEncodeFixtureRoundTrip(t *testing.T) {
 	f.FixtureVersion = 0
 	f.RetrievedAt = ""
 	data, err = EncodeFixture(f)
-	if err != nil || !bytes.HasPrefix(data, []byte("{\n  \"fixtureVersion\": 1,\n")) || !bytes.Contains(data, []byte(`"retrievedAt": "",`)) {
-		t.Errorf("got %v\n%s", err, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, []byte("{\n  \"fixtureVersion\": 1,\n")) {
+		t.Errorf("the encoding does not start with fixtureVersion 1:\n%s", data)
+	}
+	if !bytes.Contains(data, []byte(`"retrievedAt": "",`)) {
+		t.Errorf("the encoding lacks an empty retrievedAt:\n%s", data)
 	}
 }
 

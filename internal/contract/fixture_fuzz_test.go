@@ -293,12 +293,21 @@ func checkFixtureError(t *testing.T, data []byte, err error) {
 	var ve *UnsupportedVersionError
 	switch {
 	case errors.As(err, &e):
-		if e.Msg == "" || e.Line < 0 || e.Line > lines {
-			t.Fatalf("bad error %#v for input %q", e, data)
+		if e.Msg == "" {
+			t.Fatalf("error without a message %#v for input %q", e, data)
+		}
+		if e.Line < 0 || e.Line > lines {
+			t.Fatalf("error on line %d, want 0 to %d: %#v for input %q", e.Line, lines, e, data)
 		}
 	case errors.As(err, &ve):
-		if !errors.Is(err, ErrUnsupportedVersion) || ve.Line < 1 || ve.Line > lines || ve.Field != "fixtureVersion" {
-			t.Fatalf("bad error %#v for input %q", ve, data)
+		if !errors.Is(err, ErrUnsupportedVersion) {
+			t.Fatalf("error %#v is not ErrUnsupportedVersion, for input %q", ve, data)
+		}
+		if ve.Line < 1 || ve.Line > lines {
+			t.Fatalf("error on line %d, want 1 to %d: %#v for input %q", ve.Line, lines, ve, data)
+		}
+		if ve.Field != "fixtureVersion" {
+			t.Fatalf("error on field %q, want fixtureVersion: %#v for input %q", ve.Field, ve, data)
 		}
 	default:
 		t.Fatalf("error %T %v is neither *Error nor *UnsupportedVersionError", err, err)

@@ -122,8 +122,14 @@ func checkGoldenError(t *testing.T, data []byte, err error) {
 	lines := strings.Count(string(data), "\n") + 1
 	var uv *UnsupportedVersionError
 	if errors.As(err, &uv) {
-		if uv.Version == "" || uv.Line < 1 || uv.Line > lines || len(uv.Supported) == 0 {
-			t.Fatalf("bad UnsupportedVersionError: %#v", uv)
+		if uv.Version == "" {
+			t.Fatalf("UnsupportedVersionError without the version: %#v", uv)
+		}
+		if uv.Line < 1 || uv.Line > lines {
+			t.Fatalf("UnsupportedVersionError on line %d, want 1 to %d: %#v", uv.Line, lines, uv)
+		}
+		if len(uv.Supported) == 0 {
+			t.Fatalf("UnsupportedVersionError without the supported versions: %#v", uv)
 		}
 		return
 	}
@@ -135,8 +141,17 @@ func checkGoldenError(t *testing.T, data []byte, err error) {
 		t.Fatalf("empty ErrorList")
 	}
 	for i, e := range list {
-		if e == nil || e.Msg == "" || e.File != "fuzz.json" || e.Line < 1 || e.Line > lines {
-			t.Fatalf("error %d is not a located message: %#v (file has %d lines)", i, e, lines)
+		if e == nil {
+			t.Fatalf("error %d is nil", i)
+		}
+		if e.Msg == "" {
+			t.Fatalf("error %d has no message: %#v", i, e)
+		}
+		if e.File != "fuzz.json" {
+			t.Fatalf("error %d names file %q, want fuzz.json: %#v", i, e.File, e)
+		}
+		if e.Line < 1 || e.Line > lines {
+			t.Fatalf("error %d on line %d, want 1 to %d: %#v", i, e.Line, lines, e)
 		}
 		if i > 0 && e.Line < list[i-1].Line {
 			t.Fatalf("errors out of line order: %v", err)

@@ -450,8 +450,10 @@ func TestErrorMessage(t *testing.T) {
 		t.Errorf("ErrorList.Error() = %q, want %q", got, want)
 	}
 	var e *Error
-	if !errors.As(error(list), &e) || e != list[0] {
-		t.Errorf("errors.As(ErrorList, *Error) does not give the first error")
+	if !errors.As(error(list), &e) {
+		t.Error("errors.As(ErrorList, *Error) is false")
+	} else if e != list[0] {
+		t.Errorf("errors.As(ErrorList, *Error) gives %v, want the first error %v", e, list[0])
 	}
 }
 

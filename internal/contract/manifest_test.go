@@ -21,8 +21,14 @@ func TestReadManifest(t *testing.T) {
 	}
 	write(`{"manifestVersion": 1, "status": "unavailable", "reason": "sidecar unreachable", "future": [1]}`)
 	m, err := ReadManifest(dir)
-	if err != nil || m.Status != StatusUnavailable || m.Reason != "sidecar unreachable" {
-		t.Fatalf("%+v, %v", m, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != StatusUnavailable {
+		t.Fatalf("status %q, want %q", m.Status, StatusUnavailable)
+	}
+	if m.Reason != "sidecar unreachable" {
+		t.Fatalf("reason %q, want sidecar unreachable", m.Reason)
 	}
 	for _, bad := range []string{`{"status": "Unavailable"}`, `{"reason": "no status"}`, `{"status": 1}`, `[`} {
 		write(bad)

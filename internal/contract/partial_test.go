@@ -87,15 +87,30 @@ func TestEncodePartialLeavesAbsentFieldsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	lr := g.LookupResult
-	if lr.Has != f.LookupResult.Has || !lr.Partial {
+	if lr.Has != f.LookupResult.Has {
 		t.Errorf("presence %b, want %b", lr.Has, f.LookupResult.Has)
 	}
-	b := lr.EvidenceBlocks[0]
-	if b.HasQuality || !b.HasRank || b.Has != BlockHasSource|BlockHasExcerpt {
-		t.Errorf("block %+v", b)
+	if !lr.Partial {
+		t.Error("Partial false, want true")
 	}
-	if g.Pipeline == nil || g.Pipeline.SearchMode != ModeBM25 || g.Pipeline.Capabilities == nil || len(g.Pipeline.Capabilities) != 0 {
-		t.Errorf("pipeline %+v", g.Pipeline)
+	b := lr.EvidenceBlocks[0]
+	if b.HasQuality {
+		t.Error("block 0: HasQuality true, want false")
+	}
+	if !b.HasRank {
+		t.Error("block 0: HasRank false, want true")
+	}
+	if want := BlockHasSource | BlockHasExcerpt; b.Has != want {
+		t.Errorf("block 0: presence %b, want %b", b.Has, want)
+	}
+	if g.Pipeline == nil {
+		t.Fatal("pipeline nil")
+	}
+	if g.Pipeline.SearchMode != ModeBM25 {
+		t.Errorf("pipeline searchMode %q, want %q", g.Pipeline.SearchMode, ModeBM25)
+	}
+	if c := g.Pipeline.Capabilities; c == nil || len(c) != 0 {
+		t.Errorf("pipeline capabilities %#v, want []string{}", c)
 	}
 	// Encoding the decoded fixture again keeps the absences.
 	again, err := EncodeFixture(g)
@@ -153,8 +168,10 @@ func TestPipelineCapabilitiesJSON(t *testing.T) {
 			t.Errorf("Marshal(%+v) = %s, %v; want %s", tc.p, got, err, tc.want)
 		}
 		var back Pipeline
-		if err := json.Unmarshal(got, &back); err != nil || (back.Capabilities == nil) != (tc.p.Capabilities == nil) {
-			t.Errorf("Unmarshal(%s) = %+v, %v", got, back, err)
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Errorf("Unmarshal(%s): %v", got, err)
+		} else if (back.Capabilities == nil) != (tc.p.Capabilities == nil) {
+			t.Errorf("Unmarshal(%s): capabilities %#v, want %#v", got, back.Capabilities, tc.p.Capabilities)
 		}
 	}
 }
@@ -182,8 +199,17 @@ func TestParseCapabilities(t *testing.T) {
 		t.Errorf("ValidPipelineSearchMode(vector) = %v", err)
 	}
 	p := &Pipeline{Capabilities: []string{CapTrace}}
-	if !p.Lacks(CapRerank) || p.Lacks(CapTrace) || (&Pipeline{}).Lacks(CapRerank) || (*Pipeline)(nil).Lacks(CapTrace) {
-		t.Error("Lacks")
+	if !p.Lacks(CapRerank) {
+		t.Error("a pipeline declaring only trace does not lack rerank")
+	}
+	if p.Lacks(CapTrace) {
+		t.Error("a pipeline declaring trace lacks it")
+	}
+	if (&Pipeline{}).Lacks(CapRerank) {
+		t.Error("a pipeline declaring nothing lacks rerank, want it to have every capability")
+	}
+	if (*Pipeline)(nil).Lacks(CapTrace) {
+		t.Error("a nil pipeline lacks trace, want it to have every capability")
 	}
 }
 

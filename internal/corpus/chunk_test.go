@@ -216,8 +216,11 @@ func TestChunkMaxCharsCJK(t *testing.T) {
 		}
 		joined.WriteString(c.Text)
 	}
-	if len(chunks) != 8 || joined.String() != text {
-		t.Errorf("%d chunks, joined text equal: %v", len(chunks), joined.String() == text)
+	if len(chunks) != 8 {
+		t.Errorf("%d chunks, want 8", len(chunks))
+	}
+	if joined.String() != text {
+		t.Errorf("the chunks joined:\n%q\nwant the text:\n%q", joined.String(), text)
 	}
 }
 

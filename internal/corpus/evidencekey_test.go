@@ -139,8 +139,10 @@ func TestEvidenceKeysStable(t *testing.T) {
 		after := keyMap(t, strings.Replace(keyBody, "## 排查步骤", "## 排查", 1), opts)
 		for k, text := range before {
 			moved := strings.HasPrefix(k, "rag-eval/t#排查步骤 > ")
-			if got, ok := after[k]; ok == moved || ok && got != text {
-				t.Errorf("%q: present %v after renaming its parent: %q", k, ok, got)
+			if got, ok := after[k]; ok == moved {
+				t.Errorf("%q: present %v after renaming its parent, want %v", k, ok, !moved)
+			} else if ok && got != text {
+				t.Errorf("%q after renaming its parent: %q, want %q as before", k, got, text)
 			}
 			if moved {
 				nk := strings.Replace(k, "#排查步骤 > ", "#排查 > ", 1)
@@ -236,10 +238,16 @@ func TestEvidenceKeysLongPath(t *testing.T) {
 	}
 	k := chunks[0].EvidenceKey
 	label := strings.TrimPrefix(k, doc.DocID+"#")
-	if !strings.HasPrefix(long, strings.Split(label, "…")[0]) || len(label) > kb.MaxSectionLabelLen {
-		t.Errorf("label %q", label)
+	if head := strings.Split(label, "…")[0]; !strings.HasPrefix(long, head) {
+		t.Errorf("label %q does not start with a prefix of the heading", label)
 	}
-	if !seen[k+"@2"] || !seen[k+"@2~2"] {
-		t.Errorf("the second section of the same path: %q", slices.Sorted(maps.Keys(seen)))
+	if len(label) > kb.MaxSectionLabelLen {
+		t.Errorf("label of %d bytes, want at most %d: %q", len(label), kb.MaxSectionLabelLen, label)
+	}
+	// The second section of the same path has keys of its own.
+	for _, want := range []string{k + "@2", k + "@2~2"} {
+		if !seen[want] {
+			t.Errorf("no key %q among %q", want, slices.Sorted(maps.Keys(seen)))
+		}
 	}
 }

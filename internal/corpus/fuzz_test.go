@@ -82,8 +82,14 @@ func checkProblems(t *testing.T, data []byte, problems []Problem) {
 	}
 	lines := 1 + strings.Count(normalizeNewlines(string(data)), "\n")
 	for i, p := range problems {
-		if p.File != "f.md" || p.Line < 1 || p.Line > lines || p.Msg == "" {
-			t.Fatalf("bad problem %+v (file has %d lines)", p, lines)
+		if p.File != "f.md" {
+			t.Fatalf("problem %+v names file %q, want f.md", p, p.File)
+		}
+		if p.Line < 1 || p.Line > lines {
+			t.Fatalf("problem %+v on line %d, want 1 to %d", p, p.Line, lines)
+		}
+		if p.Msg == "" {
+			t.Fatalf("problem %+v without a message", p)
 		}
 		if i > 0 && p.Line < problems[i-1].Line {
 			t.Fatalf("problems not sorted: %q", problemStrings(problems))
@@ -127,12 +133,12 @@ func checkDocument(t *testing.T, data []byte, doc *kb.Document) {
 	}
 	for name, v := range map[string]string{"title": doc.Title, "breadcrumb": doc.Breadcrumb, "category": doc.Category} {
 		if v == "" || v != strings.TrimSpace(v) || strings.IndexFunc(v, isControl) >= 0 {
-			t.Fatalf("%s %q", name, v)
+			t.Fatalf("%s %q, want it non-empty, trimmed and without control characters", name, v)
 		}
 	}
 	for _, v := range append(append([]string(nil), doc.Keywords...), doc.Aliases...) {
 		if v == "" || v != strings.TrimSpace(v) || strings.IndexFunc(v, isControl) >= 0 {
-			t.Fatalf("list item %q", v)
+			t.Fatalf("list item %q, want it non-empty, trimmed and without control characters", v)
 		}
 	}
 }

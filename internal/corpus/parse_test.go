@@ -255,8 +255,11 @@ func TestParseLineEndings(t *testing.T) {
 				t.Fatal(problemStrings(problems))
 			}
 			sum := sha256.Sum256([]byte(data))
-			if got.ContentHash != hex.EncodeToString(sum[:]) || got.ContentHash == want.ContentHash {
-				t.Errorf("content hash %s is not the hash of the file's bytes", got.ContentHash)
+			if wantHash := hex.EncodeToString(sum[:]); got.ContentHash != wantHash {
+				t.Errorf("content hash %s, want %s, the hash of the file's bytes", got.ContentHash, wantHash)
+			}
+			if got.ContentHash == want.ContentHash {
+				t.Errorf("content hash %s, the hash of the LF file, want the hash of these bytes", got.ContentHash)
 			}
 			g := *got
 			g.ContentHash = want.ContentHash
@@ -363,8 +366,10 @@ func TestLoadDirErrors(t *testing.T) {
 	if _, err := LoadDir(empty, "rag-eval"); err == nil || !strings.Contains(err.Error(), "no .md files in "+empty) {
 		t.Errorf("empty dir: %v", err)
 	}
-	if _, err := LoadDir(filepath.Join(empty, "missing"), "rag-eval"); err == nil || errors.As(err, new(Problems)) {
-		t.Errorf("missing dir: %v", err)
+	if _, err := LoadDir(filepath.Join(empty, "missing"), "rag-eval"); err == nil {
+		t.Error("missing dir: no error")
+	} else if errors.As(err, new(Problems)) {
+		t.Errorf("missing dir: %v, want an I/O error, not Problems", err)
 	}
 	if _, err := LoadDir("testdata/docs", ""); err == nil {
 		t.Errorf("empty kb scope accepted")
@@ -392,8 +397,14 @@ func TestSeedDocs(t *testing.T) {
 		t.Fatalf("%d documents, want 3", len(docs))
 	}
 	decoy := docs[2]
-	if decoy.Source != "overfilter-decoy" || decoy.Category != "database" || !contains(decoy.Keywords, "服务器磁盘") {
-		t.Errorf("decoy %+v", decoy)
+	if decoy.Source != "overfilter-decoy" {
+		t.Errorf("decoy source %q, want overfilter-decoy", decoy.Source)
+	}
+	if decoy.Category != "database" {
+		t.Errorf("decoy category %q, want database", decoy.Category)
+	}
+	if !contains(decoy.Keywords, "服务器磁盘") {
+		t.Errorf("decoy keywords %q, want 服务器磁盘 among them", decoy.Keywords)
 	}
 	if strings.Contains(decoy.Body, "服务器磁盘") {
 		t.Errorf("the decoy body must not contain its L0 keyword")

@@ -1,11 +1,11 @@
 //go:build unix
 
-// Package fslock takes flock(2) locks without waiting: the one lock
-// primitive of rag-seed and rag-snapshot (the embedded index's lock file,
-// the fixture directories' parent and staging locks). A lock goes with the
-// open file description: it is released when the file is closed or the
-// process ends, however it ends, so a killed run never leaves a stale lock.
-// Like those packages, it builds on Unix only.
+// Package fslock takes flock(2) locks without waiting. It is the one lock
+// primitive of rag-seed and rag-snapshot. They lock the embedded index's
+// lock file and the fixture directories' parent and staging locks with it.
+// A lock goes with the open file description. It is released when the file
+// is closed or the process ends, however it ends, so a killed run never
+// leaves a stale lock. Like those packages, it builds on Unix only.
 package fslock
 
 import (

@@ -154,8 +154,8 @@ func TestChecks(t *testing.T) {
 			if !strings.Contains(message(ch), tt.msgHas) {
 				t.Errorf("message %q does not contain %q", message(ch), tt.msgHas)
 			}
-			if wantStatus := StatusPass; !tt.pass && r.Status == wantStatus {
-				t.Errorf("status pass with a failed check")
+			if !tt.pass && r.Status == StatusPass {
+				t.Errorf("status %s with the failed check %s, want another", r.Status, tt.check)
 			}
 		})
 	}
@@ -244,7 +244,7 @@ func TestHitLevels(t *testing.T) {
 				t.Errorf("hit level %q, want %q", deref(r.HitLevel), tt.want)
 			}
 			if (r.Metrics == nil) != (tt.want == HitNA) {
-				t.Errorf("metrics %+v for hit level %s", r.Metrics, deref(r.HitLevel))
+				t.Errorf("metrics %+v for hit level %s, want metrics exactly when the hit level is not %s", r.Metrics, deref(r.HitLevel), HitNA)
 			}
 		})
 	}
@@ -290,7 +290,7 @@ func TestRankMetrics(t *testing.T) {
 			t.Fatalf("ranking %v", r.Ranking)
 		}
 		if r.Grades["b-v2"] != 1 || r.Grades["kb/a"] != 1 {
-			t.Fatalf("grades %v", r.Grades)
+			t.Fatalf("grades %v, want b-v2 and kb/a graded 1", r.Grades)
 		}
 		near(t, "precisionAtK", r.Metrics.PrecisionAtK, 1)
 	})
@@ -308,8 +308,11 @@ func TestRankMetrics(t *testing.T) {
 func TestCaseIDMismatchIsError(t *testing.T) {
 	c := contract.Case{CaseID: "c", Query: "q", ExpectedFound: ptr(true)}
 	r := JudgeFixture(&c, 5, fixture("other", "q"), "kb")
-	if r.Status != StatusError || !strings.Contains(deref(r.Reason), `"other"`) {
-		t.Fatalf("status %s reason %q", r.Status, deref(r.Reason))
+	if r.Status != StatusError {
+		t.Fatalf("status %s, want %s", r.Status, StatusError)
+	}
+	if !strings.Contains(deref(r.Reason), `"other"`) {
+		t.Fatalf("reason %q, want it to name the fixture's caseId \"other\"", deref(r.Reason))
 	}
 }
 
@@ -331,36 +334,61 @@ func TestSummary(t *testing.T) {
 	}}
 	tot := res.Summarize()
 	s := tot.Overall
-	if s.CaseCount != 4 || s.PassCount != 2 || s.FailCount != 1 || s.NotRunCount != 1 {
-		t.Fatalf("counts %+v", s)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
-	if *s.PassRate != 0.5 {
-		t.Errorf("passRate %v", *s.PassRate)
+	// num reports a summary number that is null or not want.
+	num := func(name string, got *contract.Float6, want float64) {
+		t.Helper()
+		if got == nil {
+			t.Errorf("%s null, want %v", name, want)
+		} else if float64(*got) != want {
+			t.Errorf("%s %v, want %v", name, *got, want)
+		}
 	}
-	if s.HitLevels != (HitLevels{Strong: 1, Miss: 1, NA: 1}) {
-		t.Errorf("hit levels %+v", s.HitLevels)
+	check("caseCount", s.CaseCount, 4)
+	check("passCount", s.PassCount, 2)
+	check("failCount", s.FailCount, 1)
+	check("notRunCount", s.NotRunCount, 1)
+	if t.Failed() {
+		t.FailNow()
 	}
-	if *s.RecallAtK != 0.5 || *s.MRR != 0.25 || *s.AvgFirstExpectedRank != 2 {
-		t.Errorf("recall %v mrr %v avgFirst %v", *s.RecallAtK, *s.MRR, *s.AvgFirstExpectedRank)
+	num("passRate", s.PassRate, 0.5)
+	if want := (HitLevels{Strong: 1, Miss: 1, NA: 1}); s.HitLevels != want {
+		t.Errorf("hit levels %+v, want %+v", s.HitLevels, want)
 	}
-	if *s.FallbackRate != 1.0/3 {
-		t.Errorf("fallbackRate %v", *s.FallbackRate)
+	num("recallAtK", s.RecallAtK, 0.5)
+	num("mrr", s.MRR, 0.25)
+	num("avgFirstExpectedRank", s.AvgFirstExpectedRank, 2)
+	num("fallbackRate", s.FallbackRate, 1.0/3)
+	check("selectedAttempt["+contract.AttemptFiltered+"]", s.SelectedAttempt[contract.AttemptFiltered], 2)
+	check("selectedAttempt["+contract.AttemptUnfiltered+"]", s.SelectedAttempt[contract.AttemptUnfiltered], 0)
+	check("relevanceLevels[odd]", s.RelevanceLevels["odd"], 1)
+	check("relevanceLevels[high]", s.RelevanceLevels["high"], 0)
+	if len(tot.ByScenario) != 2 {
+		t.Errorf("byScenario %+v, want 2 scenarios", tot.ByScenario)
+	} else {
+		check("byScenario[1].name", tot.ByScenario[1].Name, "neg")
+		if r := tot.ByScenario[1].Summary.RecallAtK; r != nil {
+			t.Errorf("byScenario[1].recallAtK %v, want null", *r)
+		}
 	}
-	if s.SelectedAttempt[contract.AttemptFiltered] != 2 || s.SelectedAttempt[contract.AttemptUnfiltered] != 0 {
-		t.Errorf("selectedAttempt %v", s.SelectedAttempt)
-	}
-	if s.RelevanceLevels["odd"] != 1 || s.RelevanceLevels["high"] != 0 {
-		t.Errorf("relevanceLevels %v", s.RelevanceLevels)
-	}
-	if len(tot.ByScenario) != 2 || tot.ByScenario[1].Name != "neg" || tot.ByScenario[1].Summary.RecallAtK != nil {
-		t.Errorf("byScenario %+v", tot.ByScenario)
-	}
-	if len(tot.ByTag) != 1 || tot.ByTag[0].Summary.CaseCount != 1 {
-		t.Errorf("byTag %+v", tot.ByTag)
+	if len(tot.ByTag) != 1 {
+		t.Errorf("byTag %+v, want 1 tag", tot.ByTag)
+	} else {
+		check("byTag[0].caseCount", tot.ByTag[0].Summary.CaseCount, 1)
 	}
 	empty := Summarize(nil)
-	if empty.PassRate != nil || empty.MRR != nil || empty.FallbackRate != nil || empty.SearchModes == nil {
-		t.Errorf("empty summary %+v", empty)
+	for name, v := range map[string]*contract.Float6{"passRate": empty.PassRate, "mrr": empty.MRR, "fallbackRate": empty.FallbackRate} {
+		if v != nil {
+			t.Errorf("empty summary: %s %v, want null", name, *v)
+		}
+	}
+	if empty.SearchModes == nil {
+		t.Error("empty summary: searchModes nil, want []")
 	}
 }
 

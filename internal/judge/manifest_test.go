@@ -138,8 +138,15 @@ func TestManifestCheck(t *testing.T) {
 	if len(res.Warnings) != 0 {
 		t.Fatalf("consistent directory: warnings %v", res.Warnings)
 	}
-	if res.Manifest == nil || res.Manifest.SearchMode != "hybrid" || res.Manifest.Pipeline == nil || res.Manifest.Pipeline.Version != "v2" {
-		t.Fatalf("Result.Manifest = %+v, want the directory's manifest", res.Manifest)
+	// Result.Manifest is the directory's manifest.
+	if res.Manifest == nil {
+		t.Fatal("Result.Manifest = nil")
+	}
+	if res.Manifest.SearchMode != "hybrid" {
+		t.Fatalf("Result.Manifest.SearchMode = %q, want hybrid", res.Manifest.SearchMode)
+	}
+	if res.Manifest.Pipeline == nil || res.Manifest.Pipeline.Version != "v2" {
+		t.Fatalf("Result.Manifest.Pipeline = %+v, want version v2", res.Manifest.Pipeline)
 	}
 
 	// Seven fixtures of another snapshot (another pipeline version and
@@ -164,8 +171,10 @@ func TestManifestCheck(t *testing.T) {
 		t.Errorf("warnings\n%s\nwant\n%s", got, want)
 	}
 	// The judgement itself is not changed by the check.
-	if res.Cases[0].Status != StatusPass || res.Cases[1].Status != StatusFail {
-		t.Errorf("statuses %s %s", res.Cases[0].Status, res.Cases[1].Status)
+	for i, want := range []Status{StatusPass, StatusFail} {
+		if res.Cases[i].Status != want {
+			t.Errorf("case %d: status %s, want %s", i, res.Cases[i].Status, want)
+		}
 	}
 
 	// A pipeline that is not an object is "unreadable".
@@ -183,8 +192,12 @@ func TestManifestCheck(t *testing.T) {
 		}
 	}
 	os.Remove(filepath.Join(dir, contract.ManifestName))
-	if res, _ := Run(g, dir, Options{}); len(res.Warnings) != 0 || res.Manifest != nil {
-		t.Errorf("no manifest: warnings %v, Manifest %+v", res.Warnings, res.Manifest)
+	res, _ = Run(g, dir, Options{})
+	if len(res.Warnings) != 0 {
+		t.Errorf("no manifest: warnings %v, want none", res.Warnings)
+	}
+	if res.Manifest != nil {
+		t.Errorf("no manifest: Result.Manifest = %+v, want nil", *res.Manifest)
 	}
 }
 

@@ -50,24 +50,38 @@ func TestSkippedVersusLacks(t *testing.T) {
 
 	// Nothing declared: every absent field fails.
 	r := JudgeFixture(&c, 5, partial(fixture("c", "q", blk(1, "a")), nil), "kb")
-	if r.Status != StatusFail || len(r.SkippedChecks) != 0 {
-		t.Fatalf("undeclared: status %s, skipped %v", r.Status, r.SkippedChecks)
+	if r.Status != StatusFail {
+		t.Fatalf("undeclared: status %s, want %s", r.Status, StatusFail)
+	}
+	if len(r.SkippedChecks) != 0 {
+		t.Fatalf("undeclared: skipped %v, want none", r.SkippedChecks)
 	}
 	for name, msg := range lacks {
-		if ch := checkOf(t, r, name); ch.Passed || ch.Skipped || message(ch) != msg {
-			t.Errorf("undeclared %s: %+v %q, want failed %q", name, ch, message(ch), msg)
+		ch := checkOf(t, r, name)
+		if ch.Passed || ch.Skipped {
+			t.Errorf("undeclared %s: passed %v, skipped %v; want failed", name, ch.Passed, ch.Skipped)
+		}
+		if message(ch) != msg {
+			t.Errorf("undeclared %s: message %q, want %q", name, message(ch), msg)
 		}
 	}
 
 	// Declared none: every gated check is skipped, the others run, and the
 	// case passes on them.
 	r = JudgeFixture(&c, 5, partial(fixture("c", "q", blk(1, "a")), []string{}), "kb")
-	if r.Status != StatusPass || len(r.FailedChecks) != 0 {
-		t.Fatalf("declared none: status %s, failed %v", r.Status, r.FailedChecks)
+	if r.Status != StatusPass {
+		t.Fatalf("declared none: status %s, want %s", r.Status, StatusPass)
+	}
+	if len(r.FailedChecks) != 0 {
+		t.Fatalf("declared none: failed %v, want none", r.FailedChecks)
 	}
 	for name, capability := range gated {
-		if ch := checkOf(t, r, name); ch.Passed || !ch.Skipped || message(ch) != "pipeline declares no "+capability {
-			t.Errorf("declared none %s: %+v %q", name, ch, message(ch))
+		ch := checkOf(t, r, name)
+		if ch.Passed || !ch.Skipped {
+			t.Errorf("declared none %s: passed %v, skipped %v; want skipped", name, ch.Passed, ch.Skipped)
+		}
+		if want := "pipeline declares no " + capability; message(ch) != want {
+			t.Errorf("declared none %s: message %q, want %q", name, message(ch), want)
 		}
 	}
 	want := []string{CheckBreadcrumbs, CheckSelectedAttempt, CheckFallbackReason, CheckEvidenceStatus, CheckContextSources, CheckRerankTopSource}
@@ -85,17 +99,27 @@ func TestSkippedVersusLacks(t *testing.T) {
 	// Declared trace only: the trace check runs (and fails: the field is
 	// absent though declared), the rest is skipped.
 	r = JudgeFixture(&c, 5, partial(fixture("c", "q", blk(1, "a")), []string{contract.CapTrace}), "kb")
-	if ch := checkOf(t, r, CheckSelectedAttempt); ch.Skipped || message(ch) != lacks[CheckSelectedAttempt] {
-		t.Errorf("declared trace: %+v %q", ch, message(ch))
+	ch := checkOf(t, r, CheckSelectedAttempt)
+	if ch.Skipped {
+		t.Errorf("declared trace: %s skipped, want it run", CheckSelectedAttempt)
 	}
-	if r.Status != StatusFail || !slices.Equal(r.FailedChecks, []string{CheckSelectedAttempt}) {
-		t.Errorf("declared trace: status %s, failed %v", r.Status, r.FailedChecks)
+	if want := lacks[CheckSelectedAttempt]; message(ch) != want {
+		t.Errorf("declared trace: message %q, want %q", message(ch), want)
+	}
+	if r.Status != StatusFail {
+		t.Errorf("declared trace: status %s, want %s", r.Status, StatusFail)
+	}
+	if want := []string{CheckSelectedAttempt}; !slices.Equal(r.FailedChecks, want) {
+		t.Errorf("declared trace: failed %v, want %v", r.FailedChecks, want)
 	}
 
 	// A stale query still fails the case whatever is skipped.
 	r = JudgeFixture(&c, 5, partial(fixture("c", "old q", blk(1, "a")), []string{}), "kb")
-	if r.Status != StatusFail || !slices.Equal(r.FailedChecks, []string{CheckQuery}) {
-		t.Errorf("stale: status %s, failed %v", r.Status, r.FailedChecks)
+	if r.Status != StatusFail {
+		t.Errorf("stale: status %s, want %s", r.Status, StatusFail)
+	}
+	if want := []string{CheckQuery}; !slices.Equal(r.FailedChecks, want) {
+		t.Errorf("stale: failed %v, want %v", r.FailedChecks, want)
 	}
 }
 
@@ -117,15 +141,29 @@ func TestCaseAllSkipped(t *testing.T) {
 		t.Error("a skipped case's fixture was judged")
 	}
 	s := Summarize([]*CaseResult{&r1, &r2})
-	if s.PassCount != 1 || s.SkippedCount != 1 || s.FailCount != 0 || s.PassRate == nil || *s.PassRate != 1 {
-		t.Errorf("summary counts %+v", s)
+	if s.PassCount != 1 {
+		t.Errorf("summary passCount %d, want 1", s.PassCount)
+	}
+	if s.SkippedCount != 1 {
+		t.Errorf("summary skippedCount %d, want 1", s.SkippedCount)
+	}
+	if s.FailCount != 0 {
+		t.Errorf("summary failCount %d, want 0", s.FailCount)
+	}
+	if s.PassRate == nil {
+		t.Error("summary passRate null, want 1")
+	} else if *s.PassRate != 1 {
+		t.Errorf("summary passRate %v, want 1", *s.PassRate)
 	}
 	want := []SkippedChecks{
 		{Check: CheckSelectedAttempt, Reason: "pipeline declares no trace", Count: 1},
 		{Check: CheckRerankTopSource, Reason: "pipeline declares no rerank", Count: 1},
 	}
-	if !slices.Equal(s.SkippedChecks, want) || s.SkippedCheckCount() != 2 {
+	if !slices.Equal(s.SkippedChecks, want) {
 		t.Errorf("skippedChecks %+v, want %+v", s.SkippedChecks, want)
+	}
+	if n := s.SkippedCheckCount(); n != 2 {
+		t.Errorf("SkippedCheckCount() = %d, want 2", n)
 	}
 	if !slices.Equal(s.SearchModes, []string{"bm25"}) {
 		t.Errorf("searchModes %v", s.SearchModes)

@@ -18,36 +18,36 @@ const EvidenceKeyFormat = 2
 
 // Limits of an evidence key, in bytes of UTF-8.
 const (
-	// MaxEvidenceKeyLen is the longest evidence key a store accepts: the
-	// size of the catalog's evidence_key column; it fits the Milvus
-	// evidence_key field and primary key (a test in package config checks
-	// it). Keys made from a valid seed document are shorter (at most 475
-	// bytes: a doc_id of 256, '#', a label of MaxSectionLabelLen and the
-	// suffixes).
+	// MaxEvidenceKeyLen is the longest evidence key a store accepts, the
+	// size of the catalog's evidence_key column. It fits the Milvus
+	// evidence_key field and primary key, as a test in package config
+	// checks. Keys made from a valid seed document are shorter. They are at
+	// most 475 bytes: a doc_id of 256, '#', a label of MaxSectionLabelLen
+	// and the suffixes.
 	MaxEvidenceKeyLen = 544
-	// MaxSectionLabelLen is the longest section label kept as written; a
-	// longer one is cut to its first bytes, "…" and a hash (SectionLabel).
-	// With a doc_id of at most 256 bytes, '#', and the "@n" and "~n"
-	// suffixes a document of 16 MiB can reach, a key stays within
-	// MaxEvidenceKeyLen.
+	// MaxSectionLabelLen is the longest section label kept as written.
+	// SectionLabel cuts a longer one to its first bytes, "…" and a hash. A
+	// doc_id has at most 256 bytes, then come '#' and the "@n" and "~n"
+	// suffixes a document of 16 MiB can reach. With those a key stays
+	// within MaxEvidenceKeyLen.
 	MaxSectionLabelLen = 200
 	// labelHashLen is the number of hex digits of the hash of a cut label.
 	labelHashLen = 8
 )
 
-// SectionLabel returns the label of a section in its evidence keys: the
-// headings above and of the section (as its chunks' breadcrumb shows them
-// after the document's breadcrumb) joined by " > ", with '#', '@' and '~'
-// written as %23, %40 and %7E, so a key splits unambiguously into the
-// document (before the last '#'), the label, the occurrence ('@') and the
-// piece ('~'), and a control character (a tab, say) as the %XX of its
-// bytes. The text before the first heading and the section of an H1
-// that is the document's title have the empty path, hence the empty
-// label.
+// SectionLabel returns the label of a section in its evidence keys. It
+// joins by " > " the headings above and of the section, as its chunks'
+// breadcrumb shows them after the document's breadcrumb. '#', '@' and '~'
+// are written as %23, %40 and %7E. So a key splits unambiguously into the
+// document before the last '#', the label, the occurrence after '@' and the
+// piece after '~'. A control character, a tab say, is written as the %XX of
+// its bytes. The text before the first heading has the empty path, hence
+// the empty label. So does the section of an H1 that is the document's
+// title.
 //
 // A label longer than MaxSectionLabelLen bytes is cut at a character
-// boundary and ends with "…" and the first 8 hex digits of the SHA-256 of
-// the whole label, so it stays readable as a prefix, bounded, and
+// boundary. It then ends with "…" and the first 8 hex digits of the SHA-256
+// of the whole label. So it stays readable as a prefix, bounded, and
 // distinct from the labels of other long paths sharing the prefix.
 func SectionLabel(path []string) string {
 	var b strings.Builder
@@ -87,24 +87,24 @@ func SectionLabel(path []string) string {
 	return label[:n] + suffix
 }
 
-// EvidenceKey returns the key of a chunk: the piece-th piece (from 1) of
-// the occurrence-th section (from 1, in document order) labelled label
-// (SectionLabel) in document docID:
+// EvidenceKey returns the key of a chunk in document docID. The chunk is
+// the piece-th piece, from 1, of the occurrence-th section, from 1 in
+// document order, labelled label by SectionLabel:
 //
 //	<docId>#<label>[@<occurrence>][~<piece>]
 //
-// The occurrence is written from the second section with the same label
-// on, the piece from a section's second piece on:
+// The occurrence is written from the second section with the same label on.
+// The piece is written from a section's second piece on:
 //
-//	rag-eval/mysql-connection-pool#               the document's top (text under the title)
+//	rag-eval/mysql-connection-pool#               the document's top, the text under the title
 //	rag-eval/mysql-connection-pool#排查步骤 > 1. 查看当前连接数
 //	rag-eval/mysql-connection-pool#处理~2         the second piece of a long section
 //	rag-eval/runbook#FAQ@2                        the second section whose path is "FAQ"
 //
 // The key depends only on the document, the section's heading path, its
-// rank among sections of the same path and the piece, so inserting,
-// removing or editing another section leaves it unchanged. It is unique
-// in a kbScope: doc IDs are, and a label holds no '#'.
+// rank among sections of the same path and the piece. So inserting,
+// removing or editing another section leaves it unchanged. It is unique in
+// a kbScope, because doc IDs are and a label holds no '#'.
 func EvidenceKey(docID, label string, occurrence, piece int) string {
 	k := docID + "#" + label
 	if occurrence > 1 {

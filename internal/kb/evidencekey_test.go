@@ -38,12 +38,22 @@ func TestSectionLabelBounded(t *testing.T) {
 	a := kb.SectionLabel([]string{long, "A"})
 	b := kb.SectionLabel([]string{long, "B"})
 	for _, l := range []string{a, b} {
-		if len(l) > kb.MaxSectionLabelLen || !utf8.ValidString(l) {
-			t.Errorf("label of %d bytes: %q", len(l), l)
+		if len(l) > kb.MaxSectionLabelLen {
+			t.Errorf("label of %d bytes, want at most %d: %q", len(l), kb.MaxSectionLabelLen, l)
+		}
+		if !utf8.ValidString(l) {
+			t.Errorf("label %q is not valid UTF-8", l)
 		}
 		head, _, ok := strings.Cut(l, "…")
-		if !ok || !strings.HasPrefix(long, head) || len(head) < kb.MaxSectionLabelLen-20 {
-			t.Errorf("label %q is not a prefix, '…' and a hash", l)
+		if !ok {
+			t.Errorf("label %q has no '…' before its hash", l)
+			continue
+		}
+		if !strings.HasPrefix(long, head) {
+			t.Errorf("label %q does not start with a prefix of the heading", l)
+		}
+		if len(head) < kb.MaxSectionLabelLen-20 {
+			t.Errorf("label %q keeps %d bytes of the heading, want at least %d", l, len(head), kb.MaxSectionLabelLen-20)
 		}
 	}
 	if a == b {
@@ -79,7 +89,7 @@ func TestCheckEvidenceKey(t *testing.T) {
 			t.Errorf("%q accepted", key)
 		}
 	}
-	// A doc_id may hold '#'; its keys are still told apart from another
+	// A doc_id may hold '#'. Its keys are still told apart from another
 	// document's by the last '#'.
 	if err := kb.CheckEvidenceKey("s/a#b", "s/a#b#c"); err != nil {
 		t.Error(err)

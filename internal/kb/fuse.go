@@ -19,13 +19,13 @@ const (
 	// FusionAnchored is RRF anchored on the dense list, for a neural
 	// embedder whose dense list is the better one:
 	//   - a BM25 rank counts only for a chunk among the dense top
-	//     AnchorWindow (10): a chunk that only shares words with the query
-	//     scores 0, behind every chunk the dense list found (so it is cut
-	//     whenever the dense list fills the K places), instead of pushing a
-	//     cross-lingual or paraphrased answer (which BM25 cannot see) out of
-	//     the top K;
-	//   - the dense top 1 ranks at worst AnchorPin-th (3rd): BM25 may
-	//     reorder the head but not bury the embedding's best match.
+	//     AnchorWindow, 10. A chunk that only shares words with the query
+	//     scores 0, behind every chunk the dense list found. So it is cut
+	//     whenever the dense list fills the K places, instead of pushing a
+	//     cross-lingual or paraphrased answer out of the top K. BM25 cannot
+	//     see such answers.
+	//   - the dense top 1 ranks at worst AnchorPin-th, 3rd. BM25 may reorder
+	//     the head but not bury the embedding's best match.
 	// Inside the window it is plain RRF, so where both lists agree the
 	// ranking is RRF's.
 	FusionAnchored Fusion = "anchored"
@@ -48,12 +48,12 @@ func (f Fusion) Valid() error {
 	return fmt.Errorf("unknown fusion %q (want %q or %q)", string(f), FusionRRF, FusionAnchored)
 }
 
-// Fuse fuses a dense list and a BM25 list, each best first and each
-// holding an id at most once, into a score per id of their union, higher
-// better, under fusion f ("" is RRF) with RRF constant rrfK (0 is
-// DefaultRRFK). The caller sorts by score with its own deterministic
-// tie-break and cuts to K. A chunk only BM25 found that the anchored
-// fusion does not count scores 0, after every chunk that counts.
+// Fuse fuses a dense list and a BM25 list into a score per id of their
+// union, higher better. Each list is best first and holds an id at most
+// once. f is the fusion, "" for RRF. rrfK is the RRF constant, 0 for
+// DefaultRRFK. The caller sorts by score with its own deterministic
+// tie-break and cuts to K. A chunk only BM25 found that the anchored fusion
+// does not count scores 0, after every chunk that counts.
 func Fuse(f Fusion, rrfK int, dense, sparse []int) map[int]float64 {
 	if rrfK <= 0 {
 		rrfK = DefaultRRFK

@@ -55,8 +55,8 @@ func TestFuseRRF(t *testing.T) {
 }
 
 func TestFuseAnchoredWindow(t *testing.T) {
-	// Dense 0..11; BM25 finds 11 (dense rank 12, outside the window), 100
-	// (not in the dense list) and 5 (inside).
+	// Dense 0..11. BM25 finds 11, at dense rank 12 outside the window, 100,
+	// not in the dense list, and 5, inside.
 	dense := make([]int, 12)
 	for i := range dense {
 		dense[i] = i
@@ -77,8 +77,11 @@ func TestFuseAnchoredWindow(t *testing.T) {
 	}
 	// Plain RRF counts both.
 	rr := kb.Fuse(kb.FusionRRF, 60, dense, sparse)
-	if rr[11] != rrf(12, 1) || rr[100] != rrf(2) {
-		t.Errorf("rrf: 11 %v, 100 %v", rr[11], rr[100])
+	if want := rrf(12, 1); rr[11] != want {
+		t.Errorf("rrf of 11 = %v, want %v", rr[11], want)
+	}
+	if want := rrf(2); rr[100] != want {
+		t.Errorf("rrf of 100 = %v, want %v", rr[100], want)
 	}
 }
 

@@ -1,10 +1,10 @@
 // Package kb is the domain of the knowledge base that rag-seed fills and
-// rag-snapshot searches: documents, chunks, filters and search hits, and
-// the interfaces the ingestion and the lookup pipeline consume (Embedder,
-// EmbedCache, Catalog, Index). Each backend lives in its own package and
-// implements one of them; package kbtest holds the one contract test suite
-// every implementation runs, so the embedded default and the server stack
-// cannot drift apart.
+// rag-snapshot searches. It holds documents, chunks, filters and search
+// hits. It holds the interfaces that the ingestion and the lookup pipeline
+// consume: Embedder, EmbedCache, Catalog and Index. Each backend lives in
+// its own package and implements one of them. Package kbtest holds the one
+// contract test suite every implementation runs, so the embedded default
+// and the server stack cannot drift apart.
 //
 // kb imports only the standard library.
 package kb
@@ -54,7 +54,7 @@ type Document struct {
 	Breadcrumb string
 	Category   string
 	KBScope    string
-	Keywords   []string // L0 hints only; never embedded or indexed for search
+	Keywords   []string // L0 hints only, never embedded or indexed for search
 	Aliases    []string // L0 hints only
 	// Body is the markdown body with the frontmatter stripped.
 	Body string
@@ -66,8 +66,8 @@ type Document struct {
 }
 
 // Chunk is one searchable piece of a document. EvidenceKey is unique in a
-// kbScope and stable under edits of other sections (see EvidenceKey);
-// ChunkIndex is the chunk's position in the document (0, 1, …).
+// kbScope and stable under edits of other sections, as EvidenceKey
+// explains. ChunkIndex is the chunk's position in the document: 0, 1, ….
 type Chunk struct {
 	EvidenceKey string
 	DocID       string
@@ -113,9 +113,9 @@ type SearchRequest struct {
 	Filter Filter
 	// K is the number of candidates from each retriever (candidateK).
 	K int
-	// RRFK is the RRF constant; 0 means DefaultRRFK.
+	// RRFK is the RRF constant. 0 means DefaultRRFK.
 	RRFK int
-	// Fusion is how hybrid search fuses the two lists (Fuse); "" is
+	// Fusion is how hybrid search fuses the two lists, as Fuse does. "" is
 	// FusionRRF.
 	Fusion Fusion
 }
@@ -138,11 +138,11 @@ type Embedder interface {
 	Name() string
 	// Dim is the vector dimension.
 	Dim() int
-	// Embed returns one vector per text, in order, embedding them as
-	// kind says: retrieval models such as e5 embed a query and a passage
-	// differently (the lookup embeds queries as Query, ingestion chunks as
-	// Passage); an embedder that makes no difference ignores it. A vector
-	// of another dimension is an error, never silently accepted.
+	// Embed returns one vector per text, in order, embedding them as kind
+	// says. Retrieval models such as e5 embed a query and a passage
+	// differently. The lookup embeds queries as Query, and ingestion embeds
+	// chunks as Passage. An embedder that makes no difference ignores kind.
+	// A vector of another dimension is an error, never silently accepted.
 	Embed(ctx context.Context, kind InputType, texts []string) ([][]float32, error)
 }
 
@@ -159,7 +159,7 @@ const (
 type EmbedCache interface {
 	// Get returns the cached vectors of the keys it has.
 	Get(ctx context.Context, keys []string) (map[string][]float32, error)
-	// Put stores vectors; storing a key twice keeps one entry.
+	// Put stores vectors. Storing a key twice keeps one entry.
 	Put(ctx context.Context, entries map[string][]float32) error
 	Close() error
 }
@@ -228,30 +228,32 @@ type Catalog interface {
 	// one this build reads. A catalog that was never initialised is an
 	// error wrapping ErrNotSeeded.
 	Verify(ctx context.Context) error
-	// SetIndexInfo records which embedder and dimension made the vectors
-	// of a kbScope, and the format of its evidence keys; a nil info
-	// forgets the record.
+	// SetIndexInfo records which embedder and dimension made the vectors of
+	// a kbScope, and the format of its evidence keys. A nil info forgets
+	// the record.
 	SetIndexInfo(ctx context.Context, kbScope string, info *IndexInfo) error
-	// IndexInfo returns the record of a kbScope; ok is false without one.
+	// IndexInfo returns the record of a kbScope. ok is false without one.
 	IndexInfo(ctx context.Context, kbScope string) (info IndexInfo, ok bool, err error)
 	Close() error
 }
 
-// IndexInfo is what made the vectors of a kbScope: the embedder's name
-// (Embedder.Name) and dimension, and the rule its evidence keys follow
-// (KeyFormat, EvidenceKeyFormat when seeded by this build). rag-seed
-// records it after a complete run; reading commands refuse a store whose
-// record disagrees with their embedder, since vectors of two models are not
-// comparable even when their dimensions match, or whose keys follow
-// another rule, since fixtures would carry keys golden cases cannot pin.
+// IndexInfo is what made the vectors of a kbScope: the embedder's name, as
+// Embedder.Name gives it, and dimension, and the rule its evidence keys
+// follow. That rule is KeyFormat, EvidenceKeyFormat when this build seeded
+// the kbScope. rag-seed records it after a complete run. Reading commands
+// refuse a store whose record disagrees with their embedder, since vectors
+// of two models are not comparable even when their dimensions match. They
+// also refuse one whose keys follow another rule, since fixtures would
+// carry keys golden cases cannot pin.
 //
 // ChunkSize, ChunkOverlap, Documents and CorpusSHA256 record how the
-// kbScope was seeded, for people and for the fixtures' manifest (a diff of
-// two snapshots can then say "chunk size 800 → 120"); nothing refuses a
+// kbScope was seeded, for people and for the fixtures' manifest. A diff of
+// two snapshots can then say "chunk size 800 → 120". Nothing refuses a
 // store over them. ChunkSize and ChunkOverlap are the sizes the chunker
-// used, in Unicode characters (overlap 0: none); Documents counts the
-// kbScope's documents and CorpusSHA256 is their CorpusFingerprint. A record
-// written before they were recorded has ChunkSize 0 and no fingerprint.
+// used, in Unicode characters. An overlap of 0 is none. Documents counts
+// the kbScope's documents, and CorpusSHA256 is their CorpusFingerprint. A
+// record written before they were recorded has ChunkSize 0 and no
+// fingerprint.
 type IndexInfo struct {
 	Embedder  string
 	Dim       int
@@ -271,11 +273,12 @@ func (i IndexInfo) SameVectors(o IndexInfo) bool {
 	return i.Embedder == o.Embedder && i.Dim == o.Dim && i.KeyFormat == o.KeyFormat
 }
 
-// CorpusFingerprint is the fingerprint of a kbScope's documents: the hex
-// SHA-256 of, per document in docId order (bytewise), its docId, a NUL
-// byte, its hash and a newline, where hash identifies the document's content (rag-seed: the
-// hex SHA-256 of its file). The same documents give the same fingerprint
-// in any order; a changed, added, removed or renamed document changes it.
+// CorpusFingerprint is the fingerprint of a kbScope's documents. It is the
+// hex SHA-256 of, per document in bytewise docId order, its docId, a NUL
+// byte, its hash and a newline. The hash identifies the document's content.
+// rag-seed uses the hex SHA-256 of its file. The same documents give the
+// same fingerprint in any order. A changed, added, removed or renamed
+// document changes it.
 func CorpusFingerprint(docs map[string]string) string {
 	ids := make([]string, 0, len(docs))
 	for id := range docs {

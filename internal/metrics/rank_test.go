@@ -108,7 +108,9 @@ func TestLog2MatchesGlibc(t *testing.T) {
 			t.Errorf("log2(%d) = %#x, want %#x", tt.n, got, tt.bits)
 		}
 	}
-	if log2Rank(1) != log2Int(3) || log2Rank(5000) != log2Int(5002) {
-		t.Error("log2Rank(i) != log2(i+2)")
+	for _, i := range []int{1, 5000} {
+		if got, want := log2Rank(i), log2Int(i+2); got != want {
+			t.Errorf("log2Rank(%d) = %v, want log2(%d) = %v", i, got, i+2, want)
+		}
 	}
 }

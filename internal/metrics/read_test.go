@@ -3,9 +3,9 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,8 +115,8 @@ func TestReadQrels(t *testing.T) {
 		t.Errorf("QueryIDs = %q", got)
 	}
 	j := q.Judgments("301")
-	if len(j) != 3 || j["a"] != 2 || j["b"] != 1 || j["d"] != 0 {
-		t.Errorf("Judgments(301) = %v", j)
+	if want := map[string]int{"a": 2, "b": 1, "d": 0}; !maps.Equal(j, want) {
+		t.Errorf("Judgments(301) = %v, want %v", j, want)
 	}
 	if q.positive != 2 {
 		t.Errorf("positive = %d, want 2", q.positive)
@@ -136,7 +136,7 @@ func TestReadRun(t *testing.T) {
 		t.Errorf("QueryIDs = %q", got)
 	}
 	if got := r.Ranking("q2"); len(got) != 1 || got[0] != "a" {
-		t.Errorf("Ranking(q2) = %q", got)
+		t.Errorf("Ranking(q2) = %q, want [a]", got)
 	}
 	if r.Ranking("nope") != nil {
 		t.Error("Ranking of an unknown query is not nil")
@@ -185,8 +185,8 @@ func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on f
 
 func TestReadIOError(t *testing.T) {
 	_, err := ReadRun(failingReader{}, "r.txt")
-	if err == nil || err.Error() != "read r.txt: disk on fire" {
-		t.Fatalf("error %v", err)
+	if want := "read r.txt: disk on fire"; err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
 	}
 }
 
@@ -221,17 +221,43 @@ func TestParseChunks(t *testing.T) {
 	defer func(m int) { minChunk = m }(minChunk)
 	minChunk = 64
 	r2, q2 := one()
-	if !slices.Equal(r1.entries, r2.entries) || !slices.Equal(r1.queries, r2.queries) {
-		t.Errorf("chunked run differs")
+	// diff is the first index at which two lists of n1 and n2 elements
+	// differ, by same, or -1 when they do not.
+	diff := func(n1, n2 int, same func(i int) bool) int {
+		for i := range min(n1, n2) {
+			if !same(i) {
+				return i
+			}
+		}
+		if n1 != n2 {
+			return min(n1, n2)
+		}
+		return -1
 	}
-	if !slices.Equal(q1.entries, q2.entries) || !slices.Equal(q1.queries, q2.queries) || q1.positive != q2.positive {
-		t.Errorf("chunked qrels differ")
+	if i := diff(len(r1.entries), len(r2.entries), func(i int) bool { return r1.entries[i] == r2.entries[i] }); i >= 0 {
+		t.Errorf("chunked run: entries differ from %d on, of %d and %d", i, len(r1.entries), len(r2.entries))
+	}
+	if i := diff(len(r1.queries), len(r2.queries), func(i int) bool { return r1.queries[i] == r2.queries[i] }); i >= 0 {
+		t.Errorf("chunked run: queries differ from %d on, of %d and %d", i, len(r1.queries), len(r2.queries))
+	}
+	if i := diff(len(q1.entries), len(q2.entries), func(i int) bool { return q1.entries[i] == q2.entries[i] }); i >= 0 {
+		t.Errorf("chunked qrels: entries differ from %d on, of %d and %d", i, len(q1.entries), len(q2.entries))
+	}
+	if i := diff(len(q1.queries), len(q2.queries), func(i int) bool { return q1.queries[i] == q2.queries[i] }); i >= 0 {
+		t.Errorf("chunked qrels: queries differ from %d on, of %d and %d", i, len(q1.queries), len(q2.queries))
+	}
+	if q1.positive != q2.positive {
+		t.Errorf("chunked qrels: %d positive judgments, want %d as in one chunk", q2.positive, q1.positive)
 	}
 	if got := strings.Join(r2.QueryIDs(), " "); got != "q1 q10 q2 q3" {
 		t.Errorf("QueryIDs = %q", got)
 	}
-	if e := r2.entries[r2.queries[r2.index["q3"]].start]; e.docno != "d240" || e.line != 240+240/17+240/17+3 {
-		t.Errorf("first q3 entry %+v", e)
+	e := r2.entries[r2.queries[r2.index["q3"]].start]
+	if e.docno != "d240" {
+		t.Errorf("first q3 entry: docno %q, want d240", e.docno)
+	}
+	if want := 240 + 240/17 + 240/17 + 3; e.line != want {
+		t.Errorf("first q3 entry: line %d, want %d", e.line, want)
 	}
 
 	bad := run.String() + "q Q0 a 1\n" + "q Q0 b\n"

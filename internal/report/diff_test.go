@@ -32,9 +32,14 @@ func TestGrownListWithGoldenCase(t *testing.T) {
 	moved := mkCase("c", "pass", strong, ptr(3), "F", "x", "x", "e", "z", "f")
 	g := &contract.Case{ExpectedSources: []string{"e", " f "}}
 	grown.Case, moved.Case = g, g
-	if cd := diffCase(&base, &grown); cd.Change != ChangeChanged || cd.Explain == nil ||
-		!strings.Contains(cd.Explain.Why[0], "the block list grew from 3 to 5") {
-		t.Errorf("grown: %+v", cd)
+	cd := diffCase(&base, &grown)
+	if cd.Change != ChangeChanged {
+		t.Errorf("grown: change %s, want %s", cd.Change, ChangeChanged)
+	}
+	if cd.Explain == nil {
+		t.Error("grown: no explanation")
+	} else if want := "the block list grew from 3 to 5"; !strings.Contains(cd.Explain.Why[0], want) {
+		t.Errorf("grown: why %q, want it to say %s", cd.Explain.Why[0], want)
 	}
 	// f went from document rank 3 to 4: regressed, although the first
 	// expected document kept its rank.
@@ -61,12 +66,30 @@ func TestRegressionExplained(t *testing.T) {
 	if want := []string{"status pass → fail", "hitLevel strong → miss", "firstExpectedRank 1 → null"}; !slices.Equal(e.Why, want) {
 		t.Errorf("why %q, want %q", e.Why, want)
 	}
-	if len(e.FailedChecks) != 1 || e.FailedChecks[0].Name != "expected_document" || *e.FailedChecks[0].Message != `expected source "e" in top 5` {
-		t.Errorf("failed checks %+v", e.FailedChecks)
+	if len(e.FailedChecks) != 1 {
+		t.Fatalf("failed checks %+v, want 1", e.FailedChecks)
 	}
-	if len(e.Evidence.Baseline) != 2 || len(e.Evidence.Current) != EvidenceBlocks || e.Evidence.Baseline[0].Source != "e" ||
-		*e.Evidence.Baseline[0].QualityScore != 0.55 {
-		t.Errorf("evidence %+v", e.Evidence)
+	if fc := e.FailedChecks[0]; fc.Name != "expected_document" {
+		t.Errorf("failed check %q, want expected_document", fc.Name)
+	}
+	if m, want := e.FailedChecks[0].Message, `expected source "e" in top 5`; m == nil {
+		t.Errorf("failed check message null, want %q", want)
+	} else if *m != want {
+		t.Errorf("failed check message %q, want %q", *m, want)
+	}
+	if len(e.Evidence.Baseline) != 2 {
+		t.Fatalf("evidence baseline %+v, want 2 blocks", e.Evidence.Baseline)
+	}
+	if len(e.Evidence.Current) != EvidenceBlocks {
+		t.Errorf("evidence current %+v, want %d blocks", e.Evidence.Current, EvidenceBlocks)
+	}
+	if b := e.Evidence.Baseline[0]; b.Source != "e" {
+		t.Errorf("evidence baseline[0] source %q, want e", b.Source)
+	}
+	if q := e.Evidence.Baseline[0].QualityScore; q == nil {
+		t.Error("evidence baseline[0] qualityScore null, want 0.55")
+	} else if *q != 0.55 {
+		t.Errorf("evidence baseline[0] qualityScore %v, want 0.55", *q)
 	}
 	if want := "case c regressed: status pass → fail; hitLevel strong → miss; firstExpectedRank 1 → null"; d.Regressions[0] != want {
 		t.Errorf("regression line %q, want %q", d.Regressions[0], want)
@@ -173,8 +196,11 @@ func TestDiffVerdict(t *testing.T) {
 		cur := &Report{Summary: judge.Summary{PassRate: f6(0.5), RecallAtK: f6(1), MRR: f6(0.75)},
 			Cases: []judge.CaseResult{mkCase("a", "pass", nil, nil, "F"), mkCase("new", "fail", nil, nil, "F")}}
 		d := Compare(base, cur, "b.json", "c.json")
-		if d.Verdict != VerdictRegression || d.Counts != (Counts{Added: 1, Removed: 1, Unchanged: 1}) {
-			t.Fatalf("verdict %s counts %+v", d.Verdict, d.Counts)
+		if d.Verdict != VerdictRegression {
+			t.Fatalf("verdict %s, want %s", d.Verdict, VerdictRegression)
+		}
+		if want := (Counts{Added: 1, Removed: 1, Unchanged: 1}); d.Counts != want {
+			t.Fatalf("counts %+v, want %+v", d.Counts, want)
 		}
 		if len(d.Regressions) != 2 {
 			t.Errorf("regressions %q", d.Regressions)
@@ -189,22 +215,35 @@ func TestDiffVerdict(t *testing.T) {
 		if got := d.Cases[1].regression(); got != d.Regressions[1] {
 			t.Errorf("removed case's line %q", got)
 		}
-		if got := d.Summary["mrr"]; got.Delta == nil || *got.Delta != 0.25 {
-			t.Errorf("mrr delta %+v", got)
+		if got := d.Summary["mrr"]; got.Delta == nil {
+			t.Error("mrr delta null, want 0.25")
+		} else if *got.Delta != 0.25 {
+			t.Errorf("mrr delta %v, want 0.25", *got.Delta)
 		}
-		if d.Cases[1].CaseID != "gone" || d.Cases[2].CaseID != "new" {
-			t.Errorf("case order %+v", d.Cases)
+		var order []string
+		for _, c := range d.Cases {
+			order = append(order, c.CaseID)
+		}
+		if len(order) < 3 || order[1] != "gone" || order[2] != "new" {
+			t.Errorf("case order %q, want gone second and new third", order)
 		}
 	})
 	t.Run("better everywhere is ok", func(t *testing.T) {
 		cur := &Report{Summary: judge.Summary{PassRate: f6(1), RecallAtK: f6(1)},
 			Cases: []judge.CaseResult{mkCase("a", "pass", nil, nil, "F"), mkCase("gone", "pass", nil, nil, "F")}}
 		d := Compare(base, cur, "b", "c")
-		if d.Verdict != VerdictOK || d.Regressed() {
-			t.Fatalf("verdict %s: %q", d.Verdict, d.Regressions)
+		if d.Verdict != VerdictOK {
+			t.Fatalf("verdict %s, want %s: %q", d.Verdict, VerdictOK, d.Regressions)
 		}
-		if got := d.Summary["mrr"]; got.Current != nil || got.Delta != nil {
-			t.Errorf("mrr became null: %+v", got)
+		if d.Regressed() {
+			t.Fatalf("Regressed() with regressions %q", d.Regressions)
+		}
+		// mrr became null.
+		if got := d.Summary["mrr"]; got.Current != nil {
+			t.Errorf("mrr current %v, want null", *got.Current)
+		}
+		if got := d.Summary["mrr"]; got.Delta != nil {
+			t.Errorf("mrr delta %v, want null", *got.Delta)
 		}
 	})
 	t.Run("recall at k dropping to null is a regression", func(t *testing.T) {
@@ -266,29 +305,54 @@ func TestJUnitRegressions(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &suite); err != nil {
 		t.Fatal(err)
 	}
-	if suite.Tests != 5 || suite.Failures != 4 || suite.Errors != 1 {
-		t.Errorf("tests %d failures %d errors %d", suite.Tests, suite.Failures, suite.Errors)
+	if suite.Tests != 5 {
+		t.Errorf("tests %d, want 5", suite.Tests)
+	}
+	if suite.Failures != 4 {
+		t.Errorf("failures %d, want 4", suite.Failures)
+	}
+	if suite.Errors != 1 {
+		t.Errorf("errors %d, want 1", suite.Errors)
 	}
 	byName := map[string]junitCase{}
 	for _, c := range suite.Cases {
 		byName[c.Name] = c
 	}
-	if f := byName["passing"].Failure; f == nil || f.Type != "regression" || f.Message != "regressed: firstExpectedRank 1 → 2" {
-		t.Errorf("passing: %+v", f)
+	// problem reports a case's failure or error that is missing or of
+	// another type, and returns it.
+	problem := func(name, kind string, p *junitProblem, wantType string) *junitProblem {
+		t.Helper()
+		if p == nil {
+			t.Errorf("%s: no %s", name, kind)
+			return &junitProblem{}
+		}
+		if wantType != "" && p.Type != wantType {
+			t.Errorf("%s: %s type %q, want %q", name, kind, p.Type, wantType)
+		}
+		return p
 	}
-	if f := byName["failing"].Failure; f == nil || f.Type != "regression" ||
-		f.Message != "regressed: status pass → fail; failed checks: must_not" || !strings.Contains(f.Body, `must_not: source "x" at position 2`) {
-		t.Errorf("failing: %+v", f)
+	if f := problem("passing", "failure", byName["passing"].Failure, "regression"); f.Message != "regressed: firstExpectedRank 1 → 2" {
+		t.Errorf("passing: message %q, want %q", f.Message, "regressed: firstExpectedRank 1 → 2")
 	}
-	if e := byName["broken"].Error; e == nil || !strings.HasPrefix(e.Message, "regressed: status pass → error") || !strings.HasSuffix(e.Message, "invalid fixture") {
-		t.Errorf("broken: %+v", e)
+	f := problem("failing", "failure", byName["failing"].Failure, "regression")
+	if want := "regressed: status pass → fail; failed checks: must_not"; f.Message != want {
+		t.Errorf("failing: message %q, want %q", f.Message, want)
 	}
-	if f := byName["same"].Failure; f == nil || f.Type != "fail" {
-		t.Errorf("same: %+v", f)
+	if want := `must_not: source "x" at position 2`; !strings.Contains(f.Body, want) {
+		t.Errorf("failing: body %q, want it to contain %q", f.Body, want)
 	}
-	if c := byName["gone"]; c.ClassName != "removed" || c.Failure == nil || c.Failure.Type != "regression" {
-		t.Errorf("gone: %+v", c)
+	e := problem("broken", "error", byName["broken"].Error, "")
+	if want := "regressed: status pass → error"; !strings.HasPrefix(e.Message, want) {
+		t.Errorf("broken: message %q, want it to start %q", e.Message, want)
 	}
+	if !strings.HasSuffix(e.Message, "invalid fixture") {
+		t.Errorf("broken: message %q, want it to end invalid fixture", e.Message)
+	}
+	problem("same", "failure", byName["same"].Failure, "fail")
+	if c := byName["gone"]; c.ClassName != "removed" {
+		t.Errorf("gone: classname %q, want removed", c.ClassName)
+	}
+	problem("gone", "failure", byName["gone"].Failure, "regression")
 	var plain, nilDiff bytes.Buffer
 	_ = cur.WriteJUnit(&plain)
 	_ = cur.WriteJUnitDiff(&nilDiff, nil)
@@ -311,8 +375,15 @@ func TestSnapshotInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := back.Inputs.Snapshot; s == nil || s.Seed == nil || *s.Seed != *m.Seed || s.Pipeline.Embedder != "use-multilingual-v3" {
-		t.Errorf("read back %+v", s)
+	if s := back.Inputs.Snapshot; s == nil {
+		t.Error("read back: no snapshot")
+	} else {
+		if s.Seed == nil || *s.Seed != *m.Seed {
+			t.Errorf("read back: seed %+v, want %+v", s.Seed, *m.Seed)
+		}
+		if s.Pipeline.Embedder != "use-multilingual-v3" {
+			t.Errorf("read back: pipeline embedder %q, want use-multilingual-v3", s.Pipeline.Embedder)
+		}
 	}
 	md := render(t, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) })
 	if want := "Snapshot: hybrid, kbScope rag-eval, builtin pipeline, embedder use-multilingual-v3 (512), fusion anchored; seeded with chunk size 800, overlap 100, 40 documents (corpus 131313131313).\n"; !bytes.Contains(md, []byte(want)) {

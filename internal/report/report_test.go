@@ -134,8 +134,10 @@ func TestMarkdownEscapesCells(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "<script>") || strings.Contains(out, "<b>") {
-		t.Errorf("raw HTML leaked into markdown")
+	for _, tag := range []string{"<script>", "<b>"} {
+		if strings.Contains(out, tag) {
+			t.Errorf("raw HTML %s leaked into markdown", tag)
+		}
 	}
 }
 
@@ -156,9 +158,20 @@ func TestJUnitIsValidXML(t *testing.T) {
 		}
 	}
 	s := rep.Summary
-	if suite.Tests != s.CaseCount || failures != s.FailCount || errors != s.NotRunCount+s.ErrorCount ||
-		suite.Failures != failures || suite.Errors != errors {
-		t.Errorf("junit tests=%d failures=%d errors=%d; summary %+v", suite.Tests, failures, errors, s)
+	if suite.Tests != s.CaseCount {
+		t.Errorf("junit tests=%d, want the summary's caseCount %d", suite.Tests, s.CaseCount)
+	}
+	if failures != s.FailCount {
+		t.Errorf("junit has %d failures, want the summary's failCount %d", failures, s.FailCount)
+	}
+	if want := s.NotRunCount + s.ErrorCount; errors != want {
+		t.Errorf("junit has %d errors, want the summary's notRunCount + errorCount %d", errors, want)
+	}
+	if suite.Failures != failures {
+		t.Errorf("junit failures=%d, want the %d failures it holds", suite.Failures, failures)
+	}
+	if suite.Errors != errors {
+		t.Errorf("junit errors=%d, want the %d errors it holds", suite.Errors, errors)
 	}
 }
 

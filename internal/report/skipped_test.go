@@ -37,8 +37,18 @@ func TestReportSkippedGolden(t *testing.T) {
 	rep := Build(skippedResult(t), "testdata/skipset/golden-cases.json", "0123456789abcdef")
 	rep.Inputs.Snapshot = SnapshotOf(skippedResult(t).Manifest)
 	s := rep.Summary
-	if s.PassCount != 1 || s.SkippedCount != 1 || s.FailCount != 2 || s.SkippedCheckCount() != 5 {
-		t.Fatalf("summary %+v", s)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("passCount", s.PassCount, 1)
+	check("skippedCount", s.SkippedCount, 1)
+	check("failCount", s.FailCount, 2)
+	check("SkippedCheckCount()", s.SkippedCheckCount(), 5)
+	if t.Failed() {
+		t.FailNow()
 	}
 	golden(t, "skipped.json", render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) }))
 	golden(t, "skipped.md", render(t, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) }))
@@ -55,9 +65,11 @@ func TestReportSkippedGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Summary.SkippedCount != 1 || len(back.Cases[1].SkippedChecks) != 2 || !back.Cases[1].Checks[1].Skipped {
-		t.Errorf("read back %+v", back.Cases[1])
+	check("read back: summary.skippedCount", back.Summary.SkippedCount, 1)
+	if sc := back.Cases[1].SkippedChecks; len(sc) != 2 {
+		t.Errorf("read back: case 1 skippedChecks %q, want 2", sc)
 	}
+	check("read back: case 1 check 1 skipped", back.Cases[1].Checks[1].Skipped, true)
 }
 
 // A check that passed in the baseline and is skipped now is a regression
@@ -89,8 +101,10 @@ func TestDiffLostCheck(t *testing.T) {
 	}
 	golden(t, "skipped-diff.md", render(t, func(b *bytes.Buffer) error { return d.WriteMarkdown(b) }))
 	junit := render(t, func(b *bytes.Buffer) error { return cur.WriteJUnitDiff(b, d) })
-	if !bytes.Contains(junit, []byte(`type="regression"`)) || !strings.Contains(string(junit), "passed → skipped") {
-		t.Errorf("junit:\n%s", junit)
+	for _, want := range []string{`type="regression"`, "passed → skipped"} {
+		if !bytes.Contains(junit, []byte(want)) {
+			t.Errorf("junit lacks %s:\n%s", want, junit)
+		}
 	}
 }
 

@@ -35,8 +35,11 @@ func TestScrub(t *testing.T) {
 		t.Errorf("Len %d, want 5 (the URL, its host, user info, password; the token)", s.Len())
 	}
 	var nilSet *Set
-	if nilSet.Scrub("tok/en+42") != "tok/en+42" || nilSet.Len() != 0 {
-		t.Error("a nil Set scrubs")
+	if got := nilSet.Scrub("tok/en+42"); got != "tok/en+42" {
+		t.Errorf("a nil Set scrubs: %q, want tok/en+42", got)
+	}
+	if n := nilSet.Len(); n != 0 {
+		t.Errorf("a nil Set has Len %d, want 0", n)
 	}
 }
 
@@ -55,8 +58,14 @@ func TestRedact(t *testing.T) {
 	s.Add("T", "secret-42")
 	err := s.Redact(&fs.PathError{Op: "open", Path: "/x/secret-42", Err: fs.ErrNotExist})
 	var pe *fs.PathError
-	if err.Error() != "open /x/${T}: file does not exist" || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) {
-		t.Errorf("Redact: %v", err)
+	if want := "open /x/${T}: file does not exist"; err.Error() != want {
+		t.Errorf("Redact: %v, want %s", err, want)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Redact: %v is not fs.ErrNotExist", err)
+	}
+	if !errors.As(err, &pe) {
+		t.Errorf("Redact: %v is not a *fs.PathError", err)
 	}
 	if s.Redact(nil) != nil {
 		t.Error("Redact(nil) is not nil")
@@ -79,8 +88,10 @@ func TestExpand(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("Expand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
-		if strings.Contains(s.Scrub(got), "t0ken-value") || strings.Contains(s.Scrub(got), "p4ss") {
-			t.Errorf("Expand(%q) did not add its values: %q", tc.in, s.Scrub(got))
+		for _, value := range []string{"t0ken-value", "p4ss"} {
+			if strings.Contains(s.Scrub(got), value) {
+				t.Errorf("Expand(%q) did not add the value %s: scrubbed %q", tc.in, value, s.Scrub(got))
+			}
 		}
 		if strings.Contains(tc.in, "dflt") && s.Len() != 0 {
 			t.Errorf("Expand(%q) added a default", tc.in)

@@ -243,9 +243,12 @@ func TestFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Changed != 3 || sum.Added != 3 || sum.Unchanged != 0 || sum.Failed != 0 || !sum.ManifestWritten {
-		t.Errorf("summary %+v", sum.DirSummary)
-	}
+	checkEq(t, "summary.Written", sum.Written, 3)
+	checkEq(t, "summary.Changed", sum.Changed, 3)
+	checkEq(t, "summary.Added", sum.Added, 3)
+	checkEq(t, "summary.Unchanged", sum.Unchanged, 0)
+	checkEq(t, "summary.Failed", sum.Failed, 0)
+	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, true)
 	if !slices.Equal(progress, []int{0, 1, 2, 3}) {
 		t.Errorf("progress %v", progress)
 	}
@@ -257,9 +260,12 @@ func TestFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.CaseID != "disk" || f.Query != "disk full" || f.SearchMode != "hybrid" || f.KBScope != "rag-eval" ||
-		!strings.HasPrefix(f.RetrievedAt, "2026-11-29T12:") || !strings.HasSuffix(f.RetrievedAt, ":00Z") {
-		t.Errorf("fixture meta %+v", f)
+	checkEq(t, "fixture.CaseID", f.CaseID, "disk")
+	checkEq(t, "fixture.Query", f.Query, "disk full")
+	checkEq(t, "fixture.SearchMode", f.SearchMode, "hybrid")
+	checkEq(t, "fixture.KBScope", f.KBScope, "rag-eval")
+	if !strings.HasPrefix(f.RetrievedAt, "2026-11-29T12:") || !strings.HasSuffix(f.RetrievedAt, ":00Z") {
+		t.Errorf("fixture.RetrievedAt = %q, want 2026-11-29T12:MM:00Z", f.RetrievedAt)
 	}
 	// The file is exactly what EncodeFixture writes for it.
 	want, _ := contract.EncodeFixture(&contract.Fixture{
@@ -275,15 +281,33 @@ func TestFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Status != "available" || m.Cases != 3 || m.Written != 3 || m.Changed != 3 || m.Unchanged != 0 || len(m.Failed) != 0 ||
-		m.SearchMode != "hybrid" || m.KBScope != "rag-eval" || m.Pipeline.Name != "http" || m.Embedder != "none" ||
-		m.Started != "2026-11-29T12:01:00Z" || m.Finished <= m.Started {
-		t.Errorf("manifest %+v", m)
+	checkEq(t, "manifest.Status", m.Status, "available")
+	checkEq(t, "manifest.Cases", m.Cases, 3)
+	checkEq(t, "manifest.Written", m.Written, 3)
+	checkEq(t, "manifest.Changed", m.Changed, 3)
+	checkEq(t, "manifest.Unchanged", m.Unchanged, 0)
+	checkEq(t, "len(manifest.Failed)", len(m.Failed), 0)
+	checkEq(t, "manifest.SearchMode", m.SearchMode, "hybrid")
+	checkEq(t, "manifest.KBScope", m.KBScope, "rag-eval")
+	checkEq(t, "manifest.Pipeline.Name", m.Pipeline.Name, "http")
+	checkEq(t, "manifest.Embedder", m.Embedder, "none")
+	checkEq(t, "manifest.Started", m.Started, "2026-11-29T12:01:00Z")
+	if m.Finished <= m.Started {
+		t.Errorf("manifest.Finished = %q, want after Started %q", m.Finished, m.Started)
 	}
 	if !strings.Contains(files["_snapshot.json"].data, `"failed": []`) {
 		t.Errorf("manifest without failed: []:\n%s", files["_snapshot.json"].data)
 	}
 	assertNoStaging(t, filepath.Dir(dir))
+}
+
+// checkEq reports got under name when it is not want, so that a failure
+// names the field of a summary or a manifest that is wrong.
+func checkEq[T comparable](t *testing.T, name string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %v, want %v", name, got, want)
+	}
 }
 
 func mustLookup(t *testing.T, p pipeline.Lookuper, q string) *contract.LookupResult {
@@ -312,9 +336,10 @@ func TestRerunUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Unchanged != 3 || sum.Changed != 0 || sum.ManifestWritten {
-		t.Errorf("summary %+v", sum.DirSummary)
-	}
+	checkEq(t, "summary.Written", sum.Written, 3)
+	checkEq(t, "summary.Unchanged", sum.Unchanged, 3)
+	checkEq(t, "summary.Changed", sum.Changed, 0)
+	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, false)
 	if after := dirState(t, dir); !maps.Equal(before, after) {
 		t.Errorf("files changed on an unchanged rerun:\nbefore %v\nafter  %v", before, after)
 	}
@@ -338,9 +363,10 @@ func TestChangedFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Changed != 1 || sum.Added != 0 || sum.Unchanged != 2 || !sum.ManifestWritten {
-		t.Errorf("summary %+v", sum.DirSummary)
-	}
+	checkEq(t, "summary.Changed", sum.Changed, 1)
+	checkEq(t, "summary.Added", sum.Added, 0)
+	checkEq(t, "summary.Unchanged", sum.Unchanged, 2)
+	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, true)
 	after := dirState(t, dir)
 	for name, st := range before {
 		rewritten := name == "pool.json" || name == contract.ManifestName
@@ -352,9 +378,9 @@ func TestChangedFixture(t *testing.T) {
 		t.Errorf("pool.json not updated:\n%s", after["pool.json"].data)
 	}
 	m, _ := contract.ReadManifest(dir)
-	if m.Changed != 1 || m.Unchanged != 2 || m.Written != 3 {
-		t.Errorf("manifest counts %+v", m)
-	}
+	checkEq(t, "manifest.Changed", m.Changed, 1)
+	checkEq(t, "manifest.Unchanged", m.Unchanged, 2)
+	checkEq(t, "manifest.Written", m.Written, 3)
 }
 
 // TestFailureLeavesDirUntouched: one failing case, and nothing moves in,
@@ -392,9 +418,9 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			if p.count("cert expired") != wantCalls || !strings.Contains(fe.Failures[0].Error, wantMsg) {
 				t.Errorf("%d calls, error %q; want %d calls and %q", p.count("cert expired"), fe.Failures[0].Error, wantCalls, wantMsg)
 			}
-			if sum.Failed != 1 || sum.Moved || sum.ManifestWritten {
-				t.Errorf("summary %+v", sum.DirSummary)
-			}
+			checkEq(t, "summary.Failed", sum.Failed, 1)
+			checkEq(t, "summary.Moved", sum.Moved, false)
+			checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, false)
 			if after := dirState(t, dir); !maps.Equal(before, after) {
 				t.Errorf("fixture dir touched by a failed run:\nbefore %v\nafter  %v", before, after)
 			}
@@ -405,19 +431,26 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			opts.Partial = true
 			sum, err = Run(context.Background(), opts)
 			if !errors.As(err, &fe) || !fe.Moved || !strings.Contains(err.Error(), "the successes were moved into") {
-				t.Fatalf("partial: err = %v", err)
+				t.Fatalf("partial: err = %v, want a *FailedError with Moved saying the successes were moved into %s", err, dir)
 			}
-			if !sum.Moved || !sum.ManifestWritten || sum.Failed != 1 {
-				t.Errorf("partial: summary %+v", sum.DirSummary)
-			}
+			checkEq(t, "partial: summary.Moved", sum.Moved, true)
+			checkEq(t, "partial: summary.ManifestWritten", sum.ManifestWritten, true)
+			checkEq(t, "partial: summary.Failed", sum.Failed, 1)
 			after := dirState(t, dir)
-			if after["cert.json"] != before["cert.json"] || after["disk.json"] != before["disk.json"] || after["pool.json"] == before["pool.json"] {
-				t.Error("partial: want pool.json rewritten, cert.json and disk.json kept")
+			for _, name := range []string{"cert.json", "disk.json"} {
+				if after[name] != before[name] {
+					t.Errorf("partial: %s rewritten, want it kept", name)
+				}
+			}
+			if after["pool.json"] == before["pool.json"] {
+				t.Error("partial: pool.json kept, want it rewritten")
 			}
 			m, _ := contract.ReadManifest(dir)
-			if len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" || m.Written != 2 || m.Changed != 1 {
-				t.Errorf("partial manifest %+v", m)
+			if len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" {
+				t.Errorf("partial: manifest.Failed = %+v, want only cert", m.Failed)
 			}
+			checkEq(t, "partial: manifest.Written", m.Written, 2)
+			checkEq(t, "partial: manifest.Changed", m.Changed, 1)
 			assertNoStaging(t, filepath.Dir(dir))
 		})
 	}
@@ -447,9 +480,8 @@ func TestRetryThenSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.count("disk full") != 3 || sum.Written != 3 {
-		t.Errorf("%d calls, summary %+v", p.count("disk full"), sum.DirSummary)
-	}
+	checkEq(t, `lookups of "disk full"`, p.count("disk full"), 3)
+	checkEq(t, "summary.Written", sum.Written, 3)
 }
 
 func TestTimeoutRetried(t *testing.T) {
@@ -461,9 +493,11 @@ func TestTimeoutRetried(t *testing.T) {
 	opts.Retries = 1
 	_, err := Run(context.Background(), opts)
 	var fe *FailedError
-	if !errors.As(err, &fe) || len(fe.Failures) != 1 || !strings.Contains(fe.Failures[0].Error, "(after 2 attempts)") ||
-		!strings.Contains(fe.Failures[0].Error, "no response") {
-		t.Fatalf("err %v", err)
+	if !errors.As(err, &fe) || len(fe.Failures) != 1 {
+		t.Fatalf("err = %v, want a *FailedError with one failure", err)
+	}
+	if msg := fe.Failures[0].Error; !strings.Contains(msg, "(after 2 attempts)") || !strings.Contains(msg, "no response") {
+		t.Errorf("failure %q, want no response (after 2 attempts)", msg)
 	}
 	if p.count("disk full") != 2 {
 		t.Errorf("%d calls, want 2", p.count("disk full"))
@@ -491,9 +525,9 @@ func TestRemovedCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Removed != 1 || sum.Unchanged != 2 || !sum.ManifestWritten {
-		t.Errorf("summary %+v", sum.DirSummary)
-	}
+	checkEq(t, "summary.Removed", sum.Removed, 1)
+	checkEq(t, "summary.Unchanged", sum.Unchanged, 2)
+	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, true)
 	after := dirState(t, dir)
 	if _, ok := after["cert.json"]; ok {
 		t.Error("cert.json not removed")
@@ -503,12 +537,12 @@ func TestRemovedCase(t *testing.T) {
 			t.Errorf("%s touched", name)
 		}
 	}
-	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].Error(), "notes.json matches no golden case but is not a fixture") {
-		t.Errorf("warnings %v", sum.Warnings)
+	if want := "notes.json matches no golden case but is not a fixture"; len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].Error(), want) {
+		t.Errorf("warnings %v, want one saying %s", sum.Warnings, want)
 	}
-	if m, _ := contract.ReadManifest(dir); m.Removed != 1 || m.Cases != 2 {
-		t.Errorf("manifest %+v", m)
-	}
+	m, _ := contract.ReadManifest(dir)
+	checkEq(t, "manifest.Removed", m.Removed, 1)
+	checkEq(t, "manifest.Cases", m.Cases, 2)
 }
 
 // TestSidecarUnreachable: the sidecar dir gets an "unavailable" manifest
@@ -526,8 +560,9 @@ func TestSidecarUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Sidecar == nil || sum.Sidecar.Status != contract.StatusUnavailable {
-		t.Fatalf("summary %+v, sidecar %+v", sum.DirSummary, sum.Sidecar)
+	checkEq(t, "summary.Written", sum.Written, 3)
+	if sum.Sidecar == nil || sum.Sidecar.Status != contract.StatusUnavailable {
+		t.Fatalf("summary.Sidecar = %+v, want status %s", sum.Sidecar, contract.StatusUnavailable)
 	}
 	if got := slices.Sorted(maps.Keys(dirState(t, sideDir))); !slices.Equal(got, []string{contract.ManifestName}) {
 		t.Errorf("sidecar dir holds %v, want only the manifest", got)
@@ -536,10 +571,14 @@ func TestSidecarUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Status != "unavailable" || !strings.Contains(m.Reason, "health check failed: GET "+downURL+"/healthz unreachable") ||
-		m.Written != 0 || m.Cases != 3 || m.Pipeline.Name != "http" || m.Store != downURL {
-		t.Errorf("sidecar manifest %+v", m)
+	checkEq(t, "sidecar manifest.Status", m.Status, "unavailable")
+	if want := "health check failed: GET " + downURL + "/healthz unreachable"; !strings.Contains(m.Reason, want) {
+		t.Errorf("sidecar manifest.Reason = %q, want it to contain %q", m.Reason, want)
 	}
+	checkEq(t, "sidecar manifest.Written", m.Written, 0)
+	checkEq(t, "sidecar manifest.Cases", m.Cases, 3)
+	checkEq(t, "sidecar manifest.Pipeline.Name", m.Pipeline.Name, "http")
+	checkEq(t, "sidecar manifest.Store", m.Store, downURL)
 	if len(dirState(t, dir)) != 4 {
 		t.Errorf("current path not written: %v", dirState(t, dir))
 	}
@@ -570,8 +609,9 @@ func TestSidecarDiesBeforeFirstLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Sidecar.Status != contract.StatusUnavailable || !strings.Contains(sum.Sidecar.Reason, "unreachable") {
-		t.Errorf("sidecar %+v", sum.Sidecar)
+	checkEq(t, "sidecar.Status", sum.Sidecar.Status, contract.StatusUnavailable)
+	if !strings.Contains(sum.Sidecar.Reason, "unreachable") {
+		t.Errorf("sidecar.Reason = %q, want it to say unreachable", sum.Sidecar.Reason)
 	}
 }
 
@@ -592,8 +632,11 @@ func TestSidecarAvailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Sidecar.Written != 3 || sum.Sidecar.Status != contract.StatusAvailable {
-		t.Fatalf("summary %+v sidecar %+v", sum.DirSummary, sum.Sidecar)
+	checkEq(t, "summary.Written", sum.Written, 3)
+	checkEq(t, "sidecar.Written", sum.Sidecar.Written, 3)
+	checkEq(t, "sidecar.Status", sum.Sidecar.Status, contract.StatusAvailable)
+	if t.Failed() {
+		t.FailNow()
 	}
 	data, _ := os.ReadFile(filepath.Join(root, "sidecar", "disk.json"))
 	if !strings.Contains(string(data), "the sidecar's answer") {
@@ -606,11 +649,11 @@ func TestSidecarAvailable(t *testing.T) {
 	sum, err = Run(context.Background(), opts)
 	var fe *FailedError
 	if !errors.As(err, &fe) || len(fe.Failures) != 1 || fe.Failures[0].CaseID != "sidecar:pool" {
-		t.Fatalf("err %v", err)
+		t.Fatalf("err = %v, want a *FailedError with one failure, of sidecar:pool", err)
 	}
-	if !sum.Moved || sum.Changed != 1 || sum.Sidecar.Moved {
-		t.Errorf("current %+v sidecar %+v", sum.DirSummary, sum.Sidecar)
-	}
+	checkEq(t, "summary.Moved", sum.Moved, true)
+	checkEq(t, "summary.Changed", sum.Changed, 1)
+	checkEq(t, "sidecar.Moved", sum.Sidecar.Moved, false)
 }
 
 // TestCurrentFailureKeepsSidecar: when the current path fails, the sidecar
@@ -630,8 +673,13 @@ func TestCurrentFailureKeepsSidecar(t *testing.T) {
 	cur.set(func(c *cannedPipeline) { c.fail["pool exhausted"], c.permanent["pool exhausted"] = -1, true })
 	sum, err := Run(context.Background(), opts)
 	var fe *FailedError
-	if !errors.As(err, &fe) || sum.Moved || sum.Sidecar.Moved {
-		t.Fatalf("err %v, current moved %v, sidecar moved %v", err, sum.Moved, sum.Sidecar.Moved)
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a *FailedError", err)
+	}
+	checkEq(t, "summary.Moved", sum.Moved, false)
+	checkEq(t, "sidecar.Moved", sum.Sidecar.Moved, false)
+	if t.Failed() {
+		t.FailNow()
 	}
 	if after := dirState(t, opts.SidecarDir); !maps.Equal(before, after) {
 		t.Error("the sidecar directory changed although the current path failed")
@@ -646,8 +694,8 @@ func TestKWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Warnings) != 1 || sum.Warnings[0].Error() != "golden K 10 is larger than topK 5 for 1 case(s), so ranks 6..10 cannot count: pool" {
-		t.Errorf("warnings %v", sum.Warnings)
+	if want := "golden K 10 is larger than topK 5 for 1 case(s), so ranks 6..10 cannot count: pool"; len(sum.Warnings) != 1 || sum.Warnings[0].Error() != want {
+		t.Errorf("warnings %v, want only %s", sum.Warnings, want)
 	}
 	opts.TopK = 10
 	if sum, _ := Run(context.Background(), opts); len(sum.Warnings) != 0 {
@@ -867,9 +915,10 @@ func TestNoHealthEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 3 || sum.Sidecar.Written != 3 || sum.Pipeline.Name != "http" || sum.Pipeline.Embedder != "" {
-		t.Errorf("summary %+v sidecar %+v pipeline %+v", sum.DirSummary, sum.Sidecar, sum.Pipeline)
-	}
+	checkEq(t, "summary.Written", sum.Written, 3)
+	checkEq(t, "sidecar.Written", sum.Sidecar.Written, 3)
+	checkEq(t, "pipeline.Name", sum.Pipeline.Name, "http")
+	checkEq(t, "pipeline.Embedder", sum.Pipeline.Embedder, "")
 }
 
 // TestConcurrencyPerPipeline: each pipeline has Concurrency lookups in
@@ -928,9 +977,8 @@ func TestSeedRecordInManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.ManifestWritten || sum.Changed != 0 {
-		t.Errorf("same seed record: %+v", sum.DirSummary)
-	}
+	checkEq(t, "same seed record: summary.ManifestWritten", sum.ManifestWritten, false)
+	checkEq(t, "same seed record: summary.Changed", sum.Changed, 0)
 	if after := dirState(t, dir); !maps.Equal(before, after) {
 		t.Errorf("files changed on an unchanged rerun")
 	}
@@ -940,17 +988,18 @@ func TestSeedRecordInManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sum.ManifestWritten || sum.Changed != 0 {
-		t.Errorf("another seed record: %+v", sum.DirSummary)
-	}
+	checkEq(t, "another seed record: summary.ManifestWritten", sum.ManifestWritten, true)
+	checkEq(t, "another seed record: summary.Changed", sum.Changed, 0)
 	after := dirState(t, dir)
 	for name, st := range before {
 		if name != contract.ManifestName && after[name] != st {
 			t.Errorf("%s rewritten", name)
 		}
 	}
-	if m, err := contract.ReadManifest(dir); err != nil || m.Seed == nil || m.Seed.ChunkSize != 120 {
-		t.Errorf("manifest after the re-seed: %+v, %v", m, err)
+	if m, err := contract.ReadManifest(dir); err != nil {
+		t.Errorf("manifest after the re-seed: %v", err)
+	} else if m.Seed == nil || m.Seed.ChunkSize != 120 {
+		t.Errorf("manifest after the re-seed: seed %+v, want chunkSize 120", m.Seed)
 	}
 }
 
@@ -970,7 +1019,9 @@ func TestManifestWithoutSeed(t *testing.T) {
 	if strings.Contains(string(data), `"seed"`) {
 		t.Errorf("manifest without a seed record has a seed key:\n%s", data)
 	}
-	if m, err := contract.ReadManifest(dir); err != nil || m.Seed != nil {
-		t.Errorf("ReadManifest: %+v, %v", m, err)
+	if m, err := contract.ReadManifest(dir); err != nil {
+		t.Errorf("ReadManifest: %v", err)
+	} else if m.Seed != nil {
+		t.Errorf("ReadManifest: seed %+v, want none", m.Seed)
 	}
 }

@@ -206,8 +206,13 @@ func TestCrashDuringSwap(t *testing.T) {
 	if maps.Equal(want1, want2) {
 		t.Fatal("v2 does not change the directory")
 	}
-	if want2["README.md"] != want1["README.md"] || want2["latest"] != "link disk.json" || want2["notes"] != "dir -rwxr-x---" || want2["."] != "dir -rwxr-x---" {
-		t.Fatalf("an uninterrupted run lost files that are not fixtures:\n%v", want2)
+	// An uninterrupted run keeps the files that are not fixtures.
+	checkEq(t, "README.md", want2["README.md"], want1["README.md"])
+	checkEq(t, "latest", want2["latest"], "link disk.json")
+	checkEq(t, "notes", want2["notes"], "dir -rwxr-x---")
+	checkEq(t, ".", want2["."], "dir -rwxr-x---")
+	if t.Failed() {
+		t.FailNow()
 	}
 
 	steps := []struct {
@@ -293,8 +298,8 @@ func TestCrashDuringSwap(t *testing.T) {
 			if l := leftovers(t, root); len(l) != 0 {
 				t.Errorf("left behind: %v", l)
 			}
-			if len(sum.Warnings) != 1 || !note(dir, st.finishedBySomeone).MatchString(sum.Warnings[0].Error()) {
-				t.Errorf("warnings %v", sum.Warnings)
+			if re := note(dir, st.finishedBySomeone); len(sum.Warnings) != 1 || !re.MatchString(sum.Warnings[0].Error()) {
+				t.Errorf("warnings %v, want one matching %s", sum.Warnings, re)
 			}
 		})
 	}
@@ -411,11 +416,10 @@ func TestSwapKeepsEverything(t *testing.T) {
 	sum, err := Run(context.Background(), opts)
 	var fe *FailedError
 	if !errors.As(err, &fe) || !fe.Moved {
-		t.Fatalf("err %v", err)
+		t.Fatalf("err = %v, want a *FailedError with Moved", err)
 	}
-	if sum.Removed != 1 || sum.Changed != 1 {
-		t.Errorf("summary %+v", sum.DirSummary)
-	}
+	checkEq(t, "summary.Removed", sum.Removed, 1)
+	checkEq(t, "summary.Changed", sum.Changed, 1)
 	if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("the fixture directory's symbolic link was replaced: %v %v", fi, err)
 	}
@@ -430,8 +434,14 @@ func TestSwapKeepsEverything(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if !os.SameFile(fi, before[name]) || !fi.ModTime().Equal(before[name].ModTime()) || fi.Mode() != before[name].Mode() {
+		if !os.SameFile(fi, before[name]) {
 			t.Errorf("%s is not the same file any more", name)
+		}
+		if !fi.ModTime().Equal(before[name].ModTime()) {
+			t.Errorf("%s modified at %v, want %v as before", name, fi.ModTime(), before[name].ModTime())
+		}
+		if fi.Mode() != before[name].Mode() {
+			t.Errorf("%s mode %v, want %v as before", name, fi.Mode(), before[name].Mode())
 		}
 	}
 	if fi, _ := os.Stat(filepath.Join(real, "sub")); fi.Mode().Perm() != 0o700 {
@@ -446,9 +456,11 @@ func TestSwapKeepsEverything(t *testing.T) {
 	if !strings.Contains(string(mustRead(t, filepath.Join(real, "pool.json"))), "changed") {
 		t.Error("pool.json was not updated")
 	}
-	if m, _ := contract.ReadManifest(dir); len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" || m.Removed != 1 {
-		t.Errorf("manifest %+v", m)
+	m, _ := contract.ReadManifest(dir)
+	if len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" {
+		t.Errorf("manifest.Failed = %+v, want only cert", m.Failed)
 	}
+	checkEq(t, "manifest.Removed", m.Removed, 1)
 	for _, parent := range []string{root, filepath.Join(root, "data")} {
 		if l := leftovers(t, parent); len(l) != 0 {
 			t.Errorf("left in %s: %v", parent, l)
@@ -492,7 +504,7 @@ func TestNoSwapWithoutFixtureChanges(t *testing.T) {
 		t.Error("the directory was replaced although no fixture changed")
 	}
 	if m, _ := contract.ReadManifest(dir); len(m.Failed) != 1 {
-		t.Errorf("manifest %+v", m)
+		t.Errorf("manifest.Failed = %+v, want one failure", m.Failed)
 	}
 }
 
@@ -558,11 +570,14 @@ func TestRecoverLeftovers(t *testing.T) {
 		os.MkdirAll(filepath.Join(tg.stagingPath("5-6")), 0o755)
 		os.WriteFile(filepath.Join(tg.stagingPath("5-6"), "pool.json"), []byte("{}"), 0o644)
 		msg, err := recoverIn(tg)
-		if err != nil || !strings.Contains(msg, "put back the fixture directory an interrupted run had moved aside; removed 1 directory") {
-			t.Errorf("%q %v", msg, err)
+		if want := "put back the fixture directory an interrupted run had moved aside; removed 1 directory"; err != nil || !strings.Contains(msg, want) {
+			t.Errorf("recover: %q, %v; want a message with %q", msg, err, want)
 		}
-		if !maps.Equal(tree(t, tg.dir), want) || len(leftovers(t, root)) != 0 {
-			t.Error("not put back")
+		if got := tree(t, tg.dir); !maps.Equal(got, want) {
+			t.Errorf("not put back: %s holds %v, want %v", tg.dir, got, want)
+		}
+		if l := leftovers(t, root); len(l) != 0 {
+			t.Errorf("left in %s: %v", root, l)
 		}
 	})
 	t.Run("moved aside only", func(t *testing.T) {
@@ -570,10 +585,13 @@ func TestRecoverLeftovers(t *testing.T) {
 		want := tree(t, tg.dir)
 		os.Rename(tg.dir, tg.stagingPath("5-6")+oldSuffix)
 		if msg, err := recoverIn(tg); err != nil || msg != "beside "+tg.dir+": put back the fixture directory an interrupted run had moved aside" {
-			t.Errorf("%q %v", msg, err)
+			t.Errorf("recover: %q, %v; want %q", msg, err, "beside "+tg.dir+": put back the fixture directory an interrupted run had moved aside")
 		}
-		if !maps.Equal(tree(t, tg.dir), want) || len(leftovers(t, root)) != 0 {
-			t.Error("not put back")
+		if got := tree(t, tg.dir); !maps.Equal(got, want) {
+			t.Errorf("not put back: %s holds %v, want %v", tg.dir, got, want)
+		}
+		if l := leftovers(t, root); len(l) != 0 {
+			t.Errorf("left in %s: %v", root, l)
 		}
 	})
 	t.Run("several moved aside", func(t *testing.T) {

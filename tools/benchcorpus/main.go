@@ -1,7 +1,8 @@
 // Command benchcorpus writes the synthetic seed corpus of the seed and
-// lookup benchmarks (kbtest.WriteBenchCorpus) into a directory, for the
-// fault-injection and load scripts: -docs documents of -sections sections
-// of about 500 characters (one chunk each), deterministic.
+// lookup benchmarks into a directory, for the fault-injection and load
+// scripts. kbtest.WriteBenchCorpus makes it. It writes -docs documents of
+// -sections sections of about 500 characters, one chunk each,
+// deterministically.
 //
 //	go run ./tools/benchcorpus -docs 2000 -sections 7 -out .ragbaseline/faults/docs
 package main

@@ -1,7 +1,8 @@
 // Command benchgen writes a synthetic eval set for judge benchmarks: a
-// golden-cases file and one fixture per case, each with a given number of
-// evidence blocks of realistic size (mixed Chinese and English excerpts, a
-// packed context, traces). The output is deterministic for a given seed.
+// golden-cases file and one fixture per case. Each fixture has a given
+// number of evidence blocks of realistic size, with mixed Chinese and
+// English excerpts, a packed context and traces. The output is
+// deterministic for a given seed.
 //
 //	go run ./tools/benchgen -cases 10000 -blocks 30 -out .ragbaseline/bench/judge
 package main

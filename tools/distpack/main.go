@@ -1,19 +1,21 @@
-// Command distpack packs make dist's staging directories into
-// reproducible archives and writes their checksums (docs/release.md):
+// Command distpack packs make dist's staging directories into reproducible
+// archives and writes their checksums. docs/release.md describes the
+// release.
 //
 //	go run ./tools/distpack -out dist -mtime 1767225600 dist/.stage/ragbaseline_v1.0.0_linux_amd64 …
 //
 // Each DIR becomes OUT/<base of DIR>.tar.gz holding <base of DIR>/ and
-// DIR's regular files (not its subdirectories), in name order. Nothing of
-// the machine that packs gets in: every entry has the modification time
-// -mtime (seconds since 1970, make dist passes the commit's time), owner
-// and group 0 without names, and mode 0755 when the staged file is
-// executable by its owner, else 0644; the gzip header has no name and no
-// time. The same files and the same Go release give the same bytes.
+// DIR's regular files, in name order. DIR's subdirectories are left out.
+// Nothing of the machine that packs gets in. Every entry has the
+// modification time -mtime, in seconds since 1970, and make dist passes the
+// commit's time. Every entry has owner and group 0 without names. Its mode
+// is 0755 when the staged file is executable by its owner, else 0644. The
+// gzip header has no name and no time. The same files and the same Go
+// release give the same bytes.
 //
-// Then OUT/SHA256SUMS lists every OUT/*.tar.gz as sha256sum writes it
-// ("HEX  NAME", name order), so `sha256sum -c SHA256SUMS` (or `shasum -a
-// 256 -c`) checks a download.
+// Then OUT/SHA256SUMS lists every OUT/*.tar.gz as sha256sum writes it, "HEX
+// NAME" in name order. So `sha256sum -c SHA256SUMS` checks a download, and
+// so does `shasum -a 256 -c`.
 package main
 
 import (

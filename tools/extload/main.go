@@ -1,12 +1,13 @@
-// Command extload loads an eval set's corpus (default: the shipped one)
-// into the external retrieval servers that `make ext-services` started,
-// under the default names the shipped mapped-pipeline configurations
-// search: Weaviate class RagChunk (WEAVIATE_URL), OpenSearch index
-// rag-chunks (OPENSEARCH_URL), Chroma collection rag-chunks (CHROMA_URL).
-// Each server whose variable is set is loaded; each load replaces what was
-// there (internal/testkit/exttest). The chunks and vectors are rag-seed's: the
-// project's chunker and use-multilingual-v3 as passages (`make models`).
-// `make ext-services-load` runs it.
+// Command extload loads an eval set's corpus, the shipped one by default,
+// into the external retrieval servers that `make ext-services` started. It
+// loads under the default names the shipped mapped-pipeline configurations
+// search. Those are the Weaviate class RagChunk at WEAVIATE_URL, the
+// OpenSearch index rag-chunks at OPENSEARCH_URL and the Chroma collection
+// rag-chunks at CHROMA_URL. Each server whose variable is set is loaded.
+// Each load replaces what was there, as internal/testkit/exttest does. The
+// chunks and vectors are rag-seed's: the project's chunker and
+// use-multilingual-v3 as passages, which `make models` installs. `make
+// ext-services-load` runs it.
 package main
 
 import (

@@ -1,11 +1,11 @@
 // Command rungen writes synthetic TREC qrels and runs of systems of known
-// quality over the same queries (package internal/testkit/rungen), for
-// rag-eval trec-compare's worked example and for cross-checking its
+// quality over the same queries, by package internal/testkit/rungen. They
+// serve rag-eval trec-compare's worked example and the cross-check of its
 // statistics against scipy and ranx:
 //
 //	go run ./tools/rungen -queries 500 -skills 0.6,0.62,0.66 -dir /tmp/cmp
 //
-// writes /tmp/cmp/qrels.txt and /tmp/cmp/run1.txt … (one per skill).
+// writes /tmp/cmp/qrels.txt and one run per skill, /tmp/cmp/run1.txt ….
 package main
 
 import (

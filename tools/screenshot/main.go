@@ -1,6 +1,6 @@
-// Command screenshot loads an HTML report in headless Chromium (package
-// headless: no network) and writes a PNG of the window, reduced to a
-// 256-colour palette so that the README's screenshots stay small. It
+// Command screenshot loads an HTML report in headless Chromium, through
+// package headless without network. It writes a PNG of the window, reduced
+// to a 256-colour palette so that the README's screenshots stay small. It
 // fails if the page logs an error or requests anything but its own file.
 //
 //	go run ./tools/screenshot -in report.html -out docs/images/report.png \

@@ -1,9 +1,10 @@
 // Command sweeptest removes what killed integration test runs left on the
-// local services: test databases (ragbaseline_test_*) on the MySQL/MariaDB
-// server of RAG_MYSQL_DSN and test collections (t_*, t_lookup_*) on the
-// Milvus server of RAG_MILVUS_ADDR that are older than an hour (their
-// names carry the time they were made; see kbtest.RandomName). Nothing else
-// is touched. `make services-clean` runs it, and CI after `make services`.
+// local services. It removes test databases, ragbaseline_test_*, on the
+// MySQL/MariaDB server of RAG_MYSQL_DSN. It removes test collections, t_*
+// and t_lookup_*, on the Milvus server of RAG_MILVUS_ADDR. It removes only
+// those older than an hour, by the time their names carry, as
+// kbtest.RandomName makes them. Nothing else is touched. `make
+// services-clean` runs it, and CI does after `make services`.
 package main
 
 import (

@@ -1,6 +1,6 @@
-// Command trecgen writes a reproducible random TREC qrels file and run file
-// (package internal/testkit/trecgen) for benchmarking rag-eval trec and
-// cross-checking it against trec_eval or pytrec_eval:
+// Command trecgen writes a reproducible random TREC qrels file and run
+// file, by package internal/testkit/trecgen. They serve for benchmarking
+// rag-eval trec and for cross-checking it against trec_eval or pytrec_eval:
 //
 //	go run ./tools/trecgen -seed 1 -queries 20000 -qrels /tmp/q.txt -run /tmp/r.txt
 //	python3 scripts/bench_trec.py /tmp/q.txt /tmp/r.txt

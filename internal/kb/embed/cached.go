@@ -40,10 +40,10 @@ type CachedEmbedder struct {
 type CacheOption func(*CachedEmbedder)
 
 // TolerateCacheErrors makes a failing cache Get or Put a reported, not a
-// fatal, problem: report is called with the error and the texts are
-// embedded (or returned) as if the cache were empty. Without it, a cache
-// error fails the Embed call (a cache that is down is a clear error, not a
-// silent slowdown).
+// fatal, problem. report is called with the error, and the texts are
+// embedded or returned as if the cache were empty. Without it a cache error
+// fails the Embed call, so a cache that is down is a clear error, not a
+// silent slowdown.
 func TolerateCacheErrors(report func(error)) CacheOption {
 	return func(c *CachedEmbedder) {
 		if report == nil {
@@ -54,8 +54,8 @@ func TolerateCacheErrors(report func(error)) CacheOption {
 }
 
 // CacheVarier is implemented by an embedder whose vectors depend on a
-// setting its Name does not show; CacheVariant names the setting ("" for
-// the default), and the cache keys on it too.
+// setting its Name does not show. CacheVariant names the setting, "" for
+// the default, and the cache keys on it too.
 type CacheVarier interface{ CacheVariant() string }
 
 // cacheModel is the model part of e's cache keys: its name, and its
@@ -70,11 +70,11 @@ func cacheModel(e kb.Embedder) string {
 }
 
 // Cached wraps e with the cache c. Embed looks up every text under
-// CacheKey(e.Name(), e.Dim(), kind, text) (the name followed by e's
-// CacheVariant when it is a CacheVarier with one), sends only the misses to e (each
-// distinct text once), checks what e returned (Check), stores it, and
-// returns one vector per text in order. A cached vector of the wrong length
-// is treated as a miss and overwritten.
+// CacheKey(e.Name(), e.Dim(), kind, text). When e is a CacheVarier with a
+// variant, the name is followed by e's CacheVariant. Embed sends only the
+// misses to e, each distinct text once. It checks what e returned with
+// Check, stores it, and returns one vector per text in order. A cached
+// vector of the wrong length is treated as a miss and overwritten.
 //
 // Vectors returned for equal texts in one call are distinct slices, so a
 // caller may modify one without affecting the other.
@@ -197,8 +197,8 @@ func (ce *CachedEmbedder) cacheErr(err error) error {
 }
 
 // Batched returns an embedder that sends e at most size texts per Embed
-// call and checks every batch's vectors (Check). Use it to bound the memory
-// and request size of one call; a size below 1 means no limit.
+// call and checks every batch's vectors with Check. Use it to bound the
+// memory and request size of one call. A size below 1 means no limit.
 func Batched(e kb.Embedder, size int) kb.Embedder { return &batched{e: e, size: size} }
 
 type batched struct {

@@ -1,20 +1,20 @@
-// Package embed holds what every embedder and embedding cache shares: the
-// cache key, vector normalisation and validation, the little-endian vector
-// encoding the caches store, batching, and the Cached wrapper that puts a
-// kb.EmbedCache in front of any kb.Embedder.
+// Package embed holds what every embedder and embedding cache shares. That
+// is the cache key, vector normalisation and validation, the little-endian
+// vector encoding the caches store and batching. It also holds the Cached
+// wrapper, which puts a kb.EmbedCache in front of any kb.Embedder.
 //
-// The embedders themselves live in subpackages, one per backend:
-// embed/usem3 (use-multilingual-v3, the neural embedder of the embedded
-// default, in process), embed/local (the deterministic lexical
-// local-hash-v1, no model) and embed/openai (any OpenAI-compatible
-// /v1/embeddings server).
-// The caches live in embed/cache/sqlitecache and embed/cache/rediscache;
+// The embedders themselves live in subpackages, one per backend.
+// embed/usem3 is use-multilingual-v3, the neural embedder of the embedded
+// default, run in process. embed/local is the deterministic lexical
+// local-hash-v1, which needs no model. embed/openai talks to any
+// OpenAI-compatible /v1/embeddings server. The caches live in
+// embed/cache/sqlitecache and embed/cache/rediscache.
 // kbtest.RunEmbedCacheTests is the one contract suite both run.
 //
-// Every vector an embedder returns is unit-normalised (Normalize) and has
-// exactly Dim entries (Check); a vector of another dimension is a
-// *DimensionError naming the model, the expected and the actual dimension,
-// never silently accepted.
+// Every vector an embedder returns is unit-normalised by Normalize and has
+// exactly Dim entries, as Check checks. A vector of another dimension is a
+// *DimensionError naming the model and the expected and actual dimensions.
+// It is never silently accepted.
 package embed
 
 import (
@@ -29,16 +29,16 @@ import (
 )
 
 // CacheKey returns the cache key of the embedding of text, as kind, by
-// model at dimension dim: the lowercase hex SHA-256 of the length-prefixed
-// encoding
+// model at dimension dim. It is the lowercase hex SHA-256 of the
+// length-prefixed encoding
 //
 //	uint64be(len(model)) ‖ model ‖ uint64be(dim) ‖ uint64be(len(kind)) ‖ kind ‖ uint64be(len(text)) ‖ text
 //
-// (lengths in bytes). The length prefixes make the encoding injective, so no
-// two different (model, dim, kind, text) tuples share an input to the hash,
-// and the key is the same on every machine. The kind is part of the key
+// with lengths in bytes. The length prefixes make the encoding injective,
+// so no two different (model, dim, kind, text) tuples share an input to the
+// hash. The key is the same on every machine. The kind is part of the key
 // because a query and a passage of the same text embed differently with
-// models such as e5. Changing this encoding invalidates every cache;
+// models such as e5. Changing this encoding invalidates every cache.
 // TestCacheKeyGolden pins it.
 func CacheKey(model string, dim int, kind kb.InputType, text string) string {
 	var stack [1024]byte
@@ -54,10 +54,11 @@ func CacheKey(model string, dim int, kind kb.InputType, text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Normalize scales v in place to unit L2 norm. A zero vector stays zero (it
-// has no direction; its cosine with anything is 0). The norm is accumulated
-// in float64 in index order with every product explicitly rounded, so the
-// result is bit-for-bit the same on every platform (no fused multiply-add).
+// Normalize scales v in place to unit L2 norm. A zero vector stays zero,
+// because it has no direction and its cosine with anything is 0. The norm
+// is accumulated in float64 in index order with every product explicitly
+// rounded, so no multiply-add is fused. So the result is bit for bit the
+// same on every platform.
 func Normalize(v []float32) {
 	var s float64
 	for _, x := range v {

@@ -272,8 +272,10 @@ func TestCached(t *testing.T) {
 	if !reflect.DeepEqual(inner.calls[1:], [][]string{{"dddd"}}) {
 		t.Errorf("second call sent %q to the embedder, want only dddd", inner.calls[1:])
 	}
-	if !reflect.DeepEqual(got[1], vecOf("a")) || !reflect.DeepEqual(got[2], vecOf("dddd")) {
-		t.Errorf("second call vectors %v", got)
+	for i, text := range map[int]string{1: "a", 2: "dddd"} {
+		if !reflect.DeepEqual(got[i], vecOf(text)) {
+			t.Errorf("second call: vector %d = %v, want %v, the vector of %s", i, got[i], vecOf(text), text)
+		}
 	}
 	if s := ce.Stats(); s != (CacheStats{Texts: 8, Hits: 2, Embedded: 4}) {
 		t.Errorf("stats %+v, want 8 texts, 2 hits, 4 embedded", s)
@@ -281,8 +283,11 @@ func TestCached(t *testing.T) {
 
 	// All hits: the embedder is not called.
 	n := len(inner.calls)
-	if _, err := ce.Embed(ctx, kb.Passage, []string{"a", "a", "bb"}); err != nil || len(inner.calls) != n {
-		t.Errorf("all-hit call: err %v, %d embedder calls", err, len(inner.calls)-n)
+	if _, err := ce.Embed(ctx, kb.Passage, []string{"a", "a", "bb"}); err != nil {
+		t.Errorf("all-hit call: %v", err)
+	}
+	if len(inner.calls) != n {
+		t.Errorf("all-hit call: %d embedder calls, want 0", len(inner.calls)-n)
 	}
 	if out, err := ce.Embed(ctx, kb.Passage, nil); err != nil || len(out) != 0 {
 		t.Errorf("Embed(nil) = %v, %v", out, err)
@@ -297,8 +302,15 @@ func TestCachedWrongLengthIsMiss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got[0], vecOf("a")) || len(inner.calls) != 1 || len(cache.m[CacheKey("fake", 3, kb.Passage, "a")]) != 3 {
-		t.Errorf("a damaged entry was not re-embedded and overwritten: %v", got)
+	// A damaged entry is re-embedded and overwritten.
+	if !reflect.DeepEqual(got[0], vecOf("a")) {
+		t.Errorf("vector %v, want %v, the embedder's", got[0], vecOf("a"))
+	}
+	if len(inner.calls) != 1 {
+		t.Errorf("%d embedder calls, want 1", len(inner.calls))
+	}
+	if v := cache.m[CacheKey("fake", 3, kb.Passage, "a")]; len(v) != 3 {
+		t.Errorf("cache entry %v, want it overwritten with 3 values", v)
 	}
 }
 
@@ -376,14 +388,20 @@ func TestBatched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 5 || !reflect.DeepEqual(got[4], vecOf("e")) {
-		t.Errorf("vectors %v", got)
+	if len(got) != 5 {
+		t.Fatalf("%d vectors, want 5: %v", len(got), got)
+	}
+	if !reflect.DeepEqual(got[4], vecOf("e")) {
+		t.Errorf("vector 4 = %v, want %v, the vector of e", got[4], vecOf("e"))
 	}
 	if !reflect.DeepEqual(inner.calls, [][]string{{"a", "b"}, {"c", "d"}, {"e"}}) {
 		t.Errorf("calls %q", inner.calls)
 	}
-	if b.Name() != "fake" || b.Dim() != 3 {
-		t.Error("Batched changes Name or Dim")
+	if b.Name() != "fake" {
+		t.Errorf("Batched: Name() = %q, want fake, the inner embedder's", b.Name())
+	}
+	if b.Dim() != 3 {
+		t.Errorf("Batched: Dim() = %d, want 3, the inner embedder's", b.Dim())
 	}
 	if _, err := Batched(&fakeEmbedder{dim: 2}, 2).Embed(context.Background(), kb.Passage, in); err == nil {
 		t.Error("Batched accepted vectors of the wrong dimension")
@@ -399,7 +417,7 @@ func BenchmarkCacheKey(b *testing.B) {
 }
 
 // BenchmarkCachedHit measures the hit path of Cached: keys, one cache
-// lookup, assembly; the embedder is never called.
+// lookup and assembly. The embedder is never called.
 func BenchmarkCachedHit(b *testing.B) {
 	for _, n := range []int{1, 64} {
 		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
@@ -477,9 +495,9 @@ type variantEmbedder struct {
 
 func (v *variantEmbedder) CacheVariant() string { return v.variant }
 
-// TestCachedVariant: the same model under two variants (the openai
-// embedder's input type field vs none) never shares cache entries; no
-// variant keys as before.
+// TestCachedVariant: the same model under two variants never shares cache
+// entries. The variants are the openai embedder's input type field and
+// none. No variant keys as before.
 func TestCachedVariant(t *testing.T) {
 	ctx := context.Background()
 	cache := newMapCache()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -26,36 +27,49 @@ func TestHintGivesFilteredAttempt(t *testing.T) {
 	seedDocs(t, s, opsCorpus...)
 	res := run(t, newPipeline(s, nil), "连接池满了 too many connections 怎么办")
 	tr := res.RetrievalTrace
-	if !slices.Equal(tr.L0Hints.Categories, []string{"database"}) ||
-		!slices.Equal(tr.L0Hints.MatchedTerms, []string{"too many connections", "连接池"}) ||
-		!slices.Equal(tr.L0Hints.MatchedSources, []string{"db-pool"}) {
-		t.Errorf("l0Hints %+v", tr.L0Hints)
+	wantHints := contract.L0Hints{Categories: []string{"database"}, MatchedTerms: []string{"too many connections", "连接池"}, MatchedSources: []string{"db-pool"}}
+	if !reflect.DeepEqual(tr.L0Hints, wantHints) {
+		t.Errorf("l0Hints %q\nwant    %q", tr.L0Hints, wantHints)
 	}
 	if !slices.Equal(attemptNames(res), []string{contract.AttemptFiltered}) || tr.SelectedAttempt != contract.AttemptFiltered || tr.FallbackReason != nil {
 		t.Fatalf("want one selected FILTERED_VECTOR attempt and no fallback: %s", describe(res))
 	}
 	a := tr.Attempts[0]
-	if a.Filter.KBScope != scope || !slices.Equal(a.Filter.Categories, []string{"database"}) || a.LowQuality || a.Candidates != 2 {
-		t.Errorf("attempt %+v", a)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("attempt filter.kbScope", a.Filter.KBScope, scope)
+	if want := []string{"database"}; !slices.Equal(a.Filter.Categories, want) {
+		t.Errorf("attempt filter.categories %q, want %q", a.Filter.Categories, want)
+	}
+	check("attempt lowQuality", a.LowQuality, false)
+	check("attempt candidates", a.Candidates, 2)
 	// Only database documents come back, the pool document first.
 	if got := sources(res); len(got) == 0 || got[0] != "db-pool" {
-		t.Errorf("sources %v", got)
+		t.Errorf("sources %v, want db-pool first", got)
 	}
 	for _, b := range res.EvidenceBlocks {
 		if b.Category != "database" {
 			t.Errorf("block %s of category %s in a filtered attempt", b.EvidenceKey, b.Category)
 		}
 	}
-	if !res.Found || res.EvidenceStatus != contract.EvidenceSufficient {
-		t.Errorf("found %v status %s", res.Found, res.EvidenceStatus)
-	}
+	check("found", res.Found, true)
+	check("evidenceStatus", res.EvidenceStatus, contract.EvidenceSufficient)
 	// Reranker none: disabled, model none, order untouched, top source is
 	// the first block's.
 	rt := res.RerankTrace
-	if rt.Enabled || rt.Model != "none" || rt.Fallback || rt.TopSource != "db-pool" ||
-		!slices.Equal(rt.InputOrder, rt.OutputOrder) || !slices.Equal(rt.OutputOrder, evidenceKeys(res)) {
-		t.Errorf("rerank trace %+v", rt)
+	check("rerankTrace.enabled", rt.Enabled, false)
+	check("rerankTrace.model", rt.Model, "none")
+	check("rerankTrace.fallback", rt.Fallback, false)
+	check("rerankTrace.topSource", rt.TopSource, "db-pool")
+	if !slices.Equal(rt.InputOrder, rt.OutputOrder) {
+		t.Errorf("rerankTrace.outputOrder %q, want the inputOrder %q", rt.OutputOrder, rt.InputOrder)
+	}
+	if !slices.Equal(rt.OutputOrder, evidenceKeys(res)) {
+		t.Errorf("rerankTrace.outputOrder %q, want the blocks' order %q", rt.OutputOrder, evidenceKeys(res))
 	}
 	checkBlocks(t, res)
 }
@@ -71,11 +85,14 @@ func TestNoHintGivesUnfilteredAttempt(t *testing.T) {
 	if !slices.Equal(attemptNames(res), []string{contract.AttemptUnfiltered}) || tr.SelectedAttempt != contract.AttemptUnfiltered || tr.FallbackReason != nil {
 		t.Fatalf("want one selected UNFILTERED_VECTOR attempt: %s", describe(res))
 	}
-	if f := tr.Attempts[0].Filter; f.KBScope != scope || f.Categories != nil {
-		t.Errorf("filter %+v", f)
+	if f := tr.Attempts[0].Filter; f.KBScope != scope {
+		t.Errorf("filter kbScope %q, want %q", f.KBScope, scope)
+	}
+	if f := tr.Attempts[0].Filter; f.Categories != nil {
+		t.Errorf("filter categories %q, want none", f.Categories)
 	}
 	if got := sources(res); len(got) == 0 || got[0] != "tls" {
-		t.Errorf("sources %v: %s", got, describe(res))
+		t.Errorf("sources %v, want tls first: %s", got, describe(res))
 	}
 }
 
@@ -87,22 +104,40 @@ func TestFilteredLowQualityRetries(t *testing.T) {
 	noFloor := func(c *builtin.Config) { c.MinQuality = 0 }
 	res := run(t, newPipeline(s, noFloor), "服务器磁盘满了，inode 也用尽了")
 	tr := res.RetrievalTrace
-	if !slices.Equal(tr.L0Hints.Categories, []string{"database"}) || !slices.Equal(tr.L0Hints.MatchedSources, []string{"decoy"}) {
-		t.Errorf("hints %+v", tr.L0Hints)
+	if want := []string{"database"}; !slices.Equal(tr.L0Hints.Categories, want) {
+		t.Errorf("hints categories %q, want %q", tr.L0Hints.Categories, want)
+	}
+	if want := []string{"decoy"}; !slices.Equal(tr.L0Hints.MatchedSources, want) {
+		t.Errorf("hints matchedSources %q, want %q", tr.L0Hints.MatchedSources, want)
 	}
 	if !slices.Equal(attemptNames(res), []string{contract.AttemptFiltered, contract.AttemptUnfilteredRetry}) ||
 		reason(res) != contract.FallbackLowQuality || tr.SelectedAttempt != contract.AttemptUnfilteredRetry {
 		t.Fatalf("want a low-quality retry, selected: %s", describe(res))
 	}
 	first, retry := tr.Attempts[0], tr.Attempts[1]
-	if first.Candidates == 0 || !first.LowQuality || float64(first.BestQuality) >= newPipeline(s, nil).Config().LowQuality {
-		t.Errorf("first attempt %+v", first)
+	if first.Candidates == 0 {
+		t.Error("first attempt: no candidates, want some")
 	}
-	if retry.Filter.KBScope != scope || retry.Filter.Categories != nil || retry.Candidates != 4 || retry.LowQuality {
-		t.Errorf("retry %+v", retry)
+	if !first.LowQuality {
+		t.Error("first attempt: lowQuality false, want true")
 	}
+	if lowQuality := newPipeline(s, nil).Config().LowQuality; float64(first.BestQuality) >= lowQuality {
+		t.Errorf("first attempt: bestQuality %v, want below the default lowQuality %v", first.BestQuality, lowQuality)
+	}
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("retry filter.kbScope", retry.Filter.KBScope, scope)
+	if retry.Filter.Categories != nil {
+		t.Errorf("retry filter.categories %q, want none", retry.Filter.Categories)
+	}
+	check("retry candidates", retry.Candidates, 4)
+	check("retry lowQuality", retry.LowQuality, false)
 	if got := sources(res); len(got) == 0 || got[0] != "disk-full" {
-		t.Errorf("sources %v", got)
+		t.Errorf("sources %v, want disk-full first", got)
 	}
 }
 
@@ -118,11 +153,13 @@ func TestFilteredBelowFloorHasNoEvidence(t *testing.T) {
 	if reason(res) != contract.FallbackNoEvidence || tr.SelectedAttempt != contract.AttemptUnfilteredRetry {
 		t.Fatalf("want a no-evidence retry, selected: %s", describe(res))
 	}
-	if a := tr.Attempts[0]; a.Candidates == 0 || float64(a.BestQuality) >= p.Config().MinQuality {
-		t.Errorf("first attempt %+v: want candidates, all below minQuality %v", a, p.Config().MinQuality)
+	if a := tr.Attempts[0]; a.Candidates == 0 {
+		t.Error("first attempt: no candidates, want some")
+	} else if float64(a.BestQuality) >= p.Config().MinQuality {
+		t.Errorf("first attempt: bestQuality %v, want all candidates below minQuality %v", a.BestQuality, p.Config().MinQuality)
 	}
 	if got := sources(res); len(got) == 0 || got[0] != "disk-full" {
-		t.Errorf("sources %v", got)
+		t.Errorf("sources %v, want disk-full first", got)
 	}
 	// A floor the best database chunk reaches makes it low quality again.
 	best := float64(tr.Attempts[0].BestQuality)
@@ -150,12 +187,17 @@ func TestFilteredEmptyRetries(t *testing.T) {
 		reason(res) != contract.FallbackNoEvidence || tr.SelectedAttempt != contract.AttemptUnfilteredRetry {
 		t.Fatalf("want a no-evidence retry, selected: %s", describe(res))
 	}
-	if a := tr.Attempts[0]; a.Candidates != 0 || a.BestQuality != 0 || !a.LowQuality {
-		t.Errorf("first attempt %+v", a)
+	a := tr.Attempts[0]
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
-	if a := tr.Attempts[1]; a.Candidates != 2 {
-		t.Errorf("retry %+v", a)
-	}
+	check("first attempt candidates", a.Candidates, 0)
+	check("first attempt bestQuality", a.BestQuality, contract.Float6(0))
+	check("first attempt lowQuality", a.LowQuality, true)
+	check("retry candidates", tr.Attempts[1].Candidates, 2)
 }
 
 func TestRetryEmptyKeepsFirstAttempt(t *testing.T) {
@@ -173,10 +215,19 @@ func TestRetryEmptyKeepsFirstAttempt(t *testing.T) {
 		tr.SelectedAttempt != contract.AttemptFiltered || reason(res) != contract.FallbackNoEvidence {
 		t.Fatalf("an empty retry must not be selected, and the reason stays: %s", describe(res))
 	}
-	if res.Found || res.EvidenceStatus != contract.EvidenceNone || len(res.EvidenceBlocks) != 0 ||
-		res.ContextPack.BlockCount != 0 || res.ContextPack.PackedText != "" || res.RerankTrace.TopSource != "" {
-		t.Errorf("empty result: %+v", res)
+	// An empty result.
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("found", res.Found, false)
+	check("evidenceStatus", res.EvidenceStatus, contract.EvidenceNone)
+	check("len(evidenceBlocks)", len(res.EvidenceBlocks), 0)
+	check("contextPack.blockCount", res.ContextPack.BlockCount, 0)
+	check("contextPack.packedText", res.ContextPack.PackedText, "")
+	check("rerankTrace.topSource", res.RerankTrace.TopSource, "")
 }
 
 func TestDuplicateTextIsDropped(t *testing.T) {
@@ -266,8 +317,15 @@ func TestContextBudget(t *testing.T) {
 	const q = "服务器磁盘满了，inode 也用尽了"
 	full := run(t, newPipeline(s, func(c *builtin.Config) { c.MinQuality = 0 }), q)
 	bs := full.EvidenceBlocks
-	if len(bs) < 3 || full.ContextPack.Truncated || full.ContextPack.BlockCount != len(bs) {
-		t.Fatalf("want ≥ 3 blocks packed whole at the default budget: %+v", full.ContextPack)
+	// At the default budget at least 3 blocks are packed whole.
+	if len(bs) < 3 {
+		t.Fatalf("%d blocks, want at least 3", len(bs))
+	}
+	if full.ContextPack.Truncated {
+		t.Fatal("contextPack truncated at the default budget")
+	}
+	if full.ContextPack.BlockCount != len(bs) {
+		t.Fatalf("contextPack.blockCount %d, want all %d blocks", full.ContextPack.BlockCount, len(bs))
 	}
 	piece := func(i int) string {
 		return "[" + bs[i].Source + "] " + bs[i].Breadcrumb + "\n" + bs[i].Excerpt
@@ -290,9 +348,21 @@ func TestContextBudget(t *testing.T) {
 	if bs[1].Source != bs[0].Source {
 		wantSources = append(wantSources, bs[1].Source)
 	}
-	if cp.PackedText != wantText || cp.UsedChars != budget || cp.BudgetChars != budget || !cp.Truncated ||
-		cp.BlockCount != 2 || !slices.Equal(cp.Sources, wantSources) {
-		t.Errorf("pack %+v\nwant text %q, %d chars, sources %v", cp, wantText, budget, wantSources)
+	if cp.PackedText != wantText {
+		t.Errorf("packedText %q\nwant       %q", cp.PackedText, wantText)
+	}
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("usedChars", cp.UsedChars, budget)
+	check("budgetChars", cp.BudgetChars, budget)
+	check("truncated", cp.Truncated, true)
+	check("blockCount", cp.BlockCount, 2)
+	if !slices.Equal(cp.Sources, wantSources) {
+		t.Errorf("sources %q, want %q", cp.Sources, wantSources)
 	}
 	// The blocks themselves are not cut by the budget.
 	if len(res.EvidenceBlocks) != len(bs) {
@@ -306,30 +376,55 @@ func TestEvidenceStatus(t *testing.T) {
 	const q = "How do I check when the openssl certificate expires?"
 	t.Run("sufficient", func(t *testing.T) {
 		res := run(t, newPipeline(s, nil), q)
-		if !res.Found || res.EvidenceStatus != contract.EvidenceSufficient {
-			t.Errorf("%v %s: %s", res.Found, res.EvidenceStatus, describe(res))
+		if !res.Found {
+			t.Errorf("found false, want true: %s", describe(res))
+		}
+		if res.EvidenceStatus != contract.EvidenceSufficient {
+			t.Errorf("evidenceStatus %s, want %s: %s", res.EvidenceStatus, contract.EvidenceSufficient, describe(res))
 		}
 	})
 	t.Run("weak", func(t *testing.T) {
 		res := run(t, newPipeline(s, func(c *builtin.Config) { c.LowQuality = 0.99 }), q)
-		if !res.Found || res.EvidenceStatus != contract.EvidenceWeak || !res.RetrievalTrace.Attempts[0].LowQuality {
-			t.Errorf("%v %s: %s", res.Found, res.EvidenceStatus, describe(res))
+		if !res.Found {
+			t.Errorf("found false, want true: %s", describe(res))
+		}
+		if res.EvidenceStatus != contract.EvidenceWeak {
+			t.Errorf("evidenceStatus %s, want %s: %s", res.EvidenceStatus, contract.EvidenceWeak, describe(res))
+		}
+		if !res.RetrievalTrace.Attempts[0].LowQuality {
+			t.Errorf("attempt lowQuality false, want true: %s", describe(res))
 		}
 	})
 	t.Run("none: nothing above the floor", func(t *testing.T) {
 		res := run(t, newPipeline(s, nil), "明天上海天气怎么样")
-		if res.Found || res.EvidenceStatus != contract.EvidenceNone || len(res.EvidenceBlocks) != 0 {
-			t.Errorf("%v %s: %s", res.Found, res.EvidenceStatus, describe(res))
+		if res.Found {
+			t.Errorf("found true, want false: %s", describe(res))
+		}
+		if res.EvidenceStatus != contract.EvidenceNone {
+			t.Errorf("evidenceStatus %s, want %s: %s", res.EvidenceStatus, contract.EvidenceNone, describe(res))
+		}
+		if len(res.EvidenceBlocks) != 0 {
+			t.Errorf("%d blocks, want none: %s", len(res.EvidenceBlocks), describe(res))
 		}
 		// The attempt still records what the index returned.
-		if a := res.RetrievalTrace.Attempts[0]; a.Candidates != 4 || !a.LowQuality {
-			t.Errorf("attempt %+v", a)
+		a := res.RetrievalTrace.Attempts[0]
+		if a.Candidates != 4 {
+			t.Errorf("attempt candidates %d, want 4", a.Candidates)
+		}
+		if !a.LowQuality {
+			t.Error("attempt lowQuality false, want true")
 		}
 	})
 	t.Run("none: empty kbScope", func(t *testing.T) {
 		res := run(t, newPipeline(s, nil), q, func(r *pipeline.Request) { r.KBScope = "empty-scope" })
-		if res.Found || res.EvidenceStatus != contract.EvidenceNone || res.RetrievalTrace.Attempts[0].Candidates != 0 {
-			t.Errorf("%v %s: %s", res.Found, res.EvidenceStatus, describe(res))
+		if res.Found {
+			t.Errorf("found true, want false: %s", describe(res))
+		}
+		if res.EvidenceStatus != contract.EvidenceNone {
+			t.Errorf("evidenceStatus %s, want %s: %s", res.EvidenceStatus, contract.EvidenceNone, describe(res))
+		}
+		if n := res.RetrievalTrace.Attempts[0].Candidates; n != 0 {
+			t.Errorf("attempt candidates %d, want 0: %s", n, describe(res))
 		}
 	})
 }
@@ -349,18 +444,27 @@ func TestL0Votes(t *testing.T) {
 	// keyword M never matches.
 	res := run(t, p, "Used_Memory near MaxMemory with noeviction")
 	h := res.RetrievalTrace.L0Hints
-	if !slices.Equal(h.Categories, []string{"alpha", "beta", "gamma"}) ||
-		!slices.Equal(h.MatchedTerms, []string{"eviction", "maxmemory", "noeviction", "ＵＳＥＤ_ＭＥＭＯＲＹ"}) ||
-		!slices.Equal(h.MatchedSources, []string{"a1", "a2", "b1", "c1"}) {
-		t.Errorf("hints %+v", h)
+	want := contract.L0Hints{
+		Categories:     []string{"alpha", "beta", "gamma"},
+		MatchedTerms:   []string{"eviction", "maxmemory", "noeviction", "ＵＳＥＤ_ＭＥＭＯＲＹ"},
+		MatchedSources: []string{"a1", "a2", "b1", "c1"},
+	}
+	if !reflect.DeepEqual(h, want) {
+		t.Errorf("hints %q\nwant  %q", h, want)
 	}
 	if f := res.RetrievalTrace.Attempts[0].Filter.Categories; !slices.Equal(f, h.Categories) {
-		t.Errorf("filter categories %v", f)
+		t.Errorf("filter categories %v, want the hints' %v", f, h.Categories)
 	}
 	res = run(t, newPipeline(s, func(c *builtin.Config) { c.MinVotes = 2 }), "Used_Memory near MaxMemory with noeviction")
 	h = res.RetrievalTrace.L0Hints
-	if !slices.Equal(h.Categories, []string{"alpha"}) || !slices.Equal(h.MatchedSources, []string{"a1", "a2"}) || len(h.MatchedTerms) != 2 {
-		t.Errorf("minVotes 2: hints %+v", h)
+	if want := []string{"alpha"}; !slices.Equal(h.Categories, want) {
+		t.Errorf("minVotes 2: hints categories %q, want %q", h.Categories, want)
+	}
+	if want := []string{"a1", "a2"}; !slices.Equal(h.MatchedSources, want) {
+		t.Errorf("minVotes 2: hints matchedSources %q, want %q", h.MatchedSources, want)
+	}
+	if len(h.MatchedTerms) != 2 {
+		t.Errorf("minVotes 2: hints matchedTerms %q, want 2 terms", h.MatchedTerms)
 	}
 }
 
@@ -370,15 +474,15 @@ func TestL0CacheInvalidation(t *testing.T) {
 	p := newPipeline(s, func(c *builtin.Config) { c.L0TTL = time.Hour })
 	const q = "连接池满了怎么办"
 	if h := run(t, p, q).RetrievalTrace.L0Hints; len(h.Categories) != 0 {
-		t.Fatalf("hints before seeding: %+v", h)
+		t.Fatalf("hints before seeding: categories %q, want none", h.Categories)
 	}
 	seedDocs(t, s, docPool)
 	if h := run(t, p, q).RetrievalTrace.L0Hints; len(h.Categories) != 0 {
-		t.Errorf("the cache was not used: %+v", h)
+		t.Errorf("the cache was not used: categories %q, want none", h.Categories)
 	}
 	p.InvalidateL0()
 	if h := run(t, p, q).RetrievalTrace.L0Hints; !slices.Equal(h.Categories, []string{"database"}) {
-		t.Errorf("after InvalidateL0: %+v", h)
+		t.Errorf("after InvalidateL0: categories %q, want [database]", h.Categories)
 	}
 	// Without a TTL every lookup reads the catalog.
 	seedDocs(t, s, docDecoy)
@@ -388,7 +492,7 @@ func TestL0CacheInvalidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	if h := run(t, p0, q).RetrievalTrace.L0Hints; len(h.Categories) != 0 {
-		t.Errorf("L0TTL 0 served stale terms: %+v", h)
+		t.Errorf("L0TTL 0 served stale terms: categories %q, want none", h.Categories)
 	}
 }
 
@@ -474,8 +578,22 @@ func TestDescribe(t *testing.T) {
 	p := newPipeline(s, func(c *builtin.Config) { c.Rerank = builtin.RerankLocal })
 	d := p.Describe()
 	want := contract.PipelineParams{TopK: 5, CandidateK: 20, LowQuality: 0.15, MinQuality: 0.13, Fusion: "anchored", Levels: contract.Levels{High: 0.3, Medium: 0.19}, Rerank: "local", ContextBudget: 3000}
-	if d.Name != "builtin" || d.Version != "test" || d.Store != "embedded" || d.Embedder != local.Name || d.Dim != local.DefaultDim || d.Params == nil || *d.Params != want {
-		t.Errorf("Describe %+v params %+v", d, d.Params)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("Describe().Name", d.Name, "builtin")
+	check("Describe().Version", d.Version, "test")
+	check("Describe().Store", d.Store, "embedded")
+	check("Describe().Embedder", d.Embedder, local.Name)
+	check("Describe().Dim", d.Dim, local.DefaultDim)
+	if d.Params == nil {
+		t.Fatal("Describe().Params = nil")
+	}
+	if *d.Params != want {
+		t.Errorf("Describe().Params = %+v\nwant                %+v", *d.Params, want)
 	}
 	d.Params.TopK = 99
 	if p.Describe().Params.TopK != 5 {
@@ -491,8 +609,11 @@ func TestLocalEmbedderName(t *testing.T) {
 		t.Fatalf("lookup calibrates %q, the neural embedder is %q", builtin.USEEmbedder, usem3.Name)
 	}
 	e5, err := openai.New(openai.Options{Model: "multilingual-e5-small-q4", Dim: 384, BaseURL: "http://127.0.0.1:1/v1"})
-	if err != nil || builtin.E5Embedder != e5.Name() {
-		t.Fatalf("lookup calibrates %q, the e5 embedder is named %q (%v)", builtin.E5Embedder, e5.Name(), err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if builtin.E5Embedder != e5.Name() {
+		t.Fatalf("lookup calibrates %q, the e5 embedder is named %q", builtin.E5Embedder, e5.Name())
 	}
 	for _, name := range []string{builtin.LocalHashEmbedder, builtin.USEEmbedder, builtin.E5Embedder} {
 		if _, ok := builtin.ThresholdsFor(name); !ok {
@@ -502,8 +623,15 @@ func TestLocalEmbedderName(t *testing.T) {
 	if _, ok := builtin.ThresholdsFor("openai:text-embedding-3-small"); ok {
 		t.Error("an embedder never calibrated here has calibrated thresholds")
 	}
-	if c := builtin.DefaultConfig("openai:text-embedding-3-small"); c.LowQuality != 0.5 || c.Levels != (builtin.Levels{High: 0.75, Medium: 0.5}) || c.MinQuality != 0 {
-		t.Errorf("neural defaults %+v", c)
+	c := builtin.DefaultConfig("openai:text-embedding-3-small")
+	if c.LowQuality != 0.5 {
+		t.Errorf("neural defaults: lowQuality %v, want 0.5", c.LowQuality)
+	}
+	if want := (builtin.Levels{High: 0.75, Medium: 0.5}); c.Levels != want {
+		t.Errorf("neural defaults: levels %+v, want %+v", c.Levels, want)
+	}
+	if c.MinQuality != 0 {
+		t.Errorf("neural defaults: minQuality %v, want 0", c.MinQuality)
 	}
 }
 
@@ -511,9 +639,23 @@ func TestLocalEmbedderName(t *testing.T) {
 func checkBlocks(t *testing.T, res *contract.LookupResult) {
 	t.Helper()
 	for i, b := range res.EvidenceBlocks {
-		if b.Rank != i+1 || kb.CheckEvidenceKey(b.DocID, b.EvidenceKey) != nil || b.DocID != scope+"/"+b.Source ||
-			b.Excerpt == "" || !strings.HasPrefix(b.Breadcrumb, "Test > "+b.Source) || b.Title != "Title of "+b.Source {
-			t.Errorf("block %d: %+v", i, b)
+		if b.Rank != i+1 {
+			t.Errorf("block %d: rank %d, want %d", i, b.Rank, i+1)
+		}
+		if err := kb.CheckEvidenceKey(b.DocID, b.EvidenceKey); err != nil {
+			t.Errorf("block %d: %v", i, err)
+		}
+		if want := scope + "/" + b.Source; b.DocID != want {
+			t.Errorf("block %d: docId %q, want %q", i, b.DocID, want)
+		}
+		if b.Excerpt == "" {
+			t.Errorf("block %d (%s): no excerpt", i, b.EvidenceKey)
+		}
+		if want := "Test > " + b.Source; !strings.HasPrefix(b.Breadcrumb, want) {
+			t.Errorf("block %d: breadcrumb %q, want it to start %q", i, b.Breadcrumb, want)
+		}
+		if want := "Title of " + b.Source; b.Title != want {
+			t.Errorf("block %d: title %q, want %q", i, b.Title, want)
 		}
 	}
 	if !slices.Equal(res.RerankTrace.OutputOrder, evidenceKeys(res)) {
@@ -560,12 +702,18 @@ func TestQualityGate(t *testing.T) {
 	// A threshold equal to the best quality is not low quality (and gives
 	// sufficient evidence); just above it is.
 	at := run(t, newPipeline(s, func(c *builtin.Config) { c.LowQuality = nearQ }), rerankQuery)
-	if at.RetrievalTrace.Attempts[0].LowQuality || at.EvidenceStatus != contract.EvidenceSufficient {
-		t.Errorf("lowQuality = best: %s, %s", describe(at), at.EvidenceStatus)
+	if at.RetrievalTrace.Attempts[0].LowQuality {
+		t.Errorf("lowQuality = best: attempt lowQuality true, want false: %s", describe(at))
+	}
+	if at.EvidenceStatus != contract.EvidenceSufficient {
+		t.Errorf("lowQuality = best: evidenceStatus %s, want %s", at.EvidenceStatus, contract.EvidenceSufficient)
 	}
 	above := run(t, newPipeline(s, func(c *builtin.Config) { c.LowQuality = math.Nextafter(nearQ, 1) }), rerankQuery)
-	if !above.RetrievalTrace.Attempts[0].LowQuality || above.EvidenceStatus != contract.EvidenceWeak {
-		t.Errorf("lowQuality just above best: %s, %s", describe(above), above.EvidenceStatus)
+	if !above.RetrievalTrace.Attempts[0].LowQuality {
+		t.Errorf("lowQuality just above best: attempt lowQuality false, want true: %s", describe(above))
+	}
+	if above.EvidenceStatus != contract.EvidenceWeak {
+		t.Errorf("lowQuality just above best: evidenceStatus %s, want %s", above.EvidenceStatus, contract.EvidenceWeak)
 	}
 }
 
@@ -580,11 +728,11 @@ func TestL0CacheExpires(t *testing.T) {
 	seedDocs(t, s, docPool)
 	h := run(t, p, q).RetrievalTrace.L0Hints
 	if time.Since(loaded) < ttl && len(h.Categories) != 0 {
-		t.Errorf("within the TTL: %+v", h)
+		t.Errorf("within the TTL: categories %q, want none", h.Categories)
 	}
 	time.Sleep(time.Until(loaded.Add(ttl + 50*time.Millisecond)))
 	if h := run(t, p, q).RetrievalTrace.L0Hints; !slices.Equal(h.Categories, []string{"database"}) {
-		t.Errorf("after the TTL: %+v", h)
+		t.Errorf("after the TTL: categories %q, want [database]", h.Categories)
 	}
 }
 
@@ -598,8 +746,11 @@ func TestTopK(t *testing.T) {
 		t.Errorf("default topK 1: %d blocks", n)
 	}
 	res := run(t, p, "openssl certificate", func(r *pipeline.Request) { r.TopK = 3 })
-	if n := len(res.EvidenceBlocks); n != 3 || res.RetrievalTrace.Attempts[0].Candidates != 3 {
-		t.Errorf("topK 3 over candidateK 2: %s", describe(res))
+	if n := len(res.EvidenceBlocks); n != 3 {
+		t.Errorf("topK 3 over candidateK 2: %d blocks, want 3: %s", n, describe(res))
+	}
+	if n := res.RetrievalTrace.Attempts[0].Candidates; n != 3 {
+		t.Errorf("topK 3 over candidateK 2: %d candidates, want 3: %s", n, describe(res))
 	}
 }
 
@@ -657,8 +808,8 @@ func TestRelativeQualityGate(t *testing.T) {
 
 	// On: the decoy's category is far below the unfiltered best.
 	p := newPipeline(s, noAbsolute(0.77))
-	if p.Describe().Params.RelQuality != 0.77 {
-		t.Errorf("params %+v: relQuality not recorded", p.Describe().Params)
+	if got := p.Describe().Params.RelQuality; got != 0.77 {
+		t.Errorf("params relQuality %v, want 0.77", got)
 	}
 	res = run(t, p, decoyQuery)
 	tr := res.RetrievalTrace
@@ -666,18 +817,31 @@ func TestRelativeQualityGate(t *testing.T) {
 		reason(res) != contract.FallbackLowQuality || tr.SelectedAttempt != contract.AttemptUnfilteredRetry {
 		t.Fatalf("relative gate on: want a low-quality retry: %s", describe(res))
 	}
-	if first, retry := tr.Attempts[0], tr.Attempts[1]; !first.LowQuality || float64(first.BestQuality) != filteredBest ||
-		float64(first.BestQuality) >= 0.77*float64(retry.BestQuality) {
-		t.Errorf("attempts %+v / %+v: want the filtered best below 0.77 × the unfiltered best", first, retry)
+	first, retry := tr.Attempts[0], tr.Attempts[1]
+	if !first.LowQuality {
+		t.Error("filtered attempt: lowQuality false, want true")
+	}
+	if float64(first.BestQuality) != filteredBest {
+		t.Errorf("filtered attempt: bestQuality %v, want %v as with the gate off", first.BestQuality, filteredBest)
+	}
+	if float64(first.BestQuality) >= 0.77*float64(retry.BestQuality) {
+		t.Errorf("filtered attempt: bestQuality %v, want below 0.77 × the unfiltered best %v", first.BestQuality, retry.BestQuality)
 	}
 	if got := sources(res); len(got) == 0 || got[0] != "disk-full" {
-		t.Errorf("sources %v", got)
+		t.Errorf("sources %v, want disk-full first", got)
 	}
 
 	// A filtered attempt that finds the answer is as good as the
 	// unfiltered search: kept.
 	res = run(t, p, "连接池满了 too many connections")
-	if tr := res.RetrievalTrace; len(tr.L0Hints.Categories) == 0 || tr.SelectedAttempt != contract.AttemptFiltered || tr.FallbackReason != nil {
-		t.Errorf("a good filtered attempt fell back: %s", describe(res))
+	tr = res.RetrievalTrace
+	if len(tr.L0Hints.Categories) == 0 {
+		t.Errorf("no hints, want some: %s", describe(res))
+	}
+	if tr.SelectedAttempt != contract.AttemptFiltered {
+		t.Errorf("a good filtered attempt fell back: selected %s, want %s: %s", tr.SelectedAttempt, contract.AttemptFiltered, describe(res))
+	}
+	if tr.FallbackReason != nil {
+		t.Errorf("a good filtered attempt fell back: reason %s, want none", *tr.FallbackReason)
 	}
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,15 +58,30 @@ func TestPostProcess(t *testing.T) {
 	for _, b := range got {
 		keys = append(keys, b.EvidenceKey)
 		levels = append(levels, b.RelevanceLevel)
-		if b.ScoreLabel != "RRF" || !b.HasRank || !b.HasQuality {
-			t.Errorf("block %+v", b)
+		if b.ScoreLabel != "RRF" {
+			t.Errorf("block %s: scoreLabel %q, want RRF", b.EvidenceKey, b.ScoreLabel)
+		}
+		if !b.HasRank {
+			t.Errorf("block %s: HasRank false, want true", b.EvidenceKey)
+		}
+		if !b.HasQuality {
+			t.Errorf("block %s: HasQuality false, want true", b.EvidenceKey)
 		}
 	}
-	if !slices.Equal(keys, []string{"s/a#0", "s/a#1", "s/d#0"}) || !slices.Equal(levels, []string{"high", "medium", "low"}) {
-		t.Errorf("blocks %v levels %v", keys, levels)
+	if want := []string{"s/a#0", "s/a#1", "s/d#0"}; !slices.Equal(keys, want) {
+		t.Errorf("blocks %v, want %v", keys, want)
 	}
-	if got[0].Excerpt != "alpha" || math.Abs(float64(got[0].QualityScore)-0.9) > 1e-12 || float64(got[0].FusedScore) != 0.9 {
-		t.Errorf("first block %+v", got[0])
+	if want := []string{"high", "medium", "low"}; !slices.Equal(levels, want) {
+		t.Errorf("levels %v, want %v", levels, want)
+	}
+	if got[0].Excerpt != "alpha" {
+		t.Errorf("first block: excerpt %q, want alpha", got[0].Excerpt)
+	}
+	if math.Abs(float64(got[0].QualityScore)-0.9) > 1e-12 {
+		t.Errorf("first block: qualityScore %v, want 0.9", got[0].QualityScore)
+	}
+	if float64(got[0].FusedScore) != 0.9 {
+		t.Errorf("first block: fusedScore %v, want 0.9", got[0].FusedScore)
 	}
 	if n := len(postProcess(hits, 10, 0.2, Levels{}, "RRF")); n != 4 {
 		t.Errorf("topK 10: %d blocks, want 4", n)
@@ -108,14 +124,37 @@ func TestPack(t *testing.T) {
 		{10, "", 0, []string{}, true},
 	} {
 		cp := pack(bs, c.budget)
-		if cp.PackedText != c.text || cp.BlockCount != c.n || !slices.Equal(cp.Sources, c.sources) || cp.Truncated != c.truncated ||
-			cp.BudgetChars != c.budget || cp.UsedChars != utf8.RuneCountInString(c.text) || cp.UsedChars > c.budget {
-			t.Errorf("budget %d: %+v\nwant %q", c.budget, cp, c.text)
+		check := func(name string, got, want any) {
+			t.Helper()
+			if got != want {
+				t.Errorf("budget %d: %s = %v, want %v", c.budget, name, got, want)
+			}
+		}
+		check("packedText", cp.PackedText, c.text)
+		check("blockCount", cp.BlockCount, c.n)
+		if !slices.Equal(cp.Sources, c.sources) {
+			t.Errorf("budget %d: sources %q, want %q", c.budget, cp.Sources, c.sources)
+		}
+		check("truncated", cp.Truncated, c.truncated)
+		check("budgetChars", cp.BudgetChars, c.budget)
+		check("usedChars", cp.UsedChars, utf8.RuneCountInString(c.text))
+		if cp.UsedChars > c.budget {
+			t.Errorf("budget %d: usedChars %d, over the budget", c.budget, cp.UsedChars)
 		}
 	}
-	if cp := pack(nil, 100); cp.BlockCount != 0 || cp.Truncated || cp.Sources == nil || cp.PackedText != "" {
-		t.Errorf("no blocks: %+v", cp)
+	cp := pack(nil, 100)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("no blocks: blockCount", cp.BlockCount, 0)
+	check("no blocks: truncated", cp.Truncated, false)
+	if cp.Sources == nil {
+		t.Error("no blocks: sources nil, want []")
+	}
+	check("no blocks: packedText", cp.PackedText, "")
 }
 
 func TestEvidenceStatusFunc(t *testing.T) {
@@ -142,14 +181,24 @@ func TestMatchL0(t *testing.T) {
 		term("磁盘", "m1", "db"),
 	}
 	h := matchL0(terms, "DISK full, inode exhausted, 磁盘", 1)
-	if !slices.Equal(h.Categories, []string{"ops", "db", "storage"}) ||
-		!slices.Equal(h.MatchedTerms, []string{"disk", "inode", "磁盘"}) ||
-		!slices.Equal(h.MatchedSources, []string{"d1", "d2", "m1", "s1"}) {
-		t.Errorf("%+v", h)
+	want := contract.L0Hints{
+		Categories:     []string{"ops", "db", "storage"},
+		MatchedTerms:   []string{"disk", "inode", "磁盘"},
+		MatchedSources: []string{"d1", "d2", "m1", "s1"},
 	}
+	if !reflect.DeepEqual(h, want) {
+		t.Errorf("hints %q\nwant  %q", h, want)
+	}
+	// No match gives empty lists, not nil ones.
 	h = matchL0(terms, "nothing here", 1)
-	if h.Categories == nil || h.MatchedTerms == nil || h.MatchedSources == nil || len(h.Categories) != 0 {
-		t.Errorf("no match: %+v", h)
+	if h.Categories == nil || len(h.Categories) != 0 {
+		t.Errorf("no match: categories %#v, want []string{}", h.Categories)
+	}
+	if h.MatchedTerms == nil {
+		t.Errorf("no match: matchedTerms %#v, want non-nil", h.MatchedTerms)
+	}
+	if h.MatchedSources == nil {
+		t.Errorf("no match: matchedSources %#v, want non-nil", h.MatchedSources)
 	}
 }
 

@@ -43,15 +43,22 @@ func TestRerankLocal(t *testing.T) {
 	}
 	res := run(t, newPipeline(s, func(c *builtin.Config) { noFloor(c); c.Rerank = builtin.RerankLocal }), rerankQuery, dense)
 	rt := res.RerankTrace
-	if !rt.Enabled || rt.Model != builtin.LocalRerankModel || rt.Fallback {
-		t.Errorf("trace %+v", rt)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("rerankTrace.enabled", rt.Enabled, true)
+	check("rerankTrace.model", rt.Model, builtin.LocalRerankModel)
+	check("rerankTrace.fallback", rt.Fallback, false)
 	if !slices.Equal(rt.InputOrder, evidenceKeys(before)) {
 		t.Errorf("inputOrder %v, want the dense order %v", rt.InputOrder, evidenceKeys(before))
 	}
-	if got := sources(res); !slices.Equal(got, []string{"exact", "near", "other"}) || rt.TopSource != "exact" {
-		t.Errorf("reranked %v top %s: %s", got, rt.TopSource, describe(res))
+	if got, want := sources(res), []string{"exact", "near", "other"}; !slices.Equal(got, want) {
+		t.Errorf("reranked %v, want %v: %s", got, want, describe(res))
 	}
+	check("rerankTrace.topSource", rt.TopSource, "exact")
 	checkBlocks(t, res)
 	if res.ContextPack.Sources[0] != "exact" {
 		t.Errorf("the context pack does not follow the final order: %v", res.ContextPack.Sources)
@@ -111,23 +118,40 @@ func TestRerankHTTP(t *testing.T) {
 		c.MinQuality = 0
 		c.Rerank, c.RerankURL, c.RerankModel, c.RerankAPIKey = builtin.RerankHTTP, srv.URL+"/v1", "bge-reranker-v2-m3", "secret-key"
 	}), rerankQuery, dense)
-	if call.method != http.MethodPost || call.path != "/v1/rerank" || call.auth != "Bearer secret-key" || call.ctype != "application/json" {
-		t.Errorf("request %s %s auth %q type %q", call.method, call.path, call.auth, call.ctype)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("request method", call.method, http.MethodPost)
+	check("request path", call.path, "/v1/rerank")
+	check("request Authorization", call.auth, "Bearer secret-key")
+	check("request Content-Type", call.ctype, "application/json")
 	var excerpts []string
 	for _, b := range before.EvidenceBlocks {
 		excerpts = append(excerpts, b.Excerpt)
 	}
-	if call.body.Model != "bge-reranker-v2-m3" || call.body.Query != rerankQuery || !slices.Equal(call.body.Documents, excerpts) || call.body.TopN != len(excerpts) {
-		t.Errorf("request body %+v", call.body)
+	check("request body model", call.body.Model, "bge-reranker-v2-m3")
+	check("request body query", call.body.Query, rerankQuery)
+	if !slices.Equal(call.body.Documents, excerpts) {
+		t.Errorf("request body documents %q, want the excerpts %q", call.body.Documents, excerpts)
 	}
+	check("request body top_n", call.body.TopN, len(excerpts))
 	rt := res.RerankTrace
 	want := slices.Clone(evidenceKeys(before))
 	slices.Reverse(want)
-	if !rt.Enabled || rt.Model != "bge-reranker-v2-m3" || rt.Fallback || !slices.Equal(rt.InputOrder, evidenceKeys(before)) ||
-		!slices.Equal(rt.OutputOrder, want) || rt.TopSource != res.EvidenceBlocks[0].Source || res.EvidenceBlocks[0].EvidenceKey != want[0] {
-		t.Errorf("trace %+v, want output %v", rt, want)
+	check("rerankTrace.enabled", rt.Enabled, true)
+	check("rerankTrace.model", rt.Model, "bge-reranker-v2-m3")
+	check("rerankTrace.fallback", rt.Fallback, false)
+	if !slices.Equal(rt.InputOrder, evidenceKeys(before)) {
+		t.Errorf("rerankTrace.inputOrder %v, want the dense order %v", rt.InputOrder, evidenceKeys(before))
 	}
+	if !slices.Equal(rt.OutputOrder, want) {
+		t.Errorf("rerankTrace.outputOrder %v, want %v", rt.OutputOrder, want)
+	}
+	check("rerankTrace.topSource", rt.TopSource, res.EvidenceBlocks[0].Source)
+	check("first block", res.EvidenceBlocks[0].EvidenceKey, want[0])
 	checkBlocks(t, res)
 }
 
@@ -169,10 +193,26 @@ func TestRerankHTTPFailureKeepsOrder(t *testing.T) {
 				t.Errorf("lookup took %v with a rerank timeout of 200ms", d)
 			}
 			rt := res.RerankTrace
-			if !rt.Enabled || !rt.Fallback || rt.Model != "m" || !slices.Equal(rt.InputOrder, want) || !slices.Equal(rt.OutputOrder, want) ||
-				!slices.Equal(evidenceKeys(res), want) || rt.TopSource != res.EvidenceBlocks[0].Source {
-				t.Errorf("trace %+v, want fallback and order %v", rt, want)
+			check := func(name string, got, want any) {
+				t.Helper()
+				if got != want {
+					t.Errorf("%s = %v, want %v", name, got, want)
+				}
 			}
+			check("rerankTrace.enabled", rt.Enabled, true)
+			check("rerankTrace.fallback", rt.Fallback, true)
+			check("rerankTrace.model", rt.Model, "m")
+			// The fallback keeps the order.
+			if !slices.Equal(rt.InputOrder, want) {
+				t.Errorf("rerankTrace.inputOrder %v, want %v", rt.InputOrder, want)
+			}
+			if !slices.Equal(rt.OutputOrder, want) {
+				t.Errorf("rerankTrace.outputOrder %v, want %v", rt.OutputOrder, want)
+			}
+			if got := evidenceKeys(res); !slices.Equal(got, want) {
+				t.Errorf("blocks %v, want %v", got, want)
+			}
+			check("rerankTrace.topSource", rt.TopSource, res.EvidenceBlocks[0].Source)
 			checkBlocks(t, res)
 		})
 	}
@@ -180,8 +220,11 @@ func TestRerankHTTPFailureKeepsOrder(t *testing.T) {
 	srv := httptest.NewServer(handlers["500"])
 	srv.Close()
 	res := run(t, newPipeline(s, func(c *builtin.Config) { c.Rerank, c.RerankURL = builtin.RerankHTTP, srv.URL }), rerankQuery, dense)
-	if !res.RerankTrace.Fallback || res.RerankTrace.Model != builtin.RerankHTTP {
-		t.Errorf("unreachable reranker: %+v", res.RerankTrace)
+	if !res.RerankTrace.Fallback {
+		t.Error("unreachable reranker: rerankTrace.fallback false, want true")
+	}
+	if res.RerankTrace.Model != builtin.RerankHTTP {
+		t.Errorf("unreachable reranker: rerankTrace.model %q, want %q", res.RerankTrace.Model, builtin.RerankHTTP)
 	}
 }
 
@@ -196,8 +239,11 @@ func TestRerankHTTPPartialAnswer(t *testing.T) {
 	defer srv.Close()
 	res := run(t, newPipeline(s, func(c *builtin.Config) { c.MinQuality = 0; c.Rerank, c.RerankURL = builtin.RerankHTTP, srv.URL }), rerankQuery, dense)
 	want := []string{before[2], before[0], before[1]}
-	if rt := res.RerankTrace; rt.Fallback || !slices.Equal(rt.OutputOrder, want) {
-		t.Errorf("trace %+v, want %v", rt, want)
+	if rt := res.RerankTrace; rt.Fallback {
+		t.Error("rerankTrace.fallback true, want false")
+	}
+	if rt := res.RerankTrace; !slices.Equal(rt.OutputOrder, want) {
+		t.Errorf("rerankTrace.outputOrder %v, want %v", rt.OutputOrder, want)
 	}
 }
 
@@ -208,12 +254,19 @@ func TestRerankNoBlocksCallsNothing(t *testing.T) {
 	defer srv.Close()
 	res := run(t, newPipeline(s, func(c *builtin.Config) { c.Rerank, c.RerankURL = builtin.RerankHTTP, srv.URL }), "anything",
 		func(r *pipeline.Request) { r.KBScope = "no-such-scope" })
-	if called || res.RerankTrace.Fallback || !res.RerankTrace.Enabled || len(res.RerankTrace.OutputOrder) != 0 || res.RerankTrace.TopSource != "" {
-		t.Errorf("called %v trace %+v", called, res.RerankTrace)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
-	if res.Found || res.EvidenceStatus != contract.EvidenceNone {
-		t.Errorf("found %v status %s", res.Found, res.EvidenceStatus)
-	}
+	check("reranker called", called, false)
+	check("rerankTrace.fallback", res.RerankTrace.Fallback, false)
+	check("rerankTrace.enabled", res.RerankTrace.Enabled, true)
+	check("len(rerankTrace.outputOrder)", len(res.RerankTrace.OutputOrder), 0)
+	check("rerankTrace.topSource", res.RerankTrace.TopSource, "")
+	check("found", res.Found, false)
+	check("evidenceStatus", res.EvidenceStatus, contract.EvidenceNone)
 }
 
 func TestRerankCancelledLookupFails(t *testing.T) {

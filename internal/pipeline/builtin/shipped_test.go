@@ -17,7 +17,7 @@ import (
 func TestShippedFixturesUseTheirEmbeddersThresholds(t *testing.T) {
 	dirs, err := filepath.Glob("../../../eval/rag-retrieval/fixtures*")
 	if err != nil || len(dirs) < 3 {
-		t.Fatalf("fixture sets %v (%v)", dirs, err)
+		t.Fatalf("fixture sets %v (%v), want at least 3", dirs, err)
 	}
 	for _, dir := range dirs {
 		data, err := os.ReadFile(filepath.Join(dir, contract.ManifestName))
@@ -25,8 +25,11 @@ func TestShippedFixturesUseTheirEmbeddersThresholds(t *testing.T) {
 			t.Fatal(err)
 		}
 		var m contract.Manifest
-		if err := json.Unmarshal(data, &m); err != nil || m.Pipeline == nil || m.Pipeline.Params == nil {
+		if err := json.Unmarshal(data, &m); err != nil {
 			t.Fatalf("%s: manifest %v", dir, err)
+		}
+		if m.Pipeline == nil || m.Pipeline.Params == nil {
+			t.Fatalf("%s: manifest without pipeline params: %+v", dir, m.Pipeline)
 		}
 		th, ok := builtin.ThresholdsFor(m.Pipeline.Embedder)
 		if !ok {

@@ -103,11 +103,26 @@ func TestMinimalAnswerStaysMinimal(t *testing.T) {
 		t.Errorf("decoded presence %b", got.Has)
 	}
 	b0, b1 := got.EvidenceBlocks[0], got.EvidenceBlocks[1]
-	if b0.HasQuality || b0.Has&contract.BlockHasBreadcrumb != 0 || !b1.HasQuality || b1.Has&contract.BlockHasBreadcrumb == 0 {
-		t.Errorf("blocks %+v %+v", b0, b1)
+	if b0.HasQuality {
+		t.Error("block 0: HasQuality true, want false")
 	}
-	if !f.Pipeline.Lacks(contract.CapTrace) || f.Pipeline.Lacks(contract.CapFallback) || f.Pipeline.SearchMode != "bm25" {
-		t.Errorf("pipeline %+v", f.Pipeline)
+	if b0.Has&contract.BlockHasBreadcrumb != 0 {
+		t.Errorf("block 0: presence %b has the breadcrumb, want it absent", b0.Has)
+	}
+	if !b1.HasQuality {
+		t.Error("block 1: HasQuality false, want true")
+	}
+	if b1.Has&contract.BlockHasBreadcrumb == 0 {
+		t.Errorf("block 1: presence %b lacks the breadcrumb, want it present", b1.Has)
+	}
+	if !f.Pipeline.Lacks(contract.CapTrace) {
+		t.Errorf("pipeline capabilities %q: trace declared, want it lacking", f.Pipeline.Capabilities)
+	}
+	if f.Pipeline.Lacks(contract.CapFallback) {
+		t.Errorf("pipeline capabilities %q: fallback lacking, want it declared", f.Pipeline.Capabilities)
+	}
+	if f.Pipeline.SearchMode != "bm25" {
+		t.Errorf("pipeline searchMode %q, want bm25", f.Pipeline.SearchMode)
 	}
 }
 
@@ -128,8 +143,12 @@ func TestDeclaredCapabilities(t *testing.T) {
 	if err := c.Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Describe(); p.SearchMode != "other" || p.Capabilities == nil || len(p.Capabilities) != 0 {
-		t.Errorf("Describe = %+v", p)
+	p := c.Describe()
+	if p.SearchMode != "other" {
+		t.Errorf("Describe().SearchMode = %q, want other", p.SearchMode)
+	}
+	if p.Capabilities == nil || len(p.Capabilities) != 0 {
+		t.Errorf("Describe().Capabilities = %#v, want the client's []string{}", p.Capabilities)
 	}
 
 	// A server that declares nothing declares nothing: every capability.
@@ -138,7 +157,11 @@ func TestDeclaredCapabilities(t *testing.T) {
 	if err := c2.Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if p := c2.Describe(); p.SearchMode != "" || p.Capabilities != nil {
-		t.Errorf("Describe = %+v", p)
+	p = c2.Describe()
+	if p.SearchMode != "" {
+		t.Errorf("Describe().SearchMode = %q, want none", p.SearchMode)
+	}
+	if p.Capabilities != nil {
+		t.Errorf("Describe().Capabilities = %#v, want nil", p.Capabilities)
 	}
 }

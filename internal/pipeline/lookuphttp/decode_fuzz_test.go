@@ -2,6 +2,7 @@ package lookuphttp
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
@@ -45,8 +46,14 @@ func FuzzDecodeResult(f *testing.F) {
 		if want := lr.Has & contract.HasJudged; got.Has != want {
 			t.Fatalf("presence %b, want %b\ninput %q\n%s", got.Has, want, data, enc)
 		}
-		if got.Found != lr.Found || got.EvidenceStatus != lr.EvidenceStatus || len(got.EvidenceBlocks) != len(lr.EvidenceBlocks) {
-			t.Fatalf("values differ\ninput %q\n%s", data, enc)
+		if got.Found != lr.Found {
+			t.Fatalf("found %v, want %v\ninput %q\n%s", got.Found, lr.Found, data, enc)
+		}
+		if got.EvidenceStatus != lr.EvidenceStatus {
+			t.Fatalf("evidenceStatus %q, want %q\ninput %q\n%s", got.EvidenceStatus, lr.EvidenceStatus, data, enc)
+		}
+		if len(got.EvidenceBlocks) != len(lr.EvidenceBlocks) {
+			t.Fatalf("%d blocks, want %d\ninput %q\n%s", len(got.EvidenceBlocks), len(lr.EvidenceBlocks), data, enc)
 		}
 		for i := range lr.EvidenceBlocks {
 			a, b := &lr.EvidenceBlocks[i], &got.EvidenceBlocks[i]
@@ -62,9 +69,20 @@ func FuzzDecodeResult(f *testing.F) {
 			t.Fatalf("sources %q, want %q", got.ContextPack.Sources, lr.ContextPack.Sources)
 		}
 		fa, fb := lr.RetrievalTrace.FallbackReason, got.RetrievalTrace.FallbackReason
-		if (fa == nil) != (fb == nil) || fa != nil && *fa != *fb || got.RetrievalTrace.SelectedAttempt != lr.RetrievalTrace.SelectedAttempt ||
-			got.RerankTrace.TopSource != lr.RerankTrace.TopSource {
-			t.Fatalf("trace differs\ninput %q\n%s", data, enc)
+		if (fa == nil) != (fb == nil) || fa != nil && *fa != *fb {
+			show := func(s *string) string {
+				if s == nil {
+					return "null"
+				}
+				return strconv.Quote(*s)
+			}
+			t.Fatalf("fallbackReason %s, want %s\ninput %q\n%s", show(fb), show(fa), data, enc)
+		}
+		if g, w := got.RetrievalTrace.SelectedAttempt, lr.RetrievalTrace.SelectedAttempt; g != w {
+			t.Fatalf("selectedAttempt %q, want %q\ninput %q\n%s", g, w, data, enc)
+		}
+		if g, w := got.RerankTrace.TopSource, lr.RerankTrace.TopSource; g != w {
+			t.Fatalf("rerankTrace.topSource %q, want %q\ninput %q\n%s", g, w, data, enc)
 		}
 	})
 }

@@ -77,8 +77,17 @@ func TestHeadersSent(t *testing.T) {
 	}
 	for _, path := range []string{HealthPath, LookupPath} {
 		hs := a.seen[path]
-		if len(hs) != 1 || hs[0].Get("Authorization") != "Bearer "+testToken || hs[0].Get("X-Tenant") != "acme" || a.host[path] != "svc.internal" {
-			t.Errorf("%s: headers %v, host %q", path, hs, a.host[path])
+		if len(hs) != 1 {
+			t.Fatalf("%s: %d requests, want 1: %v", path, len(hs), hs)
+		}
+		if got := hs[0].Get("Authorization"); got != "Bearer "+testToken {
+			t.Errorf("%s: Authorization %q, want %q", path, got, "Bearer "+testToken)
+		}
+		if got := hs[0].Get("X-Tenant"); got != "acme" {
+			t.Errorf("%s: X-Tenant %q, want acme", path, got)
+		}
+		if a.host[path] != "svc.internal" {
+			t.Errorf("%s: host %q, want svc.internal", path, a.host[path])
 		}
 		if path == LookupPath && hs[0].Get("Content-Type") != "application/json" {
 			t.Errorf("%s: Content-Type %q", path, hs[0].Get("Content-Type"))
@@ -132,8 +141,11 @@ func TestRedactedErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lr.EvidenceBlocks[0].Excerpt != "echo: Bearer ${SVC_TOKEN}" || lr.RetrievalTrace.SelectedAttempt != "Bearer ${SVC_TOKEN}" {
-		t.Errorf("result %+v", lr)
+	if got, want := lr.EvidenceBlocks[0].Excerpt, "echo: Bearer ${SVC_TOKEN}"; got != want {
+		t.Errorf("excerpt %q, want %q", got, want)
+	}
+	if got, want := lr.RetrievalTrace.SelectedAttempt, "Bearer ${SVC_TOKEN}"; got != want {
+		t.Errorf("selectedAttempt %q, want %q", got, want)
 	}
 	for _, tc := range []struct {
 		status    int
@@ -172,8 +184,17 @@ func TestParseHeaders(t *testing.T) {
 	}
 	var secrets secret.Set
 	h, err := ParseHeaders([]string{"X-Literal:  a b  ", "X-Dollar: $$5 ${UNSET:-none} $x"}, testEnv, &secrets)
-	if err != nil || h.Get("X-Literal") != "a b" || h.Get("X-Dollar") != "$5 none $x" || secrets.Len() != 0 {
-		t.Errorf("got %v, %v, %d secrets", h, err, secrets.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Get("X-Literal"); got != "a b" {
+		t.Errorf("X-Literal %q, want %q", got, "a b")
+	}
+	if got := h.Get("X-Dollar"); got != "$5 none $x" {
+		t.Errorf("X-Dollar %q, want %q", got, "$5 none $x")
+	}
+	if n := secrets.Len(); n != 0 {
+		t.Errorf("%d secrets, want 0", n)
 	}
 	// A variable's value with a newline cannot be sent; the error does
 	// not quote it.
@@ -240,8 +261,15 @@ func TestRedactedBeforeTheCut(t *testing.T) {
 	} {
 		body = b
 		_, err := c.Lookup(context.Background(), pipeline.Request{Query: "q", KBScope: "rag-eval"})
-		if err == nil || strings.Contains(err.Error(), testToken[:4]) || !strings.Contains(err.Error(), "Bearer ${") {
-			t.Errorf("%s: got %v", name, err)
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if strings.Contains(err.Error(), testToken[:4]) {
+			t.Errorf("%s: error %v shows part of the token", name, err)
+		}
+		if !strings.Contains(err.Error(), "Bearer ${") {
+			t.Errorf("%s: error %v, want the token's place shown as Bearer ${…}", name, err)
 		}
 	}
 }

@@ -107,14 +107,29 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	// Describe before and after the health check.
-	if d := c.Describe(); d.Name != "http" || d.Store != srv.URL || d.Embedder != "" {
-		t.Errorf("Describe before Health = %+v", d)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	d := c.Describe()
+	check("before Health: Describe().Name", d.Name, "http")
+	check("before Health: Describe().Store", d.Store, srv.URL)
+	check("before Health: Describe().Embedder", d.Embedder, "")
 	if err := c.Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if d := c.Describe(); d.Name != "http" || d.Store != srv.URL || d.Version != "builtin test" || d.Embedder != "local-hash-v1" || d.Dim != 512 || d.Params == nil || d.Params.TopK != 5 {
-		t.Errorf("Describe after Health = %+v", d)
+	d = c.Describe()
+	check("after Health: Describe().Name", d.Name, "http")
+	check("after Health: Describe().Store", d.Store, srv.URL)
+	check("after Health: Describe().Version", d.Version, "builtin test")
+	check("after Health: Describe().Embedder", d.Embedder, "local-hash-v1")
+	check("after Health: Describe().Dim", d.Dim, 512)
+	if d.Params == nil {
+		t.Error("after Health: Describe().Params = nil")
+	} else {
+		check("after Health: Describe().Params.TopK", d.Params.TopK, 5)
 	}
 
 	// A base URL given with the endpoint path works too; an empty
@@ -142,8 +157,11 @@ func TestResponseShape(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
-		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d, want 200", resp.StatusCode)
+	}
+	if got := resp.Header.Get("Content-Type"); got != "application/json; charset=utf-8" {
+		t.Fatalf("Content-Type %q, want application/json; charset=utf-8", got)
 	}
 	for _, want := range []string{`{"lookupResult":{"found":false,"evidenceStatus":"none","evidenceBlocks":[]`, `"sources":[]`, `"attempts":[]`, `"fallbackReason":null`, `"inputOrder":[]`} {
 		if !strings.Contains(string(body), want) {
@@ -307,8 +325,14 @@ func TestClientErrors(t *testing.T) {
 		defer srv.Close()
 		_, err := (&Client{BaseURL: srv.URL, Timeout: 50 * time.Millisecond}).Lookup(ctx, req)
 		var te *TimeoutError
-		if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no response within 50ms") {
-			t.Fatalf("got %T %v, want a TimeoutError", err, err)
+		if !errors.As(err, &te) {
+			t.Fatalf("got %T %v, want a *TimeoutError", err, err)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%v is not context.DeadlineExceeded", err)
+		}
+		if !strings.Contains(err.Error(), "no response within 50ms") {
+			t.Errorf("error %v, want it to say no response within 50ms", err)
 		}
 	})
 
@@ -323,14 +347,23 @@ func TestClientErrors(t *testing.T) {
 		if !errors.As(err, &ue) || !ue.Transient() {
 			t.Fatalf("got %T %v, want an UnreachableError", err, err)
 		}
-		if !strings.Contains(err.Error(), url+"/v1/lookup unreachable") || strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "alice") {
-			t.Errorf("error %q should name %s and hide the credentials", err, url)
+		if !strings.Contains(err.Error(), url+"/v1/lookup unreachable") {
+			t.Errorf("error %q does not name %s/v1/lookup", err, url)
+		}
+		for _, cred := range []string{"s3cret", "alice"} {
+			if strings.Contains(err.Error(), cred) {
+				t.Errorf("error %q shows the credential %s", err, cred)
+			}
 		}
 		if err := c.Health(ctx); !errors.As(err, &ue) {
 			t.Errorf("Health: %v, want unreachable", err)
 		}
-		if d := c.Describe(); d.Store != url+"/" || strings.Contains(d.Store, "s3cret") {
-			t.Errorf("Describe().Store = %q", d.Store)
+		d := c.Describe()
+		if d.Store != url+"/" {
+			t.Errorf("Describe().Store = %q, want %q", d.Store, url+"/")
+		}
+		if strings.Contains(d.Store, "s3cret") {
+			t.Errorf("Describe().Store = %q shows the password", d.Store)
 		}
 	})
 
@@ -346,7 +379,7 @@ func TestClientErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		if user != "alice" || pass != "s3cret" {
-			t.Errorf("basic auth %q:%q", user, pass)
+			t.Errorf("basic auth %q:%q, want alice:s3cret", user, pass)
 		}
 	})
 
@@ -399,8 +432,11 @@ func TestHealth(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !bytes.HasPrefix(body, []byte(`{"status":"ok","pipeline":{"name":"builtin"`)) {
-		t.Errorf("healthz: %d %s", resp.StatusCode, body)
+	if resp.StatusCode != 200 {
+		t.Errorf("healthz: status %d, want 200", resp.StatusCode)
+	}
+	if want := `{"status":"ok","pipeline":{"name":"builtin"`; !bytes.HasPrefix(body, []byte(want)) {
+		t.Errorf("healthz: %s\nwant it to start %s", body, want)
 	}
 }
 

@@ -43,19 +43,28 @@ func TestParseMinimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Name != "svc" || c.Version != "2" || c.SearchMode != "bm25" || c.TopK != 5 || c.EmbedQuery {
-		t.Errorf("parsed %+v", c)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("name", c.Name, "svc")
+	check("version", c.Version, "2")
+	check("searchMode", c.SearchMode, "bm25")
+	check("topK", c.TopK, 5)
+	check("embedQuery", c.EmbedQuery, false)
 	// Capabilities come out in the contract's order.
 	if got := strings.Join(c.Capabilities, ","); got != "evidenceStatus,qualityScore" {
 		t.Errorf("capabilities %s", got)
 	}
-	if c.Request.Method != "POST" || c.Request.where() != "POST ${SVC_URL}/search/{kbScope}" {
-		t.Errorf("request %s", c.Request.where())
+	check("request method", c.Request.Method, "POST")
+	check("request", c.Request.where(), "POST ${SVC_URL}/search/{kbScope}")
+	if c.Thresholds == nil {
+		t.Fatal("thresholds nil")
 	}
-	if c.Thresholds == nil || c.Thresholds.LowQuality != 0.4 || c.Thresholds.Levels.High != 0.8 {
-		t.Errorf("thresholds %+v", c.Thresholds)
-	}
+	check("thresholds lowQuality", c.Thresholds.LowQuality, 0.4)
+	check("thresholds levels.high", c.Thresholds.Levels.High, 0.8)
 }
 
 // TestParseJSON: a JSON config is read as the YAML it also is, tabs and
@@ -66,8 +75,14 @@ func TestParseJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Name != "j" || c.Score.Quality != QualityNone || len(c.Capabilities) != 0 || c.Capabilities == nil {
-		t.Errorf("parsed %+v", c)
+	if c.Name != "j" {
+		t.Errorf("name %q, want j", c.Name)
+	}
+	if c.Score.Quality != QualityNone {
+		t.Errorf("score quality %v, want %v", c.Score.Quality, QualityNone)
+	}
+	if c.Capabilities == nil || len(c.Capabilities) != 0 {
+		t.Errorf("capabilities %#v, want the declared []", c.Capabilities)
 	}
 	bad := strings.Replace(good, `"dense"`, `"vector"`, 1)
 	_, err = Parse("c.json", []byte(bad))
@@ -134,8 +149,10 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("got  %v\nwant %s…", err, tc.want)
 			}
 			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.File != "svc.yaml" {
-				t.Errorf("%T is not a *ConfigError naming the file", err)
+			if !errors.As(err, &ce) {
+				t.Errorf("%T is not a *ConfigError", err)
+			} else if ce.File != "svc.yaml" {
+				t.Errorf("ConfigError.File %q, want svc.yaml", ce.File)
 			}
 		})
 	}
@@ -162,8 +179,14 @@ response:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Setup) != 2 || c.Setup[1].Name != "shard" || c.Setup[0].Method != "GET" {
-		t.Errorf("setup %+v", c.Setup)
+	if len(c.Setup) != 2 {
+		t.Fatalf("setup %+v, want 2 steps", c.Setup)
+	}
+	if c.Setup[0].Method != "GET" {
+		t.Errorf("setup step 0: method %q, want GET", c.Setup[0].Method)
+	}
+	if c.Setup[1].Name != "shard" {
+		t.Errorf("setup step 1: name %q, want shard", c.Setup[1].Name)
 	}
 	for _, tc := range []struct{ old, repl, want string }{
 		// A step may use only the steps before it.
@@ -249,16 +272,29 @@ func FuzzParse(f *testing.F) {
 		c, err := Parse("f.yaml", data)
 		if err != nil {
 			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.File != "f.yaml" {
+			if !errors.As(err, &ce) {
 				t.Fatalf("%T %v is not a *ConfigError", err, err)
+			}
+			if ce.File != "f.yaml" {
+				t.Fatalf("%v: ConfigError.File %q, want f.yaml", err, ce.File)
 			}
 			if lines := yamlLines(data); ce.Line < 0 || ce.Line > lines {
 				t.Fatalf("%v: line %d of a file of %d lines", err, ce.Line, lines)
 			}
 			return
 		}
-		if c.Request == nil || c.Blocks == nil || c.Name == "" || c.Capabilities == nil {
-			t.Fatalf("a config without its required parts: %+v", c)
+		// A config that parses has its required parts.
+		if c.Request == nil {
+			t.Fatalf("no request: %+v", c)
+		}
+		if c.Blocks == nil {
+			t.Fatalf("no response.blocks: %+v", c)
+		}
+		if c.Name == "" {
+			t.Fatalf("no name: %+v", c)
+		}
+		if c.Capabilities == nil {
+			t.Fatalf("no capabilities: %+v", c)
 		}
 	})
 }

@@ -152,13 +152,20 @@ func TestSecretsStayOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Written != 2 || res.Cases[0].Status != judge.StatusPass || res.Cases[1].Status != judge.StatusPass {
-		t.Fatalf("written %d, statuses %s %s", sum.Written, res.Cases[0].Status, res.Cases[1].Status)
+	if sum.Written != 2 {
+		t.Fatalf("written %d, want 2", sum.Written)
+	}
+	for i, c := range res.Cases {
+		if c.Status != judge.StatusPass {
+			t.Fatalf("case %d is %s, want %s", i, c.Status, judge.StatusPass)
+		}
 	}
 	checkNoSecret(t, dir, secrets)
 	m, err := os.ReadFile(filepath.Join(dir, contract.ManifestName))
-	if err != nil || !strings.Contains(string(m), `"store": "${SVC_URL}/search"`) {
-		t.Errorf("the manifest names the URL as the config writes it:\n%s", m)
+	if err != nil {
+		t.Errorf("manifest: %v", err)
+	} else if !strings.Contains(string(m), `"store": "${SVC_URL}/search"`) {
+		t.Errorf("the manifest does not name the URL as the config writes it, ${SVC_URL}/search:\n%s", m)
 	}
 
 	// The server fails and echoes the secrets: the errors, and the
@@ -169,7 +176,7 @@ func TestSecretsStayOut(t *testing.T) {
 	_, _, err = endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
 	var fe *snapshot.FailedError
 	if !errors.As(err, &fe) || len(fe.Failures) != 2 {
-		t.Fatalf("got %v", err)
+		t.Fatalf("got %v, want a *snapshot.FailedError with 2 failures", err)
 	}
 	for _, f := range fe.Failures {
 		want := "POST ${SVC_URL}/search: 500 Internal Server Error: boom for Bearer ${SVC_TOKEN} and key ${SVC_KEY}"
@@ -188,8 +195,10 @@ func TestSecretsStayOut(t *testing.T) {
 	api.Close()
 	lookuphttp.DefaultClient.CloseIdleConnections()
 	_, _, err = endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
-	if !errors.As(err, &fe) || !strings.Contains(fe.Failures[0].Error, "POST ${SVC_URL}/search unreachable: dial tcp ${SVC_URL}: connect: connection refused") {
-		t.Errorf("got %v", fe.Failures)
+	if !errors.As(err, &fe) {
+		t.Errorf("got %v, want a *snapshot.FailedError", err)
+	} else if want := "POST ${SVC_URL}/search unreachable: dial tcp ${SVC_URL}: connect: connection refused"; !strings.Contains(fe.Failures[0].Error, want) {
+		t.Errorf("failure %s\nwant it to contain %s", fe.Failures[0].Error, want)
 	}
 	checkNoSecret(t, dir, secrets)
 }
@@ -299,8 +308,14 @@ func TestTransientRetried(t *testing.T) {
 	g := filepath.Join(t.TempDir(), "one.json")
 	os.WriteFile(g, []byte(`{"version": 1, "kbScope": "rag-eval", "cases": [{"caseId": "pool", "scenario": "chat", "query": "q", "expectedSources": ["mysql-connection-pool"]}]}`), 0o644)
 	sum, _, err := endToEnd{Config: writeConfig(t, secretConfig), Env: env, Golden: g, Retries: 2}.run(t)
-	if err != nil || sum.Written != 1 || calls != 2 {
-		t.Errorf("written %v, calls %d, err %v", sum, calls, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Written != 1 {
+		t.Errorf("written %d, want 1", sum.Written)
+	}
+	if calls != 2 {
+		t.Errorf("%d calls, want 2", calls)
 	}
 }
 
@@ -356,8 +371,15 @@ func TestSetupFailureStopsTheRun(t *testing.T) {
 
 	calls, status = 0, 503
 	sum, err := run()
-	if err != nil || sum.Written != 2 || calls != 4 {
-		t.Errorf("a 503 of the setup is retried: %v, %d calls, %v", sum, calls, err)
+	// A 503 of the setup is retried.
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Written != 2 {
+		t.Errorf("written %d, want 2", sum.Written)
+	}
+	if calls != 4 {
+		t.Errorf("%d calls, want 4", calls)
 	}
 }
 
@@ -403,7 +425,10 @@ func TestAbsentStaysAbsent(t *testing.T) {
 		t.Errorf("block fields %s", got)
 	}
 	c := res.Cases[0]
-	if c.Status != judge.StatusPass || strings.Join(c.SkippedChecks, ",") != "selected_attempt,context_sources" {
-		t.Errorf("case %s, skipped %v", c.Status, c.SkippedChecks)
+	if c.Status != judge.StatusPass {
+		t.Errorf("case %s, want %s", c.Status, judge.StatusPass)
+	}
+	if got := strings.Join(c.SkippedChecks, ","); got != "selected_attempt,context_sources" {
+		t.Errorf("skipped %s, want selected_attempt,context_sources", got)
 	}
 }

@@ -99,8 +99,14 @@ func checkShipped(t *testing.T, config string, env map[string]string, c *exttest
 			offTopic++
 		}
 	}
-	if sum.Written != len(g.Cases) || sum.Failed != 0 || sum.Empty > offTopic {
-		t.Errorf("%s: %d written, %d failed, %d empty of %d cases", config, sum.Written, sum.Failed, sum.Empty, len(g.Cases))
+	if sum.Written != len(g.Cases) {
+		t.Errorf("%s: %d written, want all %d cases", config, sum.Written, len(g.Cases))
+	}
+	if sum.Failed != 0 {
+		t.Errorf("%s: %d failed, want 0", config, sum.Failed)
+	}
+	if sum.Empty > offTopic {
+		t.Errorf("%s: %d empty, want at most the %d off-topic cases", config, sum.Empty, offTopic)
 	}
 	for i := range g.Cases {
 		if _, err := os.Stat(judge.FixturePath(dir, g.Cases[i].CaseID)); err != nil {
@@ -108,8 +114,14 @@ func checkShipped(t *testing.T, config string, env map[string]string, c *exttest
 		}
 	}
 	m, err := contract.ReadManifest(dir)
-	if err != nil || m.Pipeline == nil || m.Pipeline.Name != "mapped" || m.Written != len(g.Cases) {
-		t.Fatalf("%s: manifest %+v, %v", config, m, err)
+	if err != nil {
+		t.Fatalf("%s: manifest: %v", config, err)
+	}
+	if m.Pipeline == nil || m.Pipeline.Name != "mapped" {
+		t.Fatalf("%s: manifest pipeline %+v, want mapped", config, m.Pipeline)
+	}
+	if m.Written != len(g.Cases) {
+		t.Fatalf("%s: manifest written %d, want %d", config, m.Written, len(g.Cases))
 	}
 
 	// The builtin pipeline's checks: skipped with the reason, as often as
@@ -139,8 +151,11 @@ func checkShipped(t *testing.T, config string, env map[string]string, c *exttest
 				continue
 			}
 			got[ch.Name]++
-			if !ch.Skipped || ch.Passed || ch.Message == nil || *ch.Message != judge.SkipReason(judge.Needs(ch.Name)) {
-				t.Errorf("%s: case %s: check %s: skipped %v, passed %v, message %v", config, cr.CaseID, ch.Name, ch.Skipped, ch.Passed, ch.Message)
+			if !ch.Skipped || ch.Passed {
+				t.Errorf("%s: case %s: check %s: skipped %v, passed %v; want skipped, not passed", config, cr.CaseID, ch.Name, ch.Skipped, ch.Passed)
+			}
+			if want := judge.SkipReason(judge.Needs(ch.Name)); ch.Message == nil || *ch.Message != want {
+				t.Errorf("%s: case %s: check %s: message %v, want %q", config, cr.CaseID, ch.Name, ch.Message, want)
 			}
 		}
 	}
@@ -155,8 +170,11 @@ func checkShipped(t *testing.T, config string, env map[string]string, c *exttest
 	if pass < floor {
 		t.Errorf("%s: %d cases pass, below the floor %d", config, pass, floor)
 	}
-	if s.PassCount != pass || s.SkippedCheckCount() != want[judge.CheckSelectedAttempt]+want[judge.CheckFallbackReason]+want[judge.CheckContextSources]+want[judge.CheckRerankTopSource] {
-		t.Errorf("%s: summary %d passed, %d checks skipped", config, s.PassCount, s.SkippedCheckCount())
+	if s.PassCount != pass {
+		t.Errorf("%s: summary %d passed, want %d", config, s.PassCount, pass)
+	}
+	if n := want[judge.CheckSelectedAttempt] + want[judge.CheckFallbackReason] + want[judge.CheckContextSources] + want[judge.CheckRerankTopSource]; s.SkippedCheckCount() != n {
+		t.Errorf("%s: summary %d checks skipped, want %d", config, s.SkippedCheckCount(), n)
 	}
 	compareWithBuiltin(t, g, config, dir, pass)
 	return res
@@ -197,12 +215,25 @@ func compareWithBuiltin(t *testing.T, g *contract.GoldenFile, name, dir string, 
 	sum := sha256.Sum256(data)
 	rep := compare.Build(compare.Inputs{Cases: shippedGolden, CasesSHA256: hex.EncodeToString(sum[:]), K: g.ReportK(0)},
 		[]compare.Side{builtin, mapped}, 0, 0)
-	if len(rep.Sides) != 2 || rep.Sides[0].Status != compare.Available || rep.Sides[1].Status != compare.Available ||
-		len(rep.Pairs) != 1 || rep.Pairs[0].A != name || rep.Pairs[0].B != "builtin" || len(rep.Cases) != len(g.Cases) {
-		t.Fatalf("%s: compare: %d sides, pairs %+v, %d cases", name, len(rep.Sides), rep.Pairs, len(rep.Cases))
+	if len(rep.Sides) != 2 {
+		t.Fatalf("%s: compare: %d sides, want 2", name, len(rep.Sides))
 	}
-	if rep.Sides[0].Summary.PassCount != len(g.Cases) || rep.Sides[1].Summary.PassCount != pass {
-		t.Errorf("%s: compare: builtin passes %d, mapped %d (judged %d)", name, rep.Sides[0].Summary.PassCount, rep.Sides[1].Summary.PassCount, pass)
+	for i, side := range rep.Sides {
+		if side.Status != compare.Available {
+			t.Fatalf("%s: compare: side %d is %s, want %s", name, i, side.Status, compare.Available)
+		}
+	}
+	if len(rep.Pairs) != 1 || rep.Pairs[0].A != name || rep.Pairs[0].B != "builtin" {
+		t.Fatalf("%s: compare: pairs %+v, want only %s vs builtin", name, rep.Pairs, name)
+	}
+	if len(rep.Cases) != len(g.Cases) {
+		t.Fatalf("%s: compare: %d cases, want %d", name, len(rep.Cases), len(g.Cases))
+	}
+	if n := rep.Sides[0].Summary.PassCount; n != len(g.Cases) {
+		t.Errorf("%s: compare: builtin passes %d, want all %d", name, n, len(g.Cases))
+	}
+	if n := rep.Sides[1].Summary.PassCount; n != pass {
+		t.Errorf("%s: compare: mapped passes %d, want %d as judged", name, n, pass)
 	}
 	expectDocs := 0
 	for i := range g.Cases {
@@ -227,8 +258,11 @@ func compareWithBuiltin(t *testing.T, g *contract.GoldenFile, name, dir string, 
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), name) || !strings.Contains(js.String(), `"name": "builtin"`) {
-		t.Errorf("%s: compare: the reports do not name the sides", name)
+	if !strings.Contains(md.String(), name) {
+		t.Errorf("%s: compare: the Markdown report does not name the side %s", name, name)
+	}
+	if !strings.Contains(js.String(), `"name": "builtin"`) {
+		t.Errorf("%s: compare: the JSON report does not name the side builtin", name)
 	}
 }
 
@@ -329,8 +363,13 @@ func TestWeaviateShipped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum.Written != 2 || res.Cases[0].Status != judge.StatusPass || res.Cases[1].Status != judge.StatusPass {
-			t.Errorf("written %d, statuses %s %s", sum.Written, res.Cases[0].Status, res.Cases[1].Status)
+		if sum.Written != 2 {
+			t.Errorf("written %d, want 2", sum.Written)
+		}
+		for i, c := range res.Cases {
+			if c.Status != judge.StatusPass {
+				t.Errorf("case %d is %s, want %s", i, c.Status, judge.StatusPass)
+			}
 		}
 		headers, paths := p.requests()
 		if len(headers) != 3 || paths[0] != "GET /v1/schema/"+w.Class {
@@ -372,9 +411,14 @@ func TestWeaviateShipped(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 		for _, f := range fe.Failures {
-			if !strings.HasPrefix(f.Error, "POST ${WEAVIATE_URL}/v1/graphql: the service answered 200 with an error: explorer: get class: vector search:") ||
-				!strings.Contains(f.Error, "512 vs 256: vector lengths don't match") || strings.Contains(f.Error, server) {
-				t.Errorf("%s: %s", f.CaseID, f.Error)
+			if want := "POST ${WEAVIATE_URL}/v1/graphql: the service answered 200 with an error: explorer: get class: vector search:"; !strings.HasPrefix(f.Error, want) {
+				t.Errorf("%s: %s\nwant it to start %s", f.CaseID, f.Error, want)
+			}
+			if !strings.Contains(f.Error, "512 vs 256: vector lengths don't match") {
+				t.Errorf("%s: %s\nwant it to say 512 vs 256: vector lengths don't match", f.CaseID, f.Error)
+			}
+			if strings.Contains(f.Error, server) {
+				t.Errorf("%s: %s names the server's address", f.CaseID, f.Error)
 			}
 		}
 		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
@@ -422,8 +466,14 @@ func TestChromaShipped(t *testing.T) {
 		penv := map[string]string{"CHROMA_URL": p.URL, "CHROMA_COLLECTION": ch.Collection}
 		sum, _, err := endToEnd{Config: shipped("chroma.yaml"), Env: penv, Embed: c.Embedder, Dir: dir, TopK: 3, Retries: 1}.run(t)
 		var fe *snapshot.FailedError
-		if !errors.As(err, &fe) || sum == nil || sum.Moved {
-			t.Fatalf("got %v (summary %+v)", err, sum)
+		if !errors.As(err, &fe) {
+			t.Fatalf("got %v, want a *snapshot.FailedError", err)
+		}
+		if sum == nil {
+			t.Fatal("no summary")
+		}
+		if sum.Moved {
+			t.Fatal("summary Moved: the fixtures were moved in after a failure")
 		}
 		_, paths := p.requests()
 		t.Logf("%d requests reached the proxy; %d cases failed, the first: %s: %s", len(paths), len(fe.Failures), fe.Failures[0].CaseID, fe.Failures[0].Error)

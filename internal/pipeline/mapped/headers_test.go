@@ -21,9 +21,20 @@ func TestHeaderValueControlChar(t *testing.T) {
 	}
 	_, err = New(cfg, Options{LookupEnv: envOf(map[string]string{"SVC_URL": "http://127.0.0.1:1", "SVC_TOKEN": "abcd\nefgh"})})
 	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Line != 6 || ce.Field != "headers.Authorization" ||
-		!strings.Contains(err.Error(), "control character") || strings.Contains(err.Error(), "efgh") {
-		t.Errorf("got %v", err)
+	if !errors.As(err, &ce) {
+		t.Fatalf("got %v, want a *ConfigError", err)
+	}
+	if ce.Line != 6 {
+		t.Errorf("error %v: line %d, want 6", err, ce.Line)
+	}
+	if ce.Field != "headers.Authorization" {
+		t.Errorf("error %v: field %q, want headers.Authorization", err, ce.Field)
+	}
+	if !strings.Contains(err.Error(), "control character") {
+		t.Errorf("error %v does not say control character", err)
+	}
+	if strings.Contains(err.Error(), "efgh") {
+		t.Errorf("error %v shows part of the token", err)
 	}
 }
 
@@ -36,8 +47,15 @@ func TestHostHeader(t *testing.T) {
 	if _, err := p.Lookup(context.Background(), pipeline.Request{Query: "q", KBScope: "k"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := api.requests(); len(r) != 1 || r[0].Host != "search.internal" || r[0].Header.Get("Authorization") != "Bearer tok-1234" {
-		t.Errorf("got %+v", r)
+	r := api.requests()
+	if len(r) != 1 {
+		t.Fatalf("%d requests, want 1: %+v", len(r), r)
+	}
+	if r[0].Host != "search.internal" {
+		t.Errorf("Host %q, want search.internal", r[0].Host)
+	}
+	if got := r[0].Header.Get("Authorization"); got != "Bearer tok-1234" {
+		t.Errorf("Authorization %q, want Bearer tok-1234", got)
 	}
 }
 

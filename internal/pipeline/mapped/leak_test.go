@@ -79,8 +79,14 @@ func TestJQErrorOnlyWithTheSecret(t *testing.T) {
 	})
 	p := openConfig(t, writeConfig(t, cfg), map[string]string{"SVC_URL": api.URL, "SVC_TOKEN": tok})
 	_, err := p.Lookup(context.Background(), pipeline.Request{Query: "q", KBScope: "k"})
-	if err == nil || strings.Contains(err.Error(), tok[:8]) || !strings.Contains(err.Error(), "response.blocks: jq: failed on a value holding a secret") {
-		t.Errorf("got %v", err)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if strings.Contains(err.Error(), tok[:8]) {
+		t.Errorf("error %v shows part of the token", err)
+	}
+	if want := "response.blocks: jq: failed on a value holding a secret"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %s", err, want)
 	}
 }
 
@@ -103,9 +109,14 @@ func TestResultsKeepNames(t *testing.T) {
 	p := openConfig(t, writeConfig(t, cfg), env)
 	lr := lookupOK(t, p, "q")
 	b := lr.EvidenceBlocks[0]
-	if b.Source != "runbooks-mysql" || b.DocID != "k/runbooks-mysql" ||
-		b.Excerpt != "see the runbooks index; Bearer ${SVC_TOKEN} ${SVC_KEY} ${OPENSEARCH_URL}" {
-		t.Errorf("block %+v", b)
+	if b.Source != "runbooks-mysql" {
+		t.Errorf("block source %q, want runbooks-mysql", b.Source)
+	}
+	if b.DocID != "k/runbooks-mysql" {
+		t.Errorf("block docId %q, want k/runbooks-mysql", b.DocID)
+	}
+	if want := "see the runbooks index; Bearer ${SVC_TOKEN} ${SVC_KEY} ${OPENSEARCH_URL}"; b.Excerpt != want {
+		t.Errorf("block excerpt %q\nwant          %q", b.Excerpt, want)
 	}
 	env["OPENSEARCH_INDEX"] = "other-index"
 	p = openConfig(t, writeConfig(t, cfg), env)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,8 +44,11 @@ func TestWeaviateMapping(t *testing.T) {
 	lr := lookupOK(t, p, query)
 
 	reqs := api.requests()
-	if len(reqs) != 2 || reqs[0].Path != "/v1/schema/RagChunk" {
-		t.Fatalf("want the setup step, then the query: %+v", reqs)
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want the setup step, then the query: %+v", len(reqs), reqs)
+	}
+	if reqs[0].Path != "/v1/schema/RagChunk" {
+		t.Fatalf("first request to %s, want the setup step to /v1/schema/RagChunk", reqs[0].Path)
 	}
 	var body struct{ Query string }
 	if err := json.Unmarshal(reqs[1].Body, &body); err != nil {
@@ -58,8 +62,10 @@ func TestWeaviateMapping(t *testing.T) {
 		}
 	}
 	vec := regexp.MustCompile(`vector: \[([^\]]*)\]`).FindStringSubmatch(body.Query)
-	if vec == nil || strings.Count(vec[1], ",") != 511 {
-		t.Errorf("the query vector is not 512 numbers: %.300s", body.Query)
+	if vec == nil {
+		t.Errorf("the query has no vector: %.300s", body.Query)
+	} else if n := strings.Count(vec[1], ",") + 1; n != 512 {
+		t.Errorf("the query vector has %d numbers, want 512: %.300s", n, body.Query)
 	}
 
 	want := []blockView{
@@ -72,19 +78,33 @@ func TestWeaviateMapping(t *testing.T) {
 	if got := viewOf(lr.EvidenceBlocks); !reflect.DeepEqual(got, want) {
 		t.Errorf("blocks\n got %+v\nwant %+v", got, want)
 	}
-	if !lr.Found || lr.EvidenceStatus != contract.EvidenceSufficient {
-		t.Errorf("found %v, status %q", lr.Found, lr.EvidenceStatus)
+	if !lr.Found {
+		t.Error("found false, want true")
+	}
+	if lr.EvidenceStatus != contract.EvidenceSufficient {
+		t.Errorf("evidenceStatus %q, want %q", lr.EvidenceStatus, contract.EvidenceSufficient)
 	}
 	// What the pipeline does not produce stays absent.
 	if lr.Has&(contract.HasContextSources|contract.HasSelectedAttempt|contract.HasFallbackReason|contract.HasRerankTopSource) != 0 {
 		t.Errorf("Has %b claims parts a mapped pipeline does not produce", lr.Has)
 	}
 	d := p.Describe()
-	if d.Name != "mapped" || d.Version != "weaviate-hybrid 2" || d.Store != "${WEAVIATE_URL}/v1/graphql" || d.SearchMode != "hybrid" ||
-		d.Embedder != "local-hash-v1" || d.Dim != 512 || strings.Join(d.Capabilities, ",") != "evidenceStatus,qualityScore,breadcrumb" ||
-		d.Params.TopK != 5 || d.Params.LowQuality != 0 || d.Params.Levels.High != 0.75 {
-		t.Errorf("describe %+v %+v", d, d.Params)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("describe name", d.Name, "mapped")
+	check("describe version", d.Version, "weaviate-hybrid 2")
+	check("describe store", d.Store, "${WEAVIATE_URL}/v1/graphql")
+	check("describe searchMode", d.SearchMode, "hybrid")
+	check("describe embedder", d.Embedder, "local-hash-v1")
+	check("describe dim", d.Dim, 512)
+	check("describe capabilities", strings.Join(d.Capabilities, ","), "evidenceStatus,qualityScore,breadcrumb")
+	check("describe params topK", d.Params.TopK, 5)
+	check("describe params lowQuality", float64(d.Params.LowQuality), 0.0)
+	check("describe params levels.high", float64(d.Params.Levels.High), 0.75)
 }
 
 func TestWeaviateErrorIn200(t *testing.T) {
@@ -96,8 +116,11 @@ func TestWeaviateErrorIn200(t *testing.T) {
 		t.Fatalf("got %v\nwant %s…", err, want)
 	}
 	var se *ServiceError
-	if !errors.As(err, &se) || pipeline.Transient(err) {
-		t.Errorf("%T: a service error, never transient", err)
+	if !errors.As(err, &se) {
+		t.Errorf("%T, want a *ServiceError", err)
+	}
+	if pipeline.Transient(err) {
+		t.Errorf("%v is transient, want a service error never to be", err)
 	}
 }
 
@@ -107,7 +130,7 @@ func TestOpenSearchBM25Mapping(t *testing.T) {
 	lr := lookupOK(t, p, "max_connections")
 	r := api.requests()[0]
 	if r.Method != "POST" || r.Path != "/rag-chunks/_search" {
-		t.Errorf("%s %s", r.Method, r.Path)
+		t.Errorf("request %s %s, want POST /rag-chunks/_search", r.Method, r.Path)
 	}
 	wantBody := `{"_source":{"excludes":["embedding"]},"query":{"bool":{"filter":{"term":{"kbScope":"rag-eval"}},"must":{"match":{"text":"max_connections"}}}},"size":5}`
 	if string(r.Body) != wantBody {
@@ -122,8 +145,16 @@ func TestOpenSearchBM25Mapping(t *testing.T) {
 	if got := viewOf(lr.EvidenceBlocks); !reflect.DeepEqual(got, want) {
 		t.Errorf("blocks\n got %+v\nwant %+v", got, want)
 	}
-	if d := p.Describe(); d.Embedder != "" || d.Dim != 0 || d.SearchMode != "bm25" {
-		t.Errorf("a BM25 config embeds nothing: %+v", d)
+	// A BM25 config embeds nothing.
+	d := p.Describe()
+	if d.Embedder != "" {
+		t.Errorf("describe embedder %q, want none", d.Embedder)
+	}
+	if d.Dim != 0 {
+		t.Errorf("describe dim %d, want 0", d.Dim)
+	}
+	if d.SearchMode != "bm25" {
+		t.Errorf("describe searchMode %q, want bm25", d.SearchMode)
 	}
 }
 
@@ -147,9 +178,16 @@ func TestOpenSearchKNNMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := body.Query.KNN.Embedding
-	if body.Size != 5 || e.K != 100 || len(e.Vector) != 512 || e.Filter["term"]["kbScope"] != "rag-eval" {
-		t.Errorf("knn body: size %d k %d vector %d filter %v", body.Size, e.K, len(e.Vector), e.Filter)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("knn body size", body.Size, 5)
+	check("knn body k", e.K, 100)
+	check("knn body vector length", len(e.Vector), 512)
+	check("knn body filter term.kbScope", e.Filter["term"]["kbScope"], "rag-eval")
 	// 2s − 1: 0.8 → 0.6 (high for local-hash-v1: ≥ 0.3), 0.55 → 0.1,
 	// below its minQuality 0.13: dropped, as the builtin pipeline drops
 	// such candidates.
@@ -159,9 +197,16 @@ func TestOpenSearchKNNMapping(t *testing.T) {
 	if got := viewOf(lr.EvidenceBlocks); !reflect.DeepEqual(got, want) {
 		t.Errorf("blocks\n got %+v\nwant %+v", got, want)
 	}
+	// The embedder gives local-hash-v1's calibrated thresholds.
 	d := p.Describe()
-	if d.Params.LowQuality != 0.15 || d.Params.MinQuality != 0.13 || len(p.Warnings()) != 0 {
-		t.Errorf("thresholds: embedder gives local-hash-v1's calibrated ones: %+v, warnings %v", d.Params, p.Warnings())
+	if d.Params.LowQuality != 0.15 {
+		t.Errorf("params lowQuality %v, want 0.15", d.Params.LowQuality)
+	}
+	if d.Params.MinQuality != 0.13 {
+		t.Errorf("params minQuality %v, want 0.13", d.Params.MinQuality)
+	}
+	if w := p.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %v, want none", w)
 	}
 }
 
@@ -210,8 +255,13 @@ func TestChromaMapping(t *testing.T) {
 	lookupOK(t, p, "first")
 	lr := lookupOK(t, p, "max_connections")
 	reqs := api.requests()
-	if len(reqs) != 3 || reqs[0].Method != "GET" || reqs[1].Method != "POST" || reqs[2].Method != "POST" {
-		t.Fatalf("the setup runs once, then one query per lookup: %+v", reqs)
+	// The setup runs once, then one query per lookup.
+	var methods []string
+	for _, r := range reqs {
+		methods = append(methods, r.Method)
+	}
+	if want := []string{"GET", "POST", "POST"}; !slices.Equal(methods, want) {
+		t.Fatalf("requests %v, want %v: %+v", methods, want, reqs)
 	}
 	var body struct {
 		QueryEmbeddings [][]float64 `json:"query_embeddings"`
@@ -222,9 +272,17 @@ func TestChromaMapping(t *testing.T) {
 	if err := json.Unmarshal(reqs[2].Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	if len(body.QueryEmbeddings) != 1 || len(body.QueryEmbeddings[0]) != 512 || body.NResults != 5 ||
-		body.Where["kbScope"]["$eq"] != "rag-eval" || strings.Join(body.Include, ",") != "documents,metadatas,distances" {
-		t.Errorf("query body %s", reqs[2].Body)
+	if len(body.QueryEmbeddings) != 1 || len(body.QueryEmbeddings[0]) != 512 {
+		t.Errorf("query body: query_embeddings not one vector of 512 numbers: %s", reqs[2].Body)
+	}
+	if body.NResults != 5 {
+		t.Errorf("query body: n_results %d, want 5", body.NResults)
+	}
+	if got := body.Where["kbScope"]["$eq"]; got != "rag-eval" {
+		t.Errorf("query body: where kbScope $eq %q, want rag-eval", got)
+	}
+	if got := strings.Join(body.Include, ","); got != "documents,metadatas,distances" {
+		t.Errorf("query body: include %s, want documents,metadatas,distances", got)
 	}
 	// The parallel arrays zipped; 1 − d; a null metadata leaves the
 	// block's fields absent; the raw distance kept as denseDistance.
@@ -236,8 +294,12 @@ func TestChromaMapping(t *testing.T) {
 	if got := viewOf(lr.EvidenceBlocks); !reflect.DeepEqual(got, want) {
 		t.Errorf("blocks\n got %+v\nwant %+v", got, want)
 	}
-	if d := p.Describe(); d.Store != "${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/{collection}/query" || d.SearchMode != "dense" {
-		t.Errorf("describe %+v", d)
+	d := p.Describe()
+	if want := "${CHROMA_URL}/api/v2/tenants/default_tenant/databases/default_database/collections/{collection}/query"; d.Store != want {
+		t.Errorf("describe store %q\nwant           %q", d.Store, want)
+	}
+	if d.SearchMode != "dense" {
+		t.Errorf("describe searchMode %q, want dense", d.SearchMode)
 	}
 }
 
@@ -326,9 +388,19 @@ func TestEmbedderThresholds(t *testing.T) {
 	}
 	want, _ := builtin.ThresholdsFor(builtin.USEEmbedder)
 	d := p.Describe()
-	if d.Embedder != builtin.USEEmbedder || d.Dim != 512 || float64(d.Params.LowQuality) != want.LowQuality ||
-		float64(d.Params.MinQuality) != want.MinQuality || float64(d.Params.Levels.High) != want.Levels.High || len(p.Warnings()) != 0 {
-		t.Errorf("describe %+v %+v, warnings %v", d, d.Params, p.Warnings())
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("describe embedder", d.Embedder, builtin.USEEmbedder)
+	check("describe dim", d.Dim, 512)
+	check("describe params lowQuality", float64(d.Params.LowQuality), want.LowQuality)
+	check("describe params minQuality", float64(d.Params.MinQuality), want.MinQuality)
+	check("describe params levels.high", float64(d.Params.Levels.High), want.Levels.High)
+	if w := p.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %v, want none", w)
 	}
 	lookupOK(t, p, "连接池满了")
 	var body struct {
@@ -336,8 +408,10 @@ func TestEmbedderThresholds(t *testing.T) {
 			KNN struct{ Embedding struct{ Vector []float64 } }
 		}
 	}
-	if err := json.Unmarshal(api.requests()[0].Body, &body); err != nil || len(body.Query.KNN.Embedding.Vector) != 512 {
-		t.Errorf("vector of %d numbers, %v", len(body.Query.KNN.Embedding.Vector), err)
+	if err := json.Unmarshal(api.requests()[0].Body, &body); err != nil {
+		t.Errorf("query body: %v", err)
+	} else if n := len(body.Query.KNN.Embedding.Vector); n != 512 {
+		t.Errorf("vector of %d numbers, want 512", n)
 	}
 }
 
@@ -402,8 +476,14 @@ response:
 	p := openConfig(t, path, map[string]string{"U": api.URL, "KEY": "k-secret-42"})
 	lr := lookupOK(t, p, "q")
 	b := lr.EvidenceBlocks[0]
-	if b.DocID != "{}" || b.Source != "{}" || b.Excerpt != "key ${KEY}" {
-		t.Errorf("block %+v", b)
+	if b.DocID != "{}" {
+		t.Errorf("block docId %q, want {}", b.DocID)
+	}
+	if b.Source != "{}" {
+		t.Errorf("block source %q, want {}", b.Source)
+	}
+	if b.Excerpt != "key ${KEY}" {
+		t.Errorf("block excerpt %q, want %q", b.Excerpt, "key ${KEY}")
 	}
 }
 

@@ -351,9 +351,14 @@ func TestBrowserJudgeReport(t *testing.T) {
 		check: [...document.querySelectorAll("#case-skip-5 ul.checks li")].map(l => l.textContent).join("; "),
 		section: [...document.querySelectorAll("h2")].filter(h => h.textContent === "Skipped checks").map(h => h.parentElement.querySelector("tbody").textContent).join(""),
 	})`, &skipped)
-	if skipped.Row != "skipped: selected_attempt" || skipped.Check != "query passed; selected_attempt skipped: pipeline declares no trace" ||
-		skipped.Section != "selected_attemptpipeline declares no trace1" {
-		t.Errorf("skipped check shown as %+v", skipped)
+	if want := "skipped: selected_attempt"; skipped.Row != want {
+		t.Errorf("skipped check row %q, want %q", skipped.Row, want)
+	}
+	if want := "query passed; selected_attempt skipped: pipeline declares no trace"; skipped.Check != want {
+		t.Errorf("skipped check list %q, want %q", skipped.Check, want)
+	}
+	if want := "selected_attemptpipeline declares no trace1"; skipped.Section != want {
+		t.Errorf("skipped checks section %q, want %q", skipped.Section, want)
 	}
 
 	var cursor string
@@ -403,8 +408,18 @@ func TestBrowserJudgeReport(t *testing.T) {
 	if got.Images != 0 || got.Scripts != 1 {
 		t.Errorf("%d images and %d scripts in the page, want 0 and 1", got.Images, got.Scripts)
 	}
-	if got.ID != hostileID || got.Excerpt != hostileExcerpt || got.Tag != hostileTag || got.Scenario != "</script><script>alert(4)</script>" {
-		t.Errorf("markup not shown as text: %+v", got)
+	// Markup is shown as text.
+	if got.ID != hostileID {
+		t.Errorf("case id shown as %q, want %q", got.ID, hostileID)
+	}
+	if got.Excerpt != hostileExcerpt {
+		t.Errorf("excerpt shown as %q, want %q", got.Excerpt, hostileExcerpt)
+	}
+	if got.Tag != hostileTag {
+		t.Errorf("tag shown as %q, want %q", got.Tag, hostileTag)
+	}
+	if want := "</script><script>alert(4)</script>"; got.Scenario != want {
+		t.Errorf("scenario shown as %q, want %q", got.Scenario, want)
 	}
 
 	// The diff links to the case, and following the link opens it.
@@ -465,9 +480,17 @@ func TestBrowserCalibrationReport(t *testing.T) {
 	// Two modes, each with blocks and cases: a histogram and a ROC curve
 	// each. The blocks' plots have lines at best and 3 shipped thresholds,
 	// the cases' at best and 2.
-	if got.Modes != 2 || got.Hists != 4 || got.ROCs != 4 || got.Lines != 2*(4+3) || got.Marks != 2*(4+3) {
-		t.Errorf("calibration page: %+v", got)
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
+	check("calibration page: modes", got.Modes, 2)
+	check("calibration page: histograms", got.Hists, 4)
+	check("calibration page: ROC curves", got.ROCs, 4)
+	check("calibration page: threshold lines", got.Lines, 2*(4+3))
+	check("calibration page: ROC marks", got.Marks, 2*(4+3))
 	// Every label of a plot can be read: no two texts of one plot overlap
 	// (the shipped hybrid ROC has best 0.362335 and levels.medium 0.35 a
 	// few pixels apart) and none runs out of its plot.

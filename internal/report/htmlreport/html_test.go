@@ -110,8 +110,12 @@ func TestEscaped(t *testing.T) {
 // run name that is markup as text, and no case.
 func TestTrecCompare(t *testing.T) {
 	s := string(renders(t)["trec comparison"])
-	if strings.Contains(s, hostileRun) || !strings.Contains(s, "<td>&lt;script&gt;alert(5)&lt;/script&gt; (c)</td>") {
-		t.Error("the run name that is markup is not shown escaped")
+	// The run name that is markup is shown escaped.
+	if strings.Contains(s, hostileRun) {
+		t.Errorf("the page holds the run name %s as markup", hostileRun)
+	}
+	if want := "<td>&lt;script&gt;alert(5)&lt;/script&gt; (c)</td>"; !strings.Contains(s, want) {
+		t.Errorf("the page lacks the escaped run name %s", want)
 	}
 	for _, want := range []string{
 		"<title>Run comparison: bm25 vs dense vs &lt;script&gt;alert(5)&lt;/script&gt;</title>",
@@ -141,8 +145,11 @@ func TestPolicyHashesScript(t *testing.T) {
 	}
 	s := string(renders(t)["judge"])
 	i, j := strings.Index(s, "<script>"), strings.Index(s, "</script>")
-	if i < 0 || j < i || s[i+len("<script>"):j] != script {
-		t.Error("the page's script is not the hashed one")
+	if i < 0 || j < i {
+		t.Fatal("the page has no <script>…</script>")
+	}
+	if got := s[i+len("<script>") : j]; got != script {
+		t.Errorf("the page's script is not the hashed one:\n%.200s\nwant\n%.200s", got, script)
 	}
 }
 
@@ -190,8 +197,10 @@ func TestUnavailable(t *testing.T) {
 	if err := Calibration(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	if s := b.String(); !strings.Contains(s, "Unavailable: sidecar &lt;down&gt;. No statistics.") || strings.Contains(s, "<svg width=\"520\"") {
-		t.Errorf("unavailable mode:\n%s", s)
+	if s := b.String(); !strings.Contains(s, "Unavailable: sidecar &lt;down&gt;. No statistics.") {
+		t.Errorf("unavailable mode: the page does not say Unavailable: sidecar &lt;down&gt;. No statistics.:\n%s", s)
+	} else if strings.Contains(s, "<svg width=\"520\"") {
+		t.Errorf("unavailable mode: the page has a plot:\n%s", s)
 	}
 	g, sum, dir := shippedSet(t)
 	left, err := compare.LoadSide("hybrid", filepath.Join(dir, "fixtures"), g, judge.Options{})
@@ -204,11 +213,17 @@ func TestUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.String()
-	if !strings.Contains(s, "Unavailable: connection refused") || !strings.Contains(s, "<li>hybrid vs sidecar: no case is compared, sidecar is unavailable.</li>") {
-		t.Error("the unavailable side is not said")
+	// The unavailable side is said.
+	for _, want := range []string{"Unavailable: connection refused", "<li>hybrid vs sidecar: no case is compared, sidecar is unavailable.</li>"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the page lacks %s", want)
+		}
 	}
-	if strings.Contains(s, "<details") || strings.Contains(s, "<circle") {
-		t.Error("a case or an interval is shown with a side unavailable")
+	if strings.Contains(s, "<details") {
+		t.Error("a case is shown with a side unavailable")
+	}
+	if strings.Contains(s, "<circle") {
+		t.Error("an interval is shown with a side unavailable")
 	}
 }
 
@@ -325,7 +340,14 @@ func TestJudgeDiffListsMetricRegressions(t *testing.T) {
 	if want := []string{"passRate dropped from 1 to " + mdcell.Float(cur.Summary.PassRate)}; !slices.Equal(v.Regressions, want) {
 		t.Errorf("listed regressions %q, want %q", v.Regressions, want)
 	}
-	if s := v.Sections[0]; len(s.Cases) != 1 || s.Cases[0].ID != "bad-2" || len(s.Cases[0].Why) == 0 {
-		t.Errorf("regressions section %+v", s)
+	if s := v.Sections[0]; len(s.Cases) != 1 {
+		t.Errorf("regressions section with %d cases, want 1: %+v", len(s.Cases), s)
+	} else {
+		if s.Cases[0].ID != "bad-2" {
+			t.Errorf("regressions section: case %q, want bad-2", s.Cases[0].ID)
+		}
+		if len(s.Cases[0].Why) == 0 {
+			t.Error("regressions section: case bad-2 without why")
+		}
 	}
 }

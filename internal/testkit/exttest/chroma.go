@@ -116,9 +116,10 @@ func (c *Chroma) Count(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Query is a nearest-neighbour query with the given embedding, optionally
-// restricted to records whose document contains contains (Chroma's
-// full-text where_document filter); Score is the cosine distance.
+// Query is a nearest-neighbour query with the given embedding. When
+// contains is set it is restricted to records whose document contains it,
+// by Chroma's full-text where_document filter. Score is the cosine
+// distance.
 func (c *Chroma) Query(ctx context.Context, vec []float32, contains string, limit int) ([]Hit, error) {
 	body := map[string]any{
 		"query_embeddings": [][]float32{vec},
@@ -150,8 +151,9 @@ func (c *Chroma) Query(ctx context.Context, vec []float32, contains string, limi
 	return hits, nil
 }
 
-// Contains returns the records whose document contains s (full-text
-// where_document filter; unranked, in the server's order), at most limit.
+// Contains returns at most limit records whose document contains s, by the
+// full-text where_document filter. They are unranked, in the server's
+// order.
 func (c *Chroma) Contains(ctx context.Context, s string, limit int) ([]Hit, error) {
 	body := map[string]any{
 		"where_document": map[string]any{"$contains": s},

@@ -1,49 +1,51 @@
 // Package exttest loads the shipped corpus into the external retrieval
-// servers that `make ext-services` starts on loopback (Weaviate, OpenSearch,
-// Chroma; docs/external-servers.md), through each server's own HTTP API,
-// for the tests of pipelines that search them (rag-snapshot --pipeline
-// mapped).
+// servers that `make ext-services` starts on loopback: Weaviate, OpenSearch
+// and Chroma. docs/external-servers.md describes them. It loads through
+// each server's own HTTP API, for the tests of pipelines that search them,
+// rag-snapshot --pipeline mapped.
 //
-// What is loaded is exactly what rag-seed indexes: the documents of an eval
-// set (corpus.LoadDir), cut by the project's chunker and embedded as
-// passages by the given embedder through ingest.Chunks, the function the
-// seed flow itself calls. One object (document, record) per chunk, with the
-// same properties on every server:
+// What is loaded is exactly what rag-seed indexes. The documents of an eval
+// set are read by corpus.LoadDir, cut by the project's chunker and embedded
+// as passages by the given embedder. ingest.Chunks does that, the function
+// the seed flow itself calls. Each chunk is one object, document or record,
+// with the same properties on every server:
 //
-//	docId        the document's docId ("<kbScope>/<source>" by default)
+//	docId        the document's docId, "<kbScope>/<source>" by default
 //	source       the document's source, as evidence blocks report it
-//	evidenceKey  the chunk's evidence key (unique in a kbScope)
+//	evidenceKey  the chunk's evidence key, unique in a kbScope
 //	breadcrumb   the document breadcrumb + heading path of the chunk
 //	category     the document's category
 //	kbScope      the kb scope
-//	text         the chunk text (the excerpt), keyword-searchable
+//	text         the chunk text, the excerpt, keyword-searchable
 //	the vector   512 dimensions for use-multilingual-v3, cosine
 //
 // Per server:
 //
-//	Weaviate    class RagChunk (DefaultWeaviateClass): vectorizer none,
-//	            cosine distance, BM25 on text (word tokenization); the other
-//	            properties are text with field tokenization (exact match)
-//	OpenSearch  index rag-chunks (DefaultOpenSearchIndex): embedding is a
-//	            knn_vector (lucene engine, cosinesimil), text is text
-//	            (standard analyzer), the others keyword; bulk writes with
-//	            ?refresh=true, so a load is searchable when it returns
-//	Chroma      collection rag-chunks (DefaultChromaCollection) in
-//	            default_tenant/default_database: cosine space, documents =
-//	            the chunk texts, metadatas = the other properties, ids =
-//	            ObjectID; the v2 API addresses it by its UUID
+//	Weaviate    class RagChunk, DefaultWeaviateClass. Vectorizer none,
+//	            cosine distance, BM25 on text with word tokenization. The
+//	            other properties are text with field tokenization, for
+//	            exact match.
+//	OpenSearch  index rag-chunks, DefaultOpenSearchIndex. embedding is a
+//	            knn_vector of the lucene engine with cosinesimil. text is
+//	            text with the standard analyzer, the others keyword. Bulk
+//	            writes use ?refresh=true, so a load is searchable when it
+//	            returns.
+//	Chroma      collection rag-chunks, DefaultChromaCollection, in
+//	            default_tenant/default_database. Cosine space, documents =
+//	            the chunk texts, metadatas = the other properties,
+//	            ids = ObjectID. The v2 API addresses it by its UUID.
 //
 // Every object's id is ObjectID(kbScope, evidenceKey), a UUID derived from
 // the chunk, so a load is deterministic. Each loader first deletes its own
-// class, index or collection (a load is a reset, safe to repeat); tests use
-// names of their own (TestName) so concurrent runs do not clash, and delete
-// them when they end.
+// class, index or collection, so a load is a reset and safe to repeat.
+// Tests use names of their own from TestName, so concurrent runs do not
+// clash, and delete them when they end.
 //
 // A server is located by an environment variable that
-// .ragbaseline/ext-services.env sets: WEAVIATE_URL, OPENSEARCH_URL,
+// .ragbaseline/ext-services.env sets: WEAVIATE_URL, OPENSEARCH_URL or
 // CHROMA_URL. Without it a test is skipped, saying how to start the
-// servers, or fails when RAG_REQUIRE_EXT_SERVICES=1 (CI), so the tests
-// cannot be skipped silently.
+// servers. It fails instead when RAG_REQUIRE_EXT_SERVICES=1, as in CI, so
+// the tests cannot be skipped silently.
 package exttest
 
 import (
@@ -98,10 +100,10 @@ const (
 	loadBatch = 64
 )
 
-// ServerURL returns the value of the environment variable env (EnvWeaviate,
-// EnvOpenSearch or EnvChroma) without a trailing slash. When it is not set
-// the test is skipped, saying how to start the servers, or fails when
-// RAG_REQUIRE_EXT_SERVICES=1 (kbtest.RequiredEnv).
+// ServerURL returns the value of the environment variable env without a
+// trailing slash. env is EnvWeaviate, EnvOpenSearch or EnvChroma. When it
+// is not set the test is skipped, saying how to start the servers. It fails
+// instead when RAG_REQUIRE_EXT_SERVICES=1, by kbtest.RequiredEnv.
 func ServerURL(t testing.TB, env string) string {
 	t.Helper()
 	return strings.TrimRight(kbtest.RequiredEnv(t, env, EnvRequire, howToStart), "/")
@@ -116,10 +118,10 @@ func OpenSearchURL(t testing.TB) string { t.Helper(); return ServerURL(t, EnvOpe
 // ChromaURL is ServerURL(t, EnvChroma).
 func ChromaURL(t testing.TB) string { t.Helper(); return ServerURL(t, EnvChroma) }
 
-// TestName returns a name of its own for one test run: "RagTest<unix
-// seconds>x<12 hex digits>" when capital is set (a Weaviate class must
-// start with a capital letter), else "ragtest-<unix seconds>-<12 hex
-// digits>" (OpenSearch index names are lower case).
+// TestName returns a name of its own for one test run. It is "RagTest<unix
+// seconds>x<12 hex digits>" when capital is set, because a Weaviate class
+// must start with a capital letter. Else it is "ragtest-<unix seconds>-<12
+// hex digits>", because OpenSearch index names are lower case.
 func TestName(capital bool) string {
 	var b [6]byte
 	rand.Read(b[:])
@@ -138,8 +140,8 @@ type Corpus struct {
 	Chunks []kb.Chunk
 	// Golden is the eval set's golden file.
 	Golden *contract.GoldenFile
-	// Embedder embedded the chunks (as passages); queries must be
-	// embedded by it too (as queries).
+	// Embedder embedded the chunks as passages. Queries must be embedded by
+	// it too, as queries.
 	Embedder kb.Embedder
 }
 
@@ -228,9 +230,9 @@ type Server interface {
 	Delete(ctx context.Context) error
 }
 
-// LoadForTest loads chunks into s, failing t on an error, and deletes
-// them when t ends (what names them in the error, "class RagTest…"); s
-// should have a name of its own (TestName).
+// LoadForTest loads chunks into s, failing t on an error, and deletes them
+// when t ends. what names them in the error, as in "class RagTest…". s
+// should have a name of its own from TestName.
 func LoadForTest(t testing.TB, ctx context.Context, s Server, what string, chunks []kb.Chunk) {
 	t.Helper()
 	t.Cleanup(func() {
@@ -280,9 +282,9 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Method, e.URL, e.Status, e.Body)
 }
 
-// do sends body (JSON-encoded unless it is []byte) and decodes a 2xx
-// answer into out (when not nil). A status in allow is accepted too, its
-// body not decoded; any other status is an *HTTPError.
+// do sends body and decodes a 2xx answer into out when out is not nil. body
+// is JSON-encoded unless it is []byte. A status in allow is accepted too,
+// and its body is not decoded. Any other status is an *HTTPError.
 func do(ctx context.Context, method, url, contentType string, body any, out any, allow ...int) (int, error) {
 	var rd io.Reader
 	switch b := body.(type) {

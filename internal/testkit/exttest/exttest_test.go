@@ -18,10 +18,10 @@ import (
 var (
 	vectorCases  = []string{"chat-mysql-pool", "chat-cert-expiry", "chat-pg-vacuum", "chat-k8s-crashloop", "aiops-kafka-lag", "chat-para-en-cert-expired"}
 	keywordCases = []string{"chat-mysql-deadlock", "chat-pg-vacuum", "chat-jvm-heapdump", "chat-kafka-rebalance", "aiops-cert-expiring"}
-	// Weaviate's hybrid search (alpha 0.5) with the golden query and its
-	// embedding. Not chat-para-en-cert-expired: a paraphrase sharing no
-	// word with its document, whose BM25 side (normalised before fusion)
-	// then ranks unrelated chunks first.
+	// Weaviate's hybrid search, at alpha 0.5, with the golden query and its
+	// embedding. The case is not chat-para-en-cert-expired. That one is a
+	// paraphrase sharing no word with its document, so its BM25 side,
+	// normalised before fusion, ranks unrelated chunks first.
 	hybridCases = []string{"chat-mysql-pool", "chat-cert-expiry", "chat-pg-vacuum", "chat-mysql-deadlock", "chat-kafka-rebalance", "aiops-kafka-lag"}
 )
 
@@ -53,9 +53,9 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// checkNearest fails unless got (a server's vector search, distances as
-// cosine distances) is the exact top k: the same chunks at the same ranks
-// (up to ties) with the same distances.
+// checkNearest fails unless got is the exact top k. got is a server's
+// vector search, with distances as cosine distances. The exact top k has
+// the same chunks at the same ranks, up to ties, with the same distances.
 func checkNearest(t *testing.T, server string, c *Corpus, vec []float32, got []Hit) {
 	t.Helper()
 	want := BruteForce(c.Chunks, vec, topK)
@@ -80,9 +80,9 @@ func wantSource(t *testing.T, what string, hits []Hit, source string) {
 	}
 }
 
-// loadTwice loads the shipped corpus into s twice (a second load replaces
-// the first), checking the count after each, and deletes what it loaded
-// (what: "class X") when the test ends.
+// loadTwice loads the shipped corpus into s twice, checking the count after
+// each load, and deletes what it loaded when the test ends. The second load
+// replaces the first. what names it, as in "class X".
 func loadTwice(t *testing.T, ctx context.Context, s Server, what string, c *Corpus) {
 	t.Helper()
 	LoadForTest(t, ctx, s, what, c.Chunks)
@@ -105,8 +105,20 @@ func TestShippedCorpus(t *testing.T) {
 	}
 	ids := map[string]bool{}
 	for _, ch := range c.Chunks {
-		if len(ch.Vector) != c.Dim() || ch.Text == "" || ch.Source == "" || ch.EvidenceKey == "" || ch.KBScope != c.KBScope {
-			t.Fatalf("incomplete chunk %+v", ch.EvidenceKey)
+		if ch.EvidenceKey == "" {
+			t.Fatalf("chunk of %s without an evidence key", ch.Source)
+		}
+		if len(ch.Vector) != c.Dim() {
+			t.Fatalf("chunk %s: vector of %d values, want %d", ch.EvidenceKey, len(ch.Vector), c.Dim())
+		}
+		if ch.Text == "" {
+			t.Fatalf("chunk %s without text", ch.EvidenceKey)
+		}
+		if ch.Source == "" {
+			t.Fatalf("chunk %s without a source", ch.EvidenceKey)
+		}
+		if ch.KBScope != c.KBScope {
+			t.Fatalf("chunk %s: kbScope %q, want %q", ch.EvidenceKey, ch.KBScope, c.KBScope)
 		}
 		id := ObjectID(ch.KBScope, ch.EvidenceKey)
 		if ids[id] {
@@ -129,11 +141,20 @@ func TestObjectID(t *testing.T) {
 	if a != ObjectID("rag-eval", "rag-eval/x#a") {
 		t.Fatal("not deterministic")
 	}
-	if a == ObjectID("rag-eval", "rag-eval/x#b") || a == ObjectID("other", "rag-eval/x#a") {
-		t.Fatal("collision")
+	if a == ObjectID("rag-eval", "rag-eval/x#b") {
+		t.Fatal("collision: another evidence key gives the same id")
 	}
-	if len(a) != 36 || a[14] != '5' || !strings.ContainsAny(a[19:20], "89ab") {
-		t.Fatalf("%s is not a version 5 UUID", a)
+	if a == ObjectID("other", "rag-eval/x#a") {
+		t.Fatal("collision: another kbScope gives the same id")
+	}
+	if len(a) != 36 {
+		t.Fatalf("%s is not a UUID: %d characters, want 36", a, len(a))
+	}
+	if a[14] != '5' {
+		t.Fatalf("%s is not a version 5 UUID: version %c", a, a[14])
+	}
+	if !strings.ContainsAny(a[19:20], "89ab") {
+		t.Fatalf("%s is not an RFC 4122 UUID: variant %s, want one of 8, 9, a, b", a, a[19:20])
 	}
 }
 

@@ -145,11 +145,11 @@ func (o *OpenSearch) Match(ctx context.Context, query string, limit int) ([]Hit,
 	return o.Search(ctx, map[string]any{"match": map[string]any{"text": query}}, limit)
 }
 
-// KNN is a k-NN query on embedding (Score is the lucene engine's cosine
-// score, (1 + cosine) / 2). k is at least knnCandidates: the lucene engine
-// searches its HNSW graph for k neighbours, and with k = 5 it misses true
-// neighbours of this corpus (measured: ranks 3 to 5 of a golden query);
-// size keeps the answer to limit.
+// KNN is a k-NN query on embedding. Score is the lucene engine's cosine
+// score, (1 + cosine) / 2. k is at least knnCandidates, because the lucene
+// engine searches its HNSW graph for k neighbours. With k = 5 it misses
+// true neighbours of this corpus, at ranks 3 to 5 of a golden query as
+// measured. size keeps the answer to limit.
 func (o *OpenSearch) KNN(ctx context.Context, vec []float32, limit int) ([]Hit, error) {
 	k := max(limit, knnCandidates)
 	return o.Search(ctx, map[string]any{"knn": map[string]any{"embedding": map[string]any{"vector": vec, "k": k}}}, limit)

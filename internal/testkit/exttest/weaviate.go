@@ -99,8 +99,8 @@ func (w *Weaviate) Load(ctx context.Context, chunks []kb.Chunk) error {
 	})
 }
 
-// graphQL runs query and decodes its data into out; errors answered with
-// HTTP 200 (Weaviate's way) are errors.
+// graphQL runs query and decodes its data into out. Errors answered with
+// HTTP 200 are errors, because that is how Weaviate reports them.
 func (w *Weaviate) graphQL(ctx context.Context, query string, out any) error {
 	var res struct {
 		Data   json.RawMessage `json:"data"`
@@ -158,8 +158,8 @@ func gqlVector(v []float32) string {
 	return sb.String()
 }
 
-// search runs Get with the search argument arg and returns the hits; score
-// names the _additional field holding the score (score, distance).
+// search runs Get with the search argument arg and returns the hits. score
+// names the _additional field holding the score, score or distance.
 func (w *Weaviate) search(ctx context.Context, arg string, limit int, score string) ([]Hit, error) {
 	q := fmt.Sprintf("{ Get { %s(%s, limit: %d) { source docId _additional { id %s } } } }", w.class(), arg, limit, score)
 	var data map[string]map[string][]struct {
@@ -201,8 +201,8 @@ func (w *Weaviate) NearVector(ctx context.Context, vec []float32, limit int) ([]
 	return w.search(ctx, "nearVector: {vector: "+gqlVector(vec)+"}", limit, "distance")
 }
 
-// Hybrid is Weaviate's hybrid search (BM25 on text fused with the vector
-// search; alpha 1 is vector only).
+// Hybrid is Weaviate's hybrid search, BM25 on text fused with the vector
+// search. alpha 1 is vector only.
 func (w *Weaviate) Hybrid(ctx context.Context, query string, vec []float32, alpha float64, limit int) ([]Hit, error) {
 	arg := fmt.Sprintf("hybrid: {query: %s, vector: %s, alpha: %s, properties: [\"text\"]}",
 		gqlString(query), gqlVector(vec), strconv.FormatFloat(alpha, 'g', -1, 64))

@@ -1,14 +1,14 @@
 // Package headless starts a headless Chromium with the network disabled,
-// for the HTML reports' browser tests and screenshots (make screenshots).
-// It is a browser client: rag-eval must never import it.
+// for the HTML reports' browser tests and for make screenshots. It is a
+// browser client, and rag-eval must never import it.
 //
 // Chromium is found by Find: $RAG_CHROMIUM, else chromium,
 // chromium-browser, google-chrome or google-chrome-stable on PATH. On
 // Debian, make browser installs it with scripts/browser.sh.
 //
 // The browser runs with a proxy that does not exist and a host resolver
-// that resolves nothing, so a page that tried to reach the network would
-// fail to; the tests also record every request a page makes.
+// that resolves nothing. So a page that tried to reach the network would
+// fail to. The tests also record every request a page makes.
 package headless
 
 import (

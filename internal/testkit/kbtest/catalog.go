@@ -1,9 +1,9 @@
 // Package kbtest holds the contract test suites that every implementation
 // of a kb interface runs, so the embedded default and the server stack
-// cannot drift apart (like litestream's RunWithReplicaClient):
-// RunCatalogTests (catalog/sqlite, catalog/mysql), RunIndexTests
-// (index/embedded, index/milvus) and RunEmbedCacheTests
-// (embed/cache/sqlitecache, embed/cache/rediscache). A backend's test
+// cannot drift apart. They work like litestream's RunWithReplicaClient.
+// RunCatalogTests runs over catalog/sqlite and catalog/mysql. RunIndexTests
+// runs over index/embedded and index/milvus. RunEmbedCacheTests runs over
+// embed/cache/sqlitecache and embed/cache/rediscache. A backend's test
 // opens a fresh, empty store per subtest and hands it to the suite.
 package kbtest
 
@@ -21,8 +21,8 @@ import (
 )
 
 // RunCatalogTests runs the kb.Catalog contract. open is called once per
-// subtest and must return a new, empty catalog that nothing else uses (a
-// new file, a new database); the suite calls Init and Close itself.
+// subtest. It must return a new, empty catalog that nothing else uses, such
+// as a new file or a new database. The suite calls Init and Close itself.
 func RunCatalogTests(t *testing.T, open func(t *testing.T) kb.Catalog) {
 	tests := []struct {
 		name string
@@ -660,8 +660,8 @@ func catBytesOf(n int, unit string) string {
 	return s + strings.Repeat("x", n-len(s))
 }
 
-// testCatalogLongValues: values up to the minimum sizes are stored
-// exactly; longer ones are stored exactly or refused, never truncated.
+// testCatalogLongValues: values up to the minimum sizes are stored exactly.
+// Longer ones are stored exactly or refused, never truncated.
 func testCatalogLongValues(t *testing.T, c kb.Catalog) {
 	for _, tc := range []struct {
 		name string
@@ -850,7 +850,7 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 }
 
 // catalogAsBefore initialises c and runs stmts on its database, turning it
-// into a catalog as an older build left it; it skips catalogs that do not
+// into a catalog as an older build left it. It skips catalogs that do not
 // expose their database.
 func catalogAsBefore(t *testing.T, c kb.Catalog, stmts ...string) {
 	t.Helper()
@@ -870,9 +870,9 @@ func catalogAsBefore(t *testing.T, c kb.Catalog, stmts ...string) {
 }
 
 // testCatalogUpgradeSeedRecord: a catalog of a build before the chunking
-// and corpus columns of index_info passes Verify (they are a record for
-// people, not a reason to refuse a store) and gives records without them;
-// Init adds them, and a seed of this build fills them.
+// and corpus columns of index_info passes Verify and gives records without
+// them. Those columns are a record for people, not a reason to refuse a
+// store. Init adds them, and a seed of this build fills them.
 func testCatalogUpgradeSeedRecord(t *testing.T, c kb.Catalog) {
 	catalogAsBefore(t, c,
 		"ALTER TABLE index_info DROP COLUMN chunk_size",

@@ -17,10 +17,10 @@ type Lener interface {
 	Len(ctx context.Context) (int, error)
 }
 
-// RunEmbedCacheTests runs the kb.EmbedCache contract, which the SQLite
-// cache of the embedded default and the Redis cache of the server stack
-// both run, so they cannot drift apart. open must return a new, empty
-// cache each time it is called; the suite closes what open returns.
+// RunEmbedCacheTests runs the kb.EmbedCache contract. The SQLite cache of
+// the embedded default and the Redis cache of the server stack both run it,
+// so they cannot drift apart. open must return a new, empty cache each time
+// it is called. The suite closes what open returns.
 func RunEmbedCacheTests(t *testing.T, open func(t *testing.T) kb.EmbedCache) {
 	t.Helper()
 	ctx := context.Background()

@@ -15,15 +15,16 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// RunIndexTests runs the kb.Index contract. open is called once per subtest
-// and must return a new index that nothing else uses (a new directory, a
-// new collection) and that has not been Ensured; the suite calls Ensure and
-// Close itself. open should drop what it created in t.Cleanup.
+// RunIndexTests runs the kb.Index contract. open is called once per
+// subtest. It must return a new index that nothing else uses, such as a new
+// directory or a new collection, and that has not been Ensured. The suite
+// calls Ensure and Close itself. open should drop what it created in
+// t.Cleanup.
 //
-// The suite asserts membership and order of hits, never raw BM25 scores
-// (BM25 statistics differ between backends). The vectors are built so that
-// every expected order is known: the query is e0 and each chunk vector is
-// cos·e0 + √(1 − cos²)·e_axis.
+// The suite asserts membership and order of hits, never raw BM25 scores,
+// because BM25 statistics differ between backends. The vectors are built so
+// that every expected order is known. The query is e0 and each chunk vector
+// is cos·e0 + √(1 − cos²)·e_axis.
 func RunIndexTests(t *testing.T, open func(t *testing.T) kb.Index) {
 	t.Run("BeforeEnsure", func(t *testing.T) {
 		ix := open(t)
@@ -127,11 +128,11 @@ const (
 	ixScopeB = "kbt-b"
 )
 
-// ixFixture is the suite's corpus. In kbt-a the dense order for ixQuery is
-// alpha#0 (0.9), alpha#1 (0.7), shared#0 (0.6), beta#0 (0.5), gamma#0
-// (0.3), cjk#0 (0.1), zeta#0 (0), delta#0 (−0.2). Words only one chunk
-// has: quokka (zeta#0), inode (gamma#0), 连接池 (cjk#0). kbt-b has a chunk
-// with the same document id and evidence key as one in kbt-a.
+// ixFixture is the suite's corpus. In kbt-a the dense order for ixQuery,
+// with each cosine, is alpha#0 0.9, alpha#1 0.7, shared#0 0.6, beta#0 0.5,
+// gamma#0 0.3, cjk#0 0.1, zeta#0 0 and delta#0 −0.2. Some words only one
+// chunk has: quokka in zeta#0, inode in gamma#0 and 连接池 in cjk#0. kbt-b has
+// a chunk with the same document id and evidence key as one in kbt-a.
 func ixFixture() []kb.Chunk {
 	a, b := ixScopeA, ixScopeB
 	return []kb.Chunk{
@@ -244,8 +245,8 @@ func ixCheckDistances(t *testing.T, what string, hits []kb.Hit, q []float32, vec
 	}
 }
 
-// Cosine is the cosine similarity of a and b, in float64; 0 when either
-// is the zero vector.
+// Cosine is the cosine similarity of a and b, in float64. It is 0 when
+// either is the zero vector.
 func Cosine(a, b []float32) float64 {
 	var d, na, nb float64
 	for i := range a {
@@ -642,16 +643,16 @@ func testIndexBM25Words(t *testing.T, ix kb.Index) {
 		{"Rottnest", "kbt-a/zeta#0"}, // capitalised in the text
 		{"where is the inode?", "kbt-a/gamma#0"},
 	} {
-		// Dense top 2 is alpha#0, alpha#1; the BM25 top hit ties alpha#0
-		// at 1/61 and sorts after it by key.
+		// Dense top 2 is alpha#0, alpha#1. The BM25 top hit ties alpha#0 at
+		// 1/61 and sorts after it by key.
 		hits := ixSearch(t, ix, ixHybridReq(2, f, tt.text))
 		ixCheckKeys(t, fmt.Sprintf("hybrid %q", tt.text), hits, "kbt-a/alpha#0", tt.want)
 	}
 	// A word no chunk has adds nothing.
 	hits := ixSearch(t, ix, ixHybridReq(2, f, "xylophone"))
 	ixCheckKeys(t, "hybrid, unknown word", hits, "kbt-a/alpha#0", "kbt-a/alpha#1")
-	// A chunk in both the dense list (rank 4) and the BM25 list (rank 1)
-	// ranks first.
+	// A chunk at rank 4 of the dense list and rank 1 of the BM25 list ranks
+	// first.
 	hits = ixSearch(t, ix, ixHybridReq(4, f, "balancer"))
 	ixCheckKeys(t, "hybrid balancer", hits, "kbt-a/beta#0", "kbt-a/alpha#0", "kbt-a/alpha#1", "shared#0")
 	ixCheckScores(t, "hybrid balancer", hits, ixRRF(60, 4, 1), ixRRF(60, 1), ixRRF(60, 2), ixRRF(60, 3))
@@ -678,11 +679,11 @@ func testIndexRRFK(t *testing.T, ix kb.Index) {
 	ixCheckScores(t, "hybrid k=10", hits, ixRRF(10, 1), ixRRF(10, 1), ixRRF(10, 2))
 }
 
-// testIndexAnchoredFusion: dense list d0..d5 (cosines 0.95 down to 0.7);
-// d1..d4 also hold the query word, so plain RRF ranks them above d0 and
-// lets b, which only BM25 finds (cosine 0, outside the dense list), push
-// d5 out of the top 6. Anchored fusion keeps b out (it only shares a word)
-// and d0, the dense top 1, at rank 3.
+// testIndexAnchoredFusion: the dense list is d0..d5, with cosines from 0.95
+// down to 0.7. d1..d4 also hold the query word. So plain RRF ranks them
+// above d0 and lets b push d5 out of the top 6. Only BM25 finds b, which
+// has cosine 0 and is outside the dense list. Anchored fusion keeps b out,
+// because it only shares a word. It keeps d0, the dense top 1, at rank 3.
 func testIndexAnchoredFusion(t *testing.T, ix kb.Index) {
 	const scope = "kbt-fuse"
 	f := kb.Filter{KBScope: scope}

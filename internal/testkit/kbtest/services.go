@@ -29,9 +29,9 @@ func ServiceEnv(t testing.TB, name string) string {
 }
 
 // RequiredEnv returns the value of the environment variable name. When it
-// is not set the test is skipped, saying how to set it (how), or fails
-// when the variable require is 1 (CI), so a test cannot be skipped
-// silently.
+// is not set the test is skipped, saying how to set it with how. It fails
+// instead when the variable require is 1, as in CI, so a test cannot be
+// skipped silently.
 func RequiredEnv(t testing.TB, name, require, how string) string {
 	t.Helper()
 	if v := os.Getenv(name); v != "" {
@@ -44,11 +44,12 @@ func RequiredEnv(t testing.TB, name, require, how string) string {
 	return ""
 }
 
-// ModelBase returns the directory to pass as RAG_MODEL_DIR so a child
-// process (a testscript, whose HOME is not the user's) finds the model
-// `make models` installed: the parent of usem3.ModelDir(). Without the
-// model the test is skipped, saying how to install it, or fails when
-// RAG_REQUIRE_MODEL=1 (CI), so model tests cannot be skipped silently.
+// ModelBase returns the directory to pass as RAG_MODEL_DIR so that a child
+// process finds the model `make models` installed. Such a child is a
+// testscript, whose HOME is not the user's. The directory is the parent of
+// usem3.ModelDir(). Without the model the test is skipped, saying how to
+// install it. It fails instead when RAG_REQUIRE_MODEL=1, as in CI, so model
+// tests cannot be skipped silently.
 func ModelBase(t testing.TB) string {
 	t.Helper()
 	if base := ModelBaseIfPresent(); base != "" {
@@ -86,8 +87,8 @@ func RandomName(prefix string) string {
 }
 
 // testName matches the names RandomName gives with the prefixes the tests
-// use ("ragbaseline_test_", "t_", "t_lookup_"), and the names of earlier
-// builds, which had no time ("t_9f8e7d6c5b4a").
+// use, "ragbaseline_test_", "t_" and "t_lookup_". It also matches the names
+// of earlier builds, which had no time, such as "t_9f8e7d6c5b4a".
 var testName = regexp.MustCompile(`^(?:ragbaseline_test_|t_|t_lookup_)(?:([0-9]{10})_)?[0-9a-f]{12}$`)
 
 // Stale reports whether name is a test database or collection left over
@@ -184,7 +185,7 @@ func FreshMySQL(t testing.TB) string {
 	name := RandomName("ragbaseline_test_")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	// The name is made of hex digits here; identifiers cannot be bound.
+	// The name is made of hex digits here. Identifiers cannot be bound.
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
 		db.Close()
 		t.Fatalf("create test database: %v", err)

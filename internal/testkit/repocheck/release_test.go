@@ -154,10 +154,15 @@ func TestDockerfile(t *testing.T) {
 			if !strings.Contains(in.raw, "go build") {
 				continue
 			}
-			if !strings.Contains(in.raw, "CGO_ENABLED=0") || !strings.Contains(in.raw, "-trimpath") {
-				t.Errorf("%s: go build without CGO_ENABLED=0 and -trimpath", where)
+			for _, want := range []string{"CGO_ENABLED=0", "-trimpath"} {
+				if !strings.Contains(in.raw, want) {
+					t.Errorf("%s: go build without %s", where, want)
+				}
 			}
-			if _, ok := args["VERSION"]; !ok || !strings.Contains(in.raw, "-X main.version=${VERSION}") {
+			if _, ok := args["VERSION"]; !ok {
+				t.Errorf("%s: go build without an ARG VERSION before it", where)
+			}
+			if !strings.Contains(in.raw, "-X main.version=${VERSION}") {
 				t.Errorf("%s: go build does not set main.version from ARG VERSION", where)
 			}
 			for i, a := range in.args {
@@ -231,11 +236,16 @@ func TestGitHubActionsExample(t *testing.T) {
 	if _, ok := w.On["pull_request"]; !ok {
 		t.Error("the workflow does not run on pull_request")
 	}
-	if w.Permissions["pull-requests"] != "write" || w.Permissions["checks"] != "write" {
-		t.Errorf("permissions %v: the comment needs pull-requests: write, the JUnit check checks: write", w.Permissions)
+	if got := w.Permissions["pull-requests"]; got != "write" {
+		t.Errorf("permissions pull-requests: %q, want write for the comment", got)
 	}
-	if w.Env["SET"] == "" || w.Env["RAGBASELINE_VERSION"] == "" {
-		t.Errorf("env %v: want SET and RAGBASELINE_VERSION", w.Env)
+	if got := w.Permissions["checks"]; got != "write" {
+		t.Errorf("permissions checks: %q, want write for the JUnit check", got)
+	}
+	for _, name := range []string{"SET", "RAGBASELINE_VERSION"} {
+		if w.Env[name] == "" {
+			t.Errorf("env %v: want %s", w.Env, name)
+		}
 	}
 	var all strings.Builder
 	var uses []string

@@ -1,16 +1,16 @@
 // Package rungen writes reproducible synthetic TREC qrels and runs of
-// systems of known, different quality over the same queries: the input of
-// rag-eval trec-compare's benchmark and of the README's worked comparison
-// (the command tools/rungen).
+// systems of known, different quality over the same queries. They are the
+// input of rag-eval trec-compare's benchmark and of the README's worked
+// comparison. The command tools/rungen writes them.
 //
-// Query i (1-based) is "q<i>" with Docs candidate documents "q<i>-d<j>".
-// Each candidate's grade is 0 (70%), 1 (15%), 2 (10%) or 3 (5%); the qrels
-// judge every candidate of grade ≥ 1 and the first 20 of grade 0. Run s
-// retrieves every candidate of every query with the score
-// Skills[s]·grade + ε, ε standard normal, printed with 9 decimals (so no
-// two scores of a query tie in practice), tagged "run<s+1>" unless Names
-// says otherwise. A higher skill ranks relevant documents higher. The same
-// Config always gives the same bytes.
+// Query i, from 1, is "q<i>" with Docs candidate documents "q<i>-d<j>".
+// Each candidate's grade is 0 for 70% of them, 1 for 15%, 2 for 10% and 3
+// for 5%. The qrels judge every candidate of grade ≥ 1 and the first 20 of
+// grade 0. Run s retrieves every candidate of every query with the score
+// Skills[s]·grade + ε, ε standard normal. Scores are printed with 9
+// decimals, so no two scores of a query tie in practice. A run is tagged
+// "run<s+1>" unless Names says otherwise. A higher skill ranks relevant
+// documents higher. The same Config always gives the same bytes.
 package rungen
 
 import (

@@ -31,14 +31,21 @@ func TestSameConfigSameBytes(t *testing.T) {
 	c := Config{Seed: 4, Queries: 20, Docs: 10, Skills: []float64{0.5, 1}, Names: []string{"bm25"}}
 	q1, r1 := write(t, c)
 	q2, r2 := write(t, c)
-	if q1 != q2 || r1[0] != r2[0] || r1[1] != r2[1] {
-		t.Fatal("two writes of the same config differ")
+	if q1 != q2 {
+		t.Fatal("two writes of the same config give different qrels")
+	}
+	for i := range r1 {
+		if r1[i] != r2[i] {
+			t.Fatalf("two writes of the same config give different run %d", i)
+		}
 	}
 	if n := strings.Count(r1[0], "\n"); n != 200 {
 		t.Fatalf("run has %d lines, want 20 queries × 10 documents", n)
 	}
-	if !strings.HasSuffix(strings.SplitN(r1[0], "\n", 2)[0], " bm25") || !strings.HasSuffix(strings.SplitN(r1[1], "\n", 2)[0], " run2") {
-		t.Fatalf("tags: %q, %q", strings.SplitN(r1[0], "\n", 2)[0], strings.SplitN(r1[1], "\n", 2)[0])
+	for i, tag := range []string{"bm25", "run2"} {
+		if first, _, _ := strings.Cut(r1[i], "\n"); !strings.HasSuffix(first, " "+tag) {
+			t.Fatalf("run %d: first line %q, want it to end with the tag %s", i, first, tag)
+		}
 	}
 	if q3, _ := write(t, Config{Seed: 5, Queries: 20, Docs: 10, Skills: []float64{1}}); q3 == q1 {
 		t.Fatal("another seed gives the same qrels")

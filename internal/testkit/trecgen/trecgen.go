@@ -1,14 +1,15 @@
 // Package trecgen writes random but reproducible TREC qrels and run files
-// for benchmarks and for cross-checking package metrics against trec_eval
-// (the command tools/trecgen, scripts/bench_trec.py).
+// for benchmarks and for cross-checking package metrics against trec_eval.
+// The command tools/trecgen and scripts/bench_trec.py use it.
 //
-// The files exercise what matters to trec_eval's semantics: graded
-// judgments 0-3 (grade 0 = judged non-relevant), judged documents that are
-// not retrieved, retrieved documents that are not judged, heavily tied
-// scores (so the docno tie-break decides ranks), a rank column that
-// disagrees with the scores, result lines in random order within a query,
-// query ids whose byte order differs from their numeric order, run queries
-// without judgments, judged queries without results, and queries without any
+// The files exercise what matters to trec_eval's semantics. They have
+// graded judgments 0-3, where grade 0 is judged non-relevant. They have
+// judged documents that are not retrieved and retrieved documents that are
+// not judged. They have heavily tied scores, so the docno tie-break decides
+// ranks. They have a rank column that disagrees with the scores and result
+// lines in random order within a query. They have query ids whose byte
+// order differs from their numeric order. They have run queries without
+// judgments, judged queries without results, and queries without any
 // relevant document. The same Config always gives the same bytes.
 package trecgen
 
@@ -50,9 +51,9 @@ func Write(qrels, run io.Writer, c Config) error {
 	qw := bufio.NewWriterSize(qrels, 1<<20)
 	rw := bufio.NewWriterSize(run, 1<<20)
 
-	// Query i is "q<i>"; the run lists queries in numeric order (not byte
-	// order). 2% of the run's queries have no judgments, and 2% more
-	// judged queries have no results.
+	// Query i is "q<i>". The run lists queries in numeric order, not byte
+	// order. 2% of the run's queries have no judgments, and 2% more judged
+	// queries have no results.
 	extra := c.Queries / 50
 	var line []byte
 	docs := make([]string, 0, c.Docs)
@@ -101,8 +102,8 @@ func Write(qrels, run io.Writer, c Config) error {
 		if !judged {
 			continue
 		}
-		// About 60% of the judgments are retrieved documents, the rest are
-		// not retrieved; 1% of the queries have no relevant document.
+		// About 60% of the judgments are retrieved documents, and the rest
+		// are not retrieved. 1% of the queries have no relevant document.
 		allZero := rng.IntN(100) == 0
 		for j := 0; j < c.Judged; j++ {
 			var d string

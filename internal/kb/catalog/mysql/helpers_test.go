@@ -85,7 +85,7 @@ type proxy struct {
 	frozen   atomic.Bool
 	dead     atomic.Bool
 	commands atomic.Int64 // client commands since the last arm
-	cutAt    atomic.Int64 // cut before this command; 0: never
+	cutAt    atomic.Int64 // cut before this command, 0 for never
 	cuts     atomic.Int64 // how many times a cut fired
 }
 
@@ -169,8 +169,9 @@ func (p *proxy) toClient(client, server net.Conn) {
 	}
 }
 
-// toServer forwards the client's stream packet by packet (3-byte length,
-// 1-byte sequence number); a packet with sequence 0 starts a command.
+// toServer forwards the client's stream packet by packet, each with a
+// 3-byte length and a 1-byte sequence number. A packet with sequence 0
+// starts a command.
 func (p *proxy) toServer(client, server net.Conn) {
 	defer server.Close()
 	defer client.Close()

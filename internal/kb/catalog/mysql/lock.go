@@ -36,19 +36,19 @@ func (e *SeedLockedError) Error() string {
 // wait_timeout, a proxy's idle timeout).
 var ErrSeedLockLost = errors.New("the seed lock was lost (its database connection closed); rerun rag-seed")
 
-// LockSeed takes the advisory lock of seeding collection from this database
-// (MySQL/MariaDB GET_LOCK on the hash of the database and collection
-// names), so two seeds never interleave their writes. Every seed of one
-// database and collection takes it, whatever its kbScope: a --recreate
-// drops the collection every kbScope shares. A second seed waits, calling
-// waiting once if the lock is taken, for up to wait, then fails with a
-// *SeedLockedError.
+// LockSeed takes the advisory lock of seeding collection from this
+// database, so two seeds never interleave their writes. The lock is
+// MySQL/MariaDB GET_LOCK on the hash of the database and collection names.
+// Every seed of one database and collection takes it, whatever its kbScope,
+// because a --recreate drops the collection every kbScope shares. A second
+// seed waits for up to wait, calling waiting once if the lock is taken,
+// then fails with a *SeedLockedError.
 //
-// The lock is held by a connection of its own, with a long wait_timeout,
-// and released by unlock, or by the server when the process dies. The
-// returned context is ctx, cancelled with ErrSeedLockLost as its cause if
-// the lock is found not held any more (checked every 10 s): the seed stops
-// instead of going on unprotected.
+// The lock is held by a connection of its own, with a long wait_timeout. It
+// is released by unlock, or by the server when the process dies. The
+// returned context is ctx. It is cancelled with ErrSeedLockLost as its
+// cause if the lock is found not held any more, which is checked every 10
+// s. So the seed stops instead of going on unprotected.
 func (c *Catalog) LockSeed(ctx context.Context, collection string, wait time.Duration, waiting func()) (held context.Context, unlock func() error, err error) {
 	conn, err := c.DB().Conn(ctx)
 	if err != nil {

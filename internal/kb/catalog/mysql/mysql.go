@@ -1,18 +1,17 @@
-// Package mysql is the catalog of the server stack: kb.Catalog in
-// MySQL 8 or MariaDB 10.5+, through github.com/go-sql-driver/mysql. All
-// SQL is shared with the SQLite backend in package sqlcatalog; the tables
-// are those of deploy/mysql/schema.sql, which a test keeps equal to
-// SchemaSQL.
+// Package mysql is the catalog of the server stack: kb.Catalog in MySQL 8
+// or MariaDB 10.5+, through github.com/go-sql-driver/mysql. All SQL is
+// shared with the SQLite backend in package sqlcatalog. The tables are
+// those of deploy/mysql/schema.sql, which a test keeps equal to SchemaSQL.
 //
-// The DSN is the driver's (user:password@tcp(host:port)/dbname?params) and
-// must name a database, which must exist; Init creates the tables. Open
-// overrides some settings, whatever the DSN says: the connection speaks
-// utf8mb4 (collation utf8mb4_bin), statements are prepared on the server
-// (interpolateParams off, so values never become SQL text) and one query
-// is one statement (multiStatements off). Unless the DSN sets them, the
-// dial timeout is 10 s and the read and write timeouts 30 s, so a server
-// that stops answering is an error, not a hang. Write transactions run at
-// READ COMMITTED.
+// The DSN is the driver's, user:password@tcp(host:port)/dbname?params. It
+// must name a database, which must exist, and Init creates the tables. Open
+// overrides some settings, whatever the DSN says. The connection speaks
+// utf8mb4 with the collation utf8mb4_bin. Statements are prepared on the
+// server, with interpolateParams off, so values never become SQL text. One
+// query is one statement, with multiStatements off. Unless the DSN sets
+// them, the dial timeout is 10 s and the read and write timeouts 30 s. So a
+// server that stops answering is an error, not a hang. Write transactions
+// run at READ COMMITTED.
 //
 // No error or message of this package contains the DSN's password.
 package mysql
@@ -93,8 +92,8 @@ func Open(dsn string) (*Catalog, error) {
 	}
 	cfg.InterpolateParams = false
 	cfg.MultiStatements = false
-	// The driver would log lost connections to stderr; they are returned
-	// as errors instead.
+	// The driver would log lost connections to stderr. They are returned as
+	// errors instead.
 	cfg.Logger = &mysql.NopLogger{}
 	if err := cfg.Apply(mysql.Charset("utf8mb4", "utf8mb4_bin")); err != nil {
 		return nil, fmt.Errorf("mysql catalog: %w", err)
@@ -122,8 +121,8 @@ func Open(dsn string) (*Catalog, error) {
 	})}, nil
 }
 
-// CheckDSN reports, without connecting, whether dsn is a DSN Open can use;
-// the error never shows the password.
+// CheckDSN reports, without connecting, whether dsn is a DSN Open can use.
+// The error never shows the password.
 func CheckDSN(dsn string) error {
 	_, err := parseDSN(dsn)
 	return err
@@ -180,8 +179,8 @@ func explain(cfg *mysql.Config, err error) error {
 
 // RedactDSN returns dsn with its password replaced by "***". A DSN that
 // does not parse is masked from its first ':' to the last '@' that is
-// followed by an address ("tcp(", "unix(", "/"), or to its end if there is
-// none: wherever the password is, it is masked.
+// followed by an address, such as "tcp(", "unix(" or "/". Without such an
+// '@' it is masked to its end. Wherever the password is, it is masked.
 func RedactDSN(dsn string) string {
 	start, end, ok := passwordSpan(dsn)
 	if !ok {

@@ -319,7 +319,7 @@ func proxied(t *testing.T, edit func(*drv.Config)) (c, direct *mysql.Catalog, p 
 }
 
 // TestServerStopsMidSeed: the server goes away between two writes of a
-// seed. The next call fails fast with a clear error; a rerun against the
+// seed. The next call fails fast with a clear error. A rerun against the
 // server converges.
 func TestServerStopsMidSeed(t *testing.T) {
 	c, direct, p, _ := proxied(t, nil)
@@ -356,8 +356,14 @@ func TestServerStopsMidSeed(t *testing.T) {
 
 	// A rerun converges: b is indexing, so it is indexed again.
 	s := readState(t, direct, "s")
-	if len(s.docs) != 2 || s.docs[0].Status != kb.StatusReady || s.docs[1].Status != kb.StatusIndexing {
-		t.Fatalf("after the stop: %+v", s.docs)
+	if len(s.docs) != 2 {
+		t.Fatalf("after the stop: %d documents, want 2: %+v", len(s.docs), s.docs)
+	}
+	if s.docs[0].Status != kb.StatusReady {
+		t.Fatalf("after the stop: document a is %s, want %s", s.docs[0].Status, kb.StatusReady)
+	}
+	if s.docs[1].Status != kb.StatusIndexing {
+		t.Fatalf("after the stop: document b is %s, want %s", s.docs[1].Status, kb.StatusIndexing)
 	}
 	for _, d := range []kb.Document{a, b} {
 		if err := direct.BeginIndexing(bg, d, kbtest.CatalogChunks(d, 3, "v2")); err != nil {
@@ -367,15 +373,21 @@ func TestServerStopsMidSeed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s := readState(t, direct, "s"); s.chunks != 6 || len(s.docs) != 2 || s.docs[1].Status != kb.StatusReady {
-		t.Errorf("after the rerun: %+v", s)
+	s = readState(t, direct, "s")
+	if s.chunks != 6 {
+		t.Errorf("after the rerun: %d chunks, want 6", s.chunks)
+	}
+	if len(s.docs) != 2 {
+		t.Errorf("after the rerun: %d documents, want 2: %+v", len(s.docs), s.docs)
+	} else if s.docs[1].Status != kb.StatusReady {
+		t.Errorf("after the rerun: document b is %s, want %s", s.docs[1].Status, kb.StatusReady)
 	}
 }
 
-// TestConnectionCutInTransaction cuts the connection before each command
-// of BeginIndexing in turn, then of MarkReady and DeleteDocument: every
-// call either fails and leaves the catalog as it was, or succeeds
-// completely; a rerun converges.
+// TestConnectionCutInTransaction cuts the connection before each command of
+// BeginIndexing in turn, then of MarkReady and DeleteDocument. Every call
+// either fails and leaves the catalog as it was, or succeeds completely. A
+// rerun converges.
 func TestConnectionCutInTransaction(t *testing.T) {
 	c, direct, p, _ := proxied(t, nil)
 	old := kbtest.CatalogDoc("s", "doc")
@@ -475,8 +487,11 @@ func TestConnectionCutInTransaction(t *testing.T) {
 			}
 			return
 		}
-		if docs[0].Status != kb.StatusIndexing || docs[0].ContentHash != "" {
-			t.Fatalf("MarkReady failed (%v) but the document is %+v", err, docs[0])
+		if docs[0].Status != kb.StatusIndexing {
+			t.Fatalf("MarkReady failed (%v) but the document is %s, want %s", err, docs[0].Status, kb.StatusIndexing)
+		}
+		if docs[0].ContentHash != "" {
+			t.Fatalf("MarkReady failed (%v) but the document has content hash %q, want none", err, docs[0].ContentHash)
 		}
 		if err := c.MarkReady(bg, "s", updated.DocID, updated.ContentHash); err != nil {
 			t.Fatalf("rerun: %v", err)
@@ -520,8 +535,8 @@ func TestServerFreezes(t *testing.T) {
 	t.Logf("read timeout: %v", err)
 
 	p.frozen.Store(false)
-	// The document is still indexing (or, had the UPDATE reached the
-	// server, ready); a rerun converges.
+	// The document is still indexing, or ready had the UPDATE reached the
+	// server. A rerun converges.
 	if err := direct.BeginIndexing(bg, doc, kbtest.CatalogChunks(doc, 2, "v")); err != nil {
 		t.Fatal(err)
 	}

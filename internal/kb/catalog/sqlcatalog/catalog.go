@@ -20,9 +20,9 @@ type Options struct {
 	// Label names the store at the start of every error, e.g.
 	// "sqlite catalog .ragbaseline/catalog.db". It must not hold a secret.
 	Label string
-	// SerializeWrites runs one write at a time in this process, waiting
-	// for the previous one or for the context (SQLite has one writer per
-	// file; readers are not held up).
+	// SerializeWrites runs one write at a time in this process, waiting for
+	// the previous one or for the context. SQLite has one writer per file.
+	// Readers are not held up.
 	SerializeWrites bool
 	// Explain, if set, may rewrite an error of the database before it is
 	// wrapped (to say that a connection was lost, for example). It must
@@ -69,7 +69,7 @@ func (c *Catalog) Close() error { return c.db.Close() }
 type SourceConflictError struct {
 	KBScope, Source string
 	DocID           string // the document being indexed
-	Holder          string // the document that has the source; "" if unknown
+	Holder          string // the document that has the source, "" if unknown
 }
 
 func (e *SourceConflictError) Error() string {
@@ -111,9 +111,9 @@ const (
 	maxRowsPerInsert = 500
 )
 
-// Init creates the tables and indexes if they do not exist and records
-// the schema version; a catalog of another version is an error.
-// Idempotent.
+// Init creates the tables and indexes if they do not exist and records the
+// schema version. A catalog of another version is an error. Init is
+// idempotent.
 func (c *Catalog) Init(ctx context.Context) error {
 	unlock, err := c.lockWrite(ctx)
 	if err != nil {
@@ -468,9 +468,9 @@ func (c *Catalog) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// insertRows inserts len(args)/ncols rows with multi-row INSERTs of at
-// most maxRowsPerInsert rows. head is a constant "INSERT INTO t (cols)
-// VALUES "; only placeholders are added to it.
+// insertRows inserts len(args)/ncols rows with multi-row INSERTs of at most
+// maxRowsPerInsert rows. head is a constant "INSERT INTO t (cols) VALUES ".
+// Only placeholders are added to it.
 func insertRows(ctx context.Context, tx *sql.Tx, head string, ncols int, args []any) error {
 	row := "(?" + strings.Repeat(", ?", ncols-1) + ")"
 	per := maxRowsPerInsert * ncols

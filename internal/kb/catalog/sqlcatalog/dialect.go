@@ -2,10 +2,10 @@ package sqlcatalog
 
 import "database/sql"
 
-// Dialect is everything that differs between the SQL backends. Both
-// drivers take "?" placeholders, so the statements themselves are shared;
-// only column types, table options, the "insert unless it exists" form
-// and the recognition of a duplicate-key error differ.
+// Dialect is everything that differs between the SQL backends. Both drivers
+// take "?" placeholders, so the statements themselves are shared. Only
+// column types, table options, the "insert unless it exists" form and the
+// recognition of a duplicate-key error differ.
 type Dialect struct {
 	// Name is the backend's name in messages: "sqlite", "mysql".
 	Name string
@@ -21,9 +21,9 @@ type Dialect struct {
 	IntType string
 	// TableOptions follow the closing parenthesis of CREATE TABLE.
 	TableOptions string
-	// InlineIndexes declares secondary indexes inside CREATE TABLE
-	// (MySQL, which has no CREATE INDEX IF NOT EXISTS) instead of as
-	// separate CREATE INDEX IF NOT EXISTS statements (SQLite).
+	// InlineIndexes declares secondary indexes inside CREATE TABLE, for
+	// MySQL, which has no CREATE INDEX IF NOT EXISTS. Without it they are
+	// separate CREATE INDEX IF NOT EXISTS statements, as for SQLite.
 	InlineIndexes bool
 	// IgnoreDuplicate ends an INSERT so that a row whose key already
 	// exists is skipped, and every other error is still an error
@@ -39,7 +39,7 @@ type Dialect struct {
 	// IsNoColumn reports whether err says a column does not exist (a
 	// catalog of an older build, before Init adds the column).
 	IsNoColumn func(err error) bool
-	// WriteTx are the options of write transactions; nil for the
-	// driver's default.
+	// WriteTx are the options of write transactions, nil for the driver's
+	// default.
 	WriteTx *sql.TxOptions
 }

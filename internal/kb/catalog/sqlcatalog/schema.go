@@ -8,9 +8,9 @@ import (
 )
 
 // Size limits, in bytes of UTF-8. They are checked in Go before anything is
-// written, so both backends reject the same values with the same message
-// (SQLite would store anything; MySQL would refuse or, in a lax sql_mode,
-// truncate).
+// written, so both backends reject the same values with the same message.
+// SQLite would store anything. MySQL would refuse, or truncate in a lax
+// sql_mode.
 const (
 	MaxKBScope     = 255
 	MaxDocID       = 512
@@ -93,10 +93,10 @@ var tables = []table{
 		unique:     []index{{"documents_scope_source", []string{"kb_scope", "source"}}},
 	},
 	{
-		// l0_terms holds the keywords, aliases and title of every
-		// document, ready or not; L0Terms joins documents to keep the
-		// ready ones. source and category are copies of the document's,
-		// written in the same transaction.
+		// l0_terms holds the keywords, aliases and title of every document,
+		// ready or not. L0Terms joins documents to keep the ready ones.
+		// source and category are copies of the document's, written in the
+		// same transaction.
 		name: "l0_terms",
 		cols: []column{
 			{"kb_scope", colKey, MaxKBScope},
@@ -107,8 +107,8 @@ var tables = []table{
 			{"source", colKey, MaxSource},
 			{"category", colText, 0},
 		},
-		// The index's leading column serves lookups by kb_scope; the
-		// second serves the per-document replace and delete.
+		// The index's leading column serves lookups by kb_scope. The second
+		// serves the per-document replace and delete.
 		indexes:     []index{{"l0_terms_scope_doc", []string{"kb_scope", "doc_id"}}},
 		foreignKeys: []foreignKey{{"l0_terms_document", []string{"kb_scope", "doc_id"}, "documents", []string{"kb_scope", "doc_id"}}},
 	},
@@ -130,11 +130,11 @@ var tables = []table{
 		foreignKeys: []foreignKey{{"chunks_document", []string{"kb_scope", "doc_id"}, "documents", []string{"kb_scope", "doc_id"}}},
 	},
 	{
-		// index_info records the embedder and dimension of a kbScope's
-		// vectors, the format of its evidence keys, the chunk sizes and
-		// the corpus fingerprint (kb.IndexInfo), written by a seed that
-		// completed. A catalog of an older build gains the table, and the
-		// columns added since (addedColumns), at its next Init.
+		// index_info records, as kb.IndexInfo, the embedder and dimension
+		// of a kbScope's vectors, the format of its evidence keys, the
+		// chunk sizes and the corpus fingerprint. A seed that completed
+		// writes it. A catalog of an older build gains the table, and the
+		// columns added since in addedColumns, at its next Init.
 		name: "index_info",
 		cols: []column{
 			{"kb_scope", colKey, MaxKBScope},
@@ -150,12 +150,12 @@ var tables = []table{
 	},
 }
 
-// addedColumn is a column added to a table of an earlier build: Init adds
+// addedColumn is a column added to a table of an earlier build. Init adds
 // it to a catalog that lacks it, with def as the value of the rows it
-// already has. Verify refuses such a catalog (no rag-seed has run on it
-// since) rather than misread it, unless the column is optional: a record
-// for people (the chunking and corpus of a seed) that a reading command
-// does without.
+// already has. Verify refuses such a catalog rather than misread it, since
+// no rag-seed has run on it since. It does not when the column is optional.
+// An optional column is a record for people that a reading command does
+// without, such as the chunking and corpus of a seed.
 type addedColumn struct {
 	table, column string
 	kind          colKind // colInt or colKey

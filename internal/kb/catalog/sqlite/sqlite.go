@@ -1,27 +1,27 @@
 // Package sqlite is the catalog of the embedded default: kb.Catalog in a
-// SQLite file under the data dir, through the pure-Go driver
-// modernc.org/sqlite (driver name "sqlite", no cgo). All SQL is shared
-// with the MySQL backend in package sqlcatalog.
+// SQLite file under the data dir. It goes through the pure-Go driver
+// modernc.org/sqlite, with the driver name "sqlite" and no cgo. All SQL is
+// shared with the MySQL backend in package sqlcatalog.
 //
 // Every connection sets busy_timeout 5000 ms, journal_mode WAL,
 // foreign_keys on and synchronous NORMAL, and begins write transactions
-// IMMEDIATE. Writes in this process go one at a time through the
-// catalog's write semaphore (sqlcatalog.Options.SerializeWrites), so they
-// never race each other for SQLite's single write lock; reads use the
-// pool and, in WAL mode, run beside a write. A writer in another process
-// or on another handle (the embedding cache in the same file) waits up to
-// the busy timeout.
+// IMMEDIATE. Writes in this process go one at a time through the catalog's
+// write semaphore, sqlcatalog.Options.SerializeWrites. So they never race
+// each other for SQLite's single write lock. Reads use the pool and, in WAL
+// mode, run beside a write. A writer in another process or on another
+// handle waits up to the busy timeout. The embedding cache in the same file
+// is such a handle.
 //
-// synchronous NORMAL (the usual setting with WAL) makes a commit atomic
-// and durable against a crash of the process: a killed rag-seed loses
-// nothing it committed. A power loss or OS crash may roll back the last
-// commits, leaving the database consistent: a lost BeginIndexing or
-// MarkReady leaves a document with its old hash or Indexing, which the
-// next rag-seed re-indexes; a lost DeleteDocument brings back a pruned
-// document, which the next rag-seed --prune removes again. FULL (an fsync
-// per commit) measured 3.5 to 4 times slower on a busy disk (about 300
-// against 1,200 documents of 20 chunks per second), close to the seed's
-// whole budget of 5,000 chunks/s.
+// synchronous NORMAL, the usual setting with WAL, makes a commit atomic and
+// durable against a crash of the process. A killed rag-seed loses nothing
+// it committed. A power loss or OS crash may roll back the last commits,
+// leaving the database consistent. A lost BeginIndexing or MarkReady leaves
+// a document with its old hash or Indexing, which the next rag-seed
+// re-indexes. A lost DeleteDocument brings back a pruned document, which
+// the next rag-seed --prune removes again. FULL, an fsync per commit,
+// measured 3.5 to 4 times slower on a busy disk. That was about 300 against
+// 1,200 documents of 20 chunks per second, close to the seed's whole budget
+// of 5,000 chunks/s.
 package sqlite
 
 import (

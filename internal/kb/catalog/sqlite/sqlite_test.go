@@ -64,8 +64,14 @@ func TestPersistsAcrossOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 1 || docs[0].Status != kb.StatusReady || docs[0].ChunkCount != 3 {
-		t.Fatalf("after reopening: %+v", docs)
+	if len(docs) != 1 {
+		t.Fatalf("after reopening: %d documents, want 1: %+v", len(docs), docs)
+	}
+	if docs[0].Status != kb.StatusReady {
+		t.Errorf("after reopening: status %s, want %s", docs[0].Status, kb.StatusReady)
+	}
+	if docs[0].ChunkCount != 3 {
+		t.Errorf("after reopening: %d chunks, want 3", docs[0].ChunkCount)
 	}
 
 	for pragma, want := range map[string]string{
@@ -81,8 +87,8 @@ func TestPersistsAcrossOpen(t *testing.T) {
 	}
 }
 
-// TestTwoHandlesOneFile: two catalogs on one file (two processes, or the
-// catalog and the embedding cache) write at once; the busy timeout and
+// TestTwoHandlesOneFile: two catalogs on one file write at once, as two
+// processes or the catalog and the embedding cache do. The busy timeout and
 // immediate transactions keep both going.
 func TestTwoHandlesOneFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "catalog.db")

@@ -1,85 +1,89 @@
-// Package local is the deterministic lexical embedder "local-hash-v1"
-// (--embedder local; the embedded default until use-multilingual-v3): hashed word and character n-gram features, signed into a
-// fixed number of dimensions and L2-normalised. It needs no model file, no
-// network and no GPU, and the same text gives the same bytes on every
-// machine, so fixtures frozen on one machine are reproducible on any other.
+// Package local is the deterministic lexical embedder "local-hash-v1",
+// chosen by --embedder local. It was the embedded default until
+// use-multilingual-v3. It hashes word and character n-gram features, signs
+// them into a fixed number of dimensions and L2-normalises the result. It
+// needs no model file, no network and no GPU. The same text gives the same
+// bytes on every machine, so fixtures frozen on one machine are
+// reproducible on any other.
 //
 // # Features
 //
-// A text is tokenised with textnorm.Tokens, which normalises it first
-// (NFKC, full case folding, trim) and gives the same tokens BM25 indexes, so
-// "matches" means the same thing in dense and BM25 search. The tokens yield
-// two groups of features:
+// A text is tokenised with textnorm.Tokens, which first normalises it by
+// NFKC, full case folding and trimming. Those are the tokens BM25 indexes,
+// so "matches" means the same thing in dense and BM25 search. The tokens
+// yield two groups of features:
 //
-//   - Word features, one per token: each maximal run of letters, digits and
-//     '_' outside CJK scripts is one token, and each run of CJK characters
-//     gives its characters (unigrams) and adjacent pairs (bigrams).
+//   - Word features, one per token. Each maximal run of letters, digits and
+//     '_' outside CJK scripts is one token. Each run of CJK characters gives
+//     its characters as unigrams and its adjacent pairs as bigrams.
 //     "连接池满了 too many" gives 连 接 池 满 了 连接 接池 池满 满了 too many.
-//     A token weighs WordWeight, except a CJK unigram, CJKUnigramWeight (a
-//     single Han character carries little meaning on its own), and a
-//     stopword (English function words, Chinese function characters such as
-//     的 了 是), StopWeight, and gives no 3-grams: without corpus statistics
-//     (IDF) these would make any two texts look alike.
-//   - Character 3-gram features over the normalised text, weight
-//     GramWeight: for each word run, the 3-grams of the run padded with one
-//     space each side (" pool " gives " po", "poo", "ool", "ol "), so
-//     "connection" and "connections" share most features; for each CJK run
-//     of three or more characters, its 3-grams ("连接池满" gives 连接池,
-//     接池满). A 3-gram never crosses a separator or the boundary between a
-//     CJK run and a word run. The runs are read off the token stream (a word
-//     token is a word run; a CJK run's unigrams come before its bigrams), so
-//     the text is normalised and scanned once; TestFeaturesMatchReference
-//     and FuzzFeatures check this against a direct scan of the normalised
-//     text.
+//     A token weighs WordWeight, with two exceptions. A CJK unigram weighs
+//     CJKUnigramWeight, because a single Han character carries little
+//     meaning on its own. A stopword weighs StopWeight and gives no
+//     3-grams, because without corpus statistics such as IDF stopwords would
+//     make any two texts look alike. Stopwords are English function words
+//     and Chinese function characters such as 的 了 是.
+//   - Character 3-gram features over the normalised text, of weight
+//     GramWeight. Each word run gives the 3-grams of the run padded with one
+//     space each side, so that "connection" and "connections" share most
+//     features: " pool " gives " po", "poo", "ool" and "ol ". Each CJK run
+//     of three or more characters gives its 3-grams: "连接池满" gives 连接池
+//     and 接池满. A 3-gram never crosses a separator or the boundary between
+//     a CJK run and a word run. The runs are read off the token stream, so
+//     the text is normalised and scanned once. A word token is a word run,
+//     and a CJK run's unigrams come before its bigrams.
+//     TestFeaturesMatchReference and FuzzFeatures check this against a
+//     direct scan of the normalised text.
 //
 // Feature weights were chosen on the example excerpts and golden queries of
-// eval/rag-retrieval (true match 0.25–0.6, unrelated text below 0.15; see
-// TestSimilarity).
+// eval/rag-retrieval. There a true match scores 0.25–0.6 and unrelated text
+// below 0.15, as TestSimilarity checks.
 //
 // # Hashing
 //
-// A feature is hashed with 64-bit FNV-1a (offset basis 14695981039346656037,
-// prime 1099511628211) over one tag byte, 'w' for a word feature or 'c' for a
-// 3-gram, followed by the feature's UTF-8 bytes, and the result is mixed
-// with the MurmurHash3 64-bit finaliser (constants 0xff51afd7ed558ccd and
-// 0xc4ceb9fe1a85ec53) so every bit depends on every input byte. The high 32
-// bits pick the dimension (⌊hi·dim / 2³²⌋) and the lowest bit the sign (1 =
-// negative): signed feature hashing, so colliding features cancel out on
-// average instead of adding up.
+// A feature is hashed with 64-bit FNV-1a over one tag byte followed by the
+// feature's UTF-8 bytes. The tag is 'w' for a word feature and 'c' for a
+// 3-gram. FNV-1a has the offset basis 14695981039346656037 and the prime
+// 1099511628211. The result is mixed with the MurmurHash3 64-bit finaliser,
+// of constants 0xff51afd7ed558ccd and 0xc4ceb9fe1a85ec53, so that every bit
+// depends on every input byte. The high 32 bits pick the dimension, ⌊hi·dim
+// / 2³²⌋. The lowest bit picks the sign, 1 for negative. This is signed
+// feature hashing: colliding features cancel out on average instead of
+// adding up.
 //
 // # Weighting and normalisation
 //
-// A feature occurring tf times in the text contributes group weight ×
-// (1 + ln tf) (sublinear term frequency; the table is pinned as float32
-// constants, see tfWeight). The vector is then scaled to unit L2 norm; a
-// text with no features (empty, only punctuation) gives the zero vector,
-// whose cosine with anything is 0.
+// A feature occurring tf times in the text contributes group weight × (1 +
+// ln tf), a sublinear term frequency. The table of 1 + ln tf is pinned as
+// float32 constants in tfWeight. The vector is then scaled to unit L2 norm.
+// A text with no features, empty or only punctuation, gives the zero
+// vector, whose cosine with anything is 0.
 //
 // # Determinism
 //
-// Features are collected as hashes, sorted, and counted run by run, so
+// Features are collected as hashes, sorted, and counted run by run. So
 // accumulation happens in the order of the sorted hashes, never in map
-// iteration order. Sums are float64 with each product explicitly rounded
-// (no fused multiply-add on any architecture), there is no transcendental
+// iteration order. Sums are float64 with each product explicitly rounded,
+// so no architecture fuses a multiply-add. There is no transcendental
 // function at run time, and the result is rounded once to float32.
 // TestGoldenVectors pins the bytes.
 //
 // # Why the scores are lower than a neural embedder's
 //
 // A lexical embedder scores only shared surface features. A query of a
-// dozen words against an 800-character chunk shares a handful of tokens and
-// 3-grams with it, while the chunk has hundreds of features the query does
-// not: the cosine of a true match is typically 0.2–0.6, where a neural
-// embedder (which maps paraphrases and translations to nearby points and
-// concentrates similar texts in a narrow cone) gives 0.5–0.9. Unrelated
-// texts score near 0 (± about 1/√dim from hash collisions, ±0.05 at 512
-// dimensions) plus whatever common words they share. The quality thresholds
-// of the lookup pipeline (lowQuality, relevance levels; docs/pipeline.md)
-// are therefore set per embedder and calibrated on this one, not copied
-// from the 0.5 used with a neural model. Paraphrases without shared words
-// ("pool exhausted" vs "连接池满了") are not similar to it at all; that is
-// what the BM25 side of hybrid search and the L0 hints cannot fix either,
-// and what the OpenAI-compatible embedder is for.
+// dozen words shares a handful of tokens and 3-grams with an 800-character
+// chunk. The chunk has hundreds of features the query does not. So the
+// cosine of a true match is typically 0.2–0.6. A neural embedder maps
+// paraphrases and translations to nearby points and concentrates similar
+// texts in a narrow cone, and gives 0.5–0.9. Unrelated texts score near 0
+// plus whatever common words they share. Hash collisions move that 0 by
+// about ± 1/√dim, ±0.05 at 512 dimensions. So the quality thresholds of the
+// lookup pipeline are set per embedder and calibrated on this one, not
+// copied from the 0.5 used with a neural model. Those are lowQuality and
+// the relevance levels of docs/pipeline.md. Paraphrases without shared
+// words are not similar to it at all, such as "pool exhausted" and "连接池满了".
+// The BM25 side of hybrid search and the L0 hints cannot fix that either.
+// The OpenAI-compatible embedder is for such cases.
 package local
 
 import (
@@ -144,12 +148,13 @@ const (
 // Embedder is the local-hash-v1 embedder. It is safe for concurrent use.
 type Embedder struct {
 	dim                   int
-	word, uni, stop, gram float64 // group weights; the constants, except in tests
+	word, uni, stop, gram float64 // group weights, the constants except in tests
 }
 
 var _ kb.Embedder = (*Embedder)(nil)
 
-// New returns the embedder for vectors of dim entries; 0 means DefaultDim.
+// New returns the embedder for vectors of dim entries. A dim of 0 means
+// DefaultDim.
 func New(dim int) (*Embedder, error) {
 	if dim == 0 {
 		dim = DefaultDim
@@ -160,8 +165,8 @@ func New(dim int) (*Embedder, error) {
 	return &Embedder{dim: dim, word: WordWeight, uni: CJKUnigramWeight, stop: StopWeight, gram: GramWeight}, nil
 }
 
-// Name returns "local-hash-v1" (the dimension is not part of the name;
-// cache keys and fixtures record it separately).
+// Name returns "local-hash-v1". The dimension is not part of the name,
+// because cache keys and fixtures record it separately.
 func (e *Embedder) Name() string { return Name }
 
 // Dim returns the vector dimension.
@@ -172,8 +177,8 @@ func (e *Embedder) Dim() int { return e.dim }
 const parallelMin = 64
 
 // Embed returns the vector of each text, in order. A lexical embedder
-// embeds a query and a passage alike: kind is ignored. Large batches are
-// embedded in parallel; the result does not depend on it.
+// embeds a query and a passage alike, so kind is ignored. Large batches are
+// embedded in parallel, and the result does not depend on it.
 func (e *Embedder) Embed(ctx context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	workers := min(runtime.GOMAXPROCS(0), len(texts)/parallelMin)
@@ -315,8 +320,9 @@ func (e *Embedder) features(sc *scratch, toks []string) {
 		tok := toks[i]
 		r, size := utf8.DecodeRuneInString(tok)
 		if size != len(tok) || !isCJK(r) {
-			// A word token (a word run) or a CJK bigram that was not
-			// consumed below (cannot happen with textnorm's order).
+			// A word token, which is a word run, or a CJK bigram that was
+			// not consumed below. The second cannot happen with textnorm's
+			// order.
 			if _, ok := stopwords[tok]; ok {
 				sc.count(hashString(tagWord, tok), e.stop) // no 3-grams
 			} else {
@@ -347,7 +353,7 @@ func (e *Embedder) features(sc *scratch, toks []string) {
 		for _, b := range toks[j:k] {
 			sc.count(hashString(tagWord, b), e.word)
 		}
-		// The run is the last k-j+1 unigrams; its 3-grams.
+		// The run is the last k-j+1 unigrams. These are its 3-grams.
 		run := toks[j-(k-j)-1 : j]
 		if k == j {
 			run = nil
@@ -399,10 +405,11 @@ func isCJKBigram(tok string) bool {
 	return n+m == len(tok) && isCJK(r2)
 }
 
-// isCJK reports whether r, a character of a token, belongs to a CJK run:
-// the Han, Hiragana, Katakana and Hangul scripts and the prolonged sound
-// mark, as in textnorm.Tokens (rule 2). Tokens hold only word and CJK
-// characters, so the script decides (TestCJKClassMatchesTokens).
+// isCJK reports whether r, a character of a token, belongs to a CJK run.
+// CJK runs are the Han, Hiragana, Katakana and Hangul scripts and the
+// prolonged sound mark, as in rule 2 of textnorm.Tokens. Tokens hold only
+// word and CJK characters, so the script decides, as
+// TestCJKClassMatchesTokens checks.
 func isCJK(r rune) bool {
 	if r < utf8.RuneSelf {
 		return false
@@ -435,7 +442,7 @@ func hashGram(a, b, c string) uint64 {
 }
 
 // tfWeights[tf] is float32(1 + ln tf), written out so that no logarithm is
-// computed at run time (TestTFWeights checks the table against math.Log).
+// computed at run time. TestTFWeights checks the table against math.Log.
 var tfWeights = [...]float32{
 	0, 1, 1.6931472, 2.0986123, 2.3862944, 2.609438, 2.7917595, 2.9459102,
 	3.0794415, 3.1972246, 3.3025851, 3.3978953, 3.4849067, 3.5649493, 3.6390574, 3.7080503,

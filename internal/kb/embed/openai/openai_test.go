@@ -101,8 +101,18 @@ func TestBatchingOrderAndEncodings(t *testing.T) {
 			if !reflect.DeepEqual(sizes, []int{22, 64, 64}) {
 				t.Errorf("batch sizes %v, want [22 64 64]", sizes)
 			}
-			if s := e.Stats(); s.Requests != 3 || s.Retries != 0 || s.Texts != 150 || s.PromptTokens == 0 {
-				t.Errorf("stats %+v", s)
+			s := e.Stats()
+			if s.Requests != 3 {
+				t.Errorf("stats: %d requests, want 3", s.Requests)
+			}
+			if s.Retries != 0 {
+				t.Errorf("stats: %d retries, want 0", s.Retries)
+			}
+			if s.Texts != 150 {
+				t.Errorf("stats: %d texts, want 150", s.Texts)
+			}
+			if s.PromptTokens == 0 {
+				t.Error("stats: no prompt tokens, want the server's usage")
 			}
 		})
 	}
@@ -175,8 +185,14 @@ func TestDimensionMismatch(t *testing.T) {
 	if !errors.As(err, &de) {
 		t.Fatalf("error %v (%T), want *embed.DimensionError", err, err)
 	}
-	if de.Model != "openai:bge-base" || de.Want != 1024 || de.Got != 768 {
-		t.Errorf("DimensionError %+v", de)
+	if de.Model != "openai:bge-base" {
+		t.Errorf("DimensionError.Model = %q, want openai:bge-base", de.Model)
+	}
+	if de.Want != 1024 {
+		t.Errorf("DimensionError.Want = %d, want 1024", de.Want)
+	}
+	if de.Got != 768 {
+		t.Errorf("DimensionError.Got = %d, want 768", de.Got)
 	}
 	for _, want := range []string{"openai:bge-base", "1024", "768", "RAG_EMBED_DIM"} {
 		if !strings.Contains(err.Error(), want) {
@@ -191,8 +207,15 @@ func TestDimensionMismatch(t *testing.T) {
 	srv2 := newFakeServer(t, testKey, 1536)
 	srv2.wrongDim = 1536
 	e2, _ := newTestEmbedder(t, srv2, Options{Model: "text-embedding-3-small", Dim: 512})
-	if _, err := e2.Embed(context.Background(), "", []string{"a"}); !errors.As(err, &de) || de.Got != 1536 || de.Want != 512 {
-		t.Errorf("server ignoring dimensions: %v", err)
+	if _, err := e2.Embed(context.Background(), "", []string{"a"}); !errors.As(err, &de) {
+		t.Errorf("server ignoring dimensions: %v, want *embed.DimensionError", err)
+	} else {
+		if de.Got != 1536 {
+			t.Errorf("server ignoring dimensions: DimensionError.Got = %d, want 1536", de.Got)
+		}
+		if de.Want != 512 {
+			t.Errorf("server ignoring dimensions: DimensionError.Want = %d, want 512", de.Want)
+		}
 	}
 }
 
@@ -221,7 +244,7 @@ func Test429ThenSuccess(t *testing.T) {
 	if s := e.Stats(); s.Requests != 3 || s.Retries != 2 {
 		t.Errorf("stats %+v, want 3 requests, 2 retries", s)
 	}
-	// First wait honours Retry-After (2 s); the second is the backoff of
+	// The first wait honours Retry-After, 2 s. The second is the backoff of
 	// retry 2: 200 ms drawn from [100, 200) with jitter 0.5 = 150 ms.
 	if w := rec.got(); !reflect.DeepEqual(w, []time.Duration{2 * time.Second, 150 * time.Millisecond}) {
 		t.Errorf("waits %v, want [2s 150ms]", w)
@@ -244,11 +267,11 @@ func Test5xxExhaustsRetries(t *testing.T) {
 	if !errors.As(err, &oe) {
 		t.Fatalf("error %v (%T), want *Error", err, err)
 	}
-	if oe.StatusCode != http.StatusBadGateway || oe.Attempts != 4 || !oe.Retryable() {
-		t.Errorf("error %+v, want the last status 502 after 4 attempts", oe)
-	}
-	if !strings.Contains(err.Error(), "gave up after 4 attempts") || !strings.Contains(err.Error(), "openai:m") || !strings.Contains(err.Error(), srv.URL) {
-		t.Errorf("error message %q", err)
+	checkError(t, oe, http.StatusBadGateway, 4, true)
+	for _, want := range []string{"gave up after 4 attempts", "openai:m", srv.URL} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 	if n := len(srv.recorded()); n != 4 {
 		t.Errorf("%d requests, want 4 (1 + MaxRetries 3)", n)
@@ -280,11 +303,17 @@ func Test400NotRetried(t *testing.T) {
 	e, rec := newTestEmbedder(t, srv, Options{Model: "bge", Dim: 16, Dimensions: DimensionsAlways})
 	_, err := e.Embed(context.Background(), "", []string{"hello"})
 	var oe *Error
-	if !errors.As(err, &oe) || oe.StatusCode != 400 || oe.Attempts != 1 || oe.Retryable() {
-		t.Fatalf("error %#v, want a 400 after one attempt", err)
+	if !errors.As(err, &oe) {
+		t.Fatalf("error %#v, want *Error", err)
 	}
-	if !strings.Contains(err.Error(), "does not support specifying dimensions") || !strings.Contains(err.Error(), "not retried") {
-		t.Errorf("error %q does not carry the server's message", err)
+	checkError(t, oe, 400, 1, false)
+	if t.Failed() {
+		t.FailNow()
+	}
+	for _, want := range []string{"does not support specifying dimensions", "not retried"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q: it does not carry the server's message", err, want)
+		}
 	}
 	if n := len(srv.recorded()); n != 1 || len(rec.got()) != 0 {
 		t.Errorf("%d requests, %d waits; want 1, 0", n, len(rec.got()))
@@ -300,8 +329,10 @@ func TestTimeout(t *testing.T) {
 	if err == nil {
 		t.Fatal("Embed against a server that does not answer succeeded")
 	}
-	if !strings.Contains(err.Error(), "timed out after 50ms") || !strings.Contains(err.Error(), "2 attempts") {
-		t.Errorf("error %q", err)
+	for _, want := range []string{"timed out after 50ms", "2 attempts"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %v; the per-request timeout is 50ms", d)
@@ -410,8 +441,11 @@ func TestEmptyTexts(t *testing.T) {
 	srv := newFakeServer(t, testKey, 8)
 	e, _ := newTestEmbedder(t, srv, Options{Model: "m", Dim: 8})
 	out, err := e.Embed(context.Background(), "", nil)
-	if err != nil || len(out) != 0 || len(srv.recorded()) != 0 {
-		t.Fatalf("Embed(nil) = %v, %v with %d requests", out, err, len(srv.recorded()))
+	if err != nil || len(out) != 0 {
+		t.Fatalf("Embed(nil) = %v, %v; want no vectors and no error", out, err)
+	}
+	if n := len(srv.recorded()); n != 0 {
+		t.Fatalf("Embed(nil) sent %d requests, want 0", n)
 	}
 	out, err = e.Embed(context.Background(), "", []string{"", "a", ""})
 	if err != nil {
@@ -420,8 +454,10 @@ func TestEmptyTexts(t *testing.T) {
 	if r := srv.recorded(); len(r) != 1 || !reflect.DeepEqual(r[0].Input, []string{"a"}) {
 		t.Errorf("requests %+v, want one with [a]", r)
 	}
-	if !bitsEqual(out[0], make([]float32, 8)) || !bitsEqual(out[2], make([]float32, 8)) || !bitsEqual(out[1], wantVector("a", 8)) {
-		t.Errorf("vectors %v", out)
+	for i, want := range [][]float32{make([]float32, 8), wantVector("a", 8), make([]float32, 8)} {
+		if !bitsEqual(out[i], want) {
+			t.Errorf("vector %d = %v, want %v", i, out[i], want)
+		}
 	}
 }
 
@@ -481,11 +517,23 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Name() != "openai:text-embedding-3-large" || e.Dim() != 3072 {
-		t.Errorf("Name %s Dim %d", e.Name(), e.Dim())
+	if e.Name() != "openai:text-embedding-3-large" {
+		t.Errorf("Name() = %q, want openai:text-embedding-3-large", e.Name())
 	}
-	if e.opt.BatchSize != 64 || e.opt.MaxRetries != DefaultMaxRetries || e.opt.Timeout != DefaultTimeout || e.opt.BaseURL != DefaultBaseURL {
-		t.Errorf("defaults %+v", e.opt)
+	if e.Dim() != 3072 {
+		t.Errorf("Dim() = %d, want 3072", e.Dim())
+	}
+	if e.opt.BatchSize != 64 {
+		t.Errorf("default BatchSize = %d, want 64", e.opt.BatchSize)
+	}
+	if e.opt.MaxRetries != DefaultMaxRetries {
+		t.Errorf("default MaxRetries = %d, want %d", e.opt.MaxRetries, DefaultMaxRetries)
+	}
+	if e.opt.Timeout != DefaultTimeout {
+		t.Errorf("default Timeout = %v, want %v", e.opt.Timeout, DefaultTimeout)
+	}
+	if e.opt.BaseURL != DefaultBaseURL {
+		t.Errorf("default BaseURL = %q, want %q", e.opt.BaseURL, DefaultBaseURL)
 	}
 	for model, dim := range map[string]int{"multilingual-e5-small-q4": 384, "intfloat/multilingual-e5-base": 768} {
 		if e, err := New(Options{Model: model}); err != nil || e.Dim() != dim || e.InputTypeMode() != InputTypeField {
@@ -568,8 +616,8 @@ func TestAPIKeyTrimmedAndRedacted(t *testing.T) {
 	}
 }
 
-// Embed conveys the input type as the mode says: a body field, an e5
-// text prefix, or not at all; Embed never does.
+// Embed conveys the input type as the mode says: a body field, an e5 text
+// prefix, or not at all. Embed never does.
 func TestEmbedInputTypeModes(t *testing.T) {
 	str := func(s string) *string { return &s }
 	for _, tc := range []struct {
@@ -646,8 +694,8 @@ func deref(s *string) string {
 }
 
 // Embed sends no input type, whatever the mode, so a strict OpenAI-style
-// server keeps working; Embed in field mode against such a server is a
-// 400, not retried, whose message says what to change.
+// server keeps working. Embed in field mode against such a server is a 400,
+// not retried, whose message says what to change.
 func TestInputTypeRejected(t *testing.T) {
 	srv := newFakeServer(t, testKey, 16) // strict: no input_type
 	e, rec := newTestEmbedder(t, srv, Options{Model: "bge-m3", Dim: 16, InputTypeMode: InputTypeField})

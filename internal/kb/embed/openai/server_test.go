@@ -18,11 +18,12 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb/embed"
 )
 
-// fakeServer is a real HTTP server speaking the OpenAI embeddings protocol
-// (POST /v1/embeddings), strict the way api.openai.com is: unknown request
-// fields, an empty input string, a wrong API key or dimensions for a model
-// without them are 4xx errors in the OpenAI error format. With inputTypes
-// set it also takes "input_type" (query or passage), as e5 servers do.
+// fakeServer is a real HTTP server speaking the OpenAI embeddings protocol,
+// POST /v1/embeddings. It is strict the way api.openai.com is. Unknown
+// request fields, an empty input string, a wrong API key, and dimensions
+// for a model without them are 4xx errors in the OpenAI error format. With
+// inputTypes set it also takes "input_type", query or passage, as e5
+// servers do.
 type fakeServer struct {
 	*httptest.Server
 	key       string // the Bearer token it accepts
@@ -35,7 +36,7 @@ type fakeServer struct {
 	reverse  bool          // return data in reverse order
 	delay    time.Duration // wait before answering (until the client hangs up)
 	wrongDim int           // answer with vectors of this dimension
-	// inputTypes makes it take "input_type" ("query" or "passage"); the
+	// inputTypes makes it take "input_type", "query" or "passage". The
 	// vector is then that of "<type>: <text>", as an e5 server's.
 	inputTypes bool
 	// hook, when set, may answer request number n (1-based) itself and
@@ -228,6 +229,21 @@ func wantVector(text string, dim int) []float32 {
 	v := rawVector(text, dim)
 	embed.Normalize(v)
 	return v
+}
+
+// checkError reports each way oe differs from a failure with the last
+// status status after attempts requests, retryable or not.
+func checkError(t *testing.T, oe *Error, status, attempts int, retryable bool) {
+	t.Helper()
+	if oe.StatusCode != status {
+		t.Errorf("error %v: StatusCode = %d, want %d", oe, oe.StatusCode, status)
+	}
+	if oe.Attempts != attempts {
+		t.Errorf("error %v: Attempts = %d, want %d", oe, oe.Attempts, attempts)
+	}
+	if oe.Retryable() != retryable {
+		t.Errorf("error %v: Retryable() = %v, want %v", oe, oe.Retryable(), retryable)
+	}
 }
 
 func bitsEqual(a, b []float32) bool {

@@ -13,16 +13,15 @@ import (
 
 var _ kb.Embedder = (*Embedder)(nil)
 
-// Embedder embeds texts with the model. It is immutable after Load and
-// safe for concurrent use; each Embed call uses up to GOMAXPROCS
-// goroutines.
+// Embedder embeds texts with the model. It is immutable after Load and safe
+// for concurrent use. Each Embed call uses up to GOMAXPROCS goroutines.
 type Embedder struct {
 	tok *Tokenizer
 	w   *weights
 
-	// maxRows is the most token rows one batch holds (the reference uses
-	// 384): enough to amortise streaming the weights, small enough for
-	// the activations (about 5 MB) to stay in cache.
+	// maxRows is the most token rows one batch holds, as in the reference,
+	// which uses 384. That is enough to amortise streaming the weights and
+	// small enough for the activations, about 5 MB, to stay in cache.
 	maxRows int
 	// workers overrides GOMAXPROCS when positive (tests).
 	workers int
@@ -70,17 +69,18 @@ func (e *Embedder) Dim() int { return Dim }
 // Tokenizer returns the model's tokenizer.
 func (e *Embedder) Tokenizer() *Tokenizer { return e.tok }
 
-// Kernel names the matrix-multiply kernel in use on this machine: "avx512"
-// or "avx2" (amd64, fused multiply-add) or "generic" (portable Go).
+// Kernel names the matrix-multiply kernel in use on this machine. It is
+// "avx512" or "avx2" on amd64, with fused multiply-adds, or "generic" for
+// portable Go.
 func (e *Embedder) Kernel() string { return activeKernel.name }
 
 // Embed returns the unit-normalised vector of each text, in order. The
 // model embeds queries and passages alike, so kind is ignored. Texts are
 // grouped into batches of at most a few hundred tokens, which run on up to
-// GOMAXPROCS goroutines; ctx is checked before each batch. A text's vector
+// GOMAXPROCS goroutines. ctx is checked before each batch. A text's vector
 // does not depend on the other texts of the call, on how they are batched
-// or on the number of goroutines: it is the same bits every time on a
-// given machine (see the package documentation).
+// or on the number of goroutines. It is the same bits every time on a given
+// machine, as the package documentation explains.
 func (e *Embedder) Embed(ctx context.Context, _ kb.InputType, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -111,11 +111,11 @@ const waveTexts = 1024
 // headRows is the number of texts the output layers take at a time.
 const headRows = 8 * rowBlock
 
-// embedWave embeds texts in three parallel steps: tokenise; run the
+// embedWave embeds texts in three parallel steps. It tokenises. It runs the
 // per-token layers in batches of at most maxRows tokens, summing each
-// text's features into its pooled row; run the output layers on the
-// pooled rows, headRows texts at a time (one pass over their weights for
-// many texts instead of one per batch).
+// text's features into its pooled row. It runs the output layers on the
+// pooled rows, headRows texts at a time. That makes one pass over their
+// weights for many texts instead of one per batch.
 func (e *Embedder) embedWave(ctx context.Context, texts []string, workers int) ([][]float32, error) {
 	tokens := make([][]int32, len(texts))
 	lens := make([]int, len(texts))

@@ -42,8 +42,11 @@ func variant(e *Embedder, maxRows, workers int) *Embedder {
 
 func TestEmbedContract(t *testing.T) {
 	e := loadModel(t)
-	if e.Name() != "use-multilingual-v3" || e.Dim() != 512 {
-		t.Fatalf("Name, Dim = %q, %d", e.Name(), e.Dim())
+	if e.Name() != "use-multilingual-v3" {
+		t.Fatalf("Name() = %q, want use-multilingual-v3", e.Name())
+	}
+	if e.Dim() != 512 {
+		t.Fatalf("Dim() = %d, want 512", e.Dim())
 	}
 	texts := []string{"数据库连接池满了怎么办", "", "hello world", "   "}
 	vecs, err := e.Embed(context.Background(), kb.Passage, texts)
@@ -297,8 +300,14 @@ func TestPlan(t *testing.T) {
 				for _, s := range b {
 					rows += s.hi - s.lo
 					n := lens[s.text]
-					if s.lo != max(s.coreLo-halo, 0) || s.hi != min(s.coreHi+halo, n) || s.coreLo >= s.coreHi {
-						t.Errorf("budget %d: segment %+v of a text of %d tokens lacks its halo", budget, s, n)
+					if want := max(s.coreLo-halo, 0); s.lo != want {
+						t.Errorf("budget %d: segment %+v of a text of %d tokens starts at %d, want %d, its core less the halo", budget, s, n, s.lo, want)
+					}
+					if want := min(s.coreHi+halo, n); s.hi != want {
+						t.Errorf("budget %d: segment %+v of a text of %d tokens ends at %d, want %d, its core and the halo", budget, s, n, s.hi, want)
+					}
+					if s.coreLo >= s.coreHi {
+						t.Errorf("budget %d: segment %+v of a text of %d tokens has an empty core", budget, s, n)
 					}
 					if jobOf[s.text] != -1 && jobOf[s.text] != ji {
 						t.Errorf("budget %d: text %d in two jobs", budget, s.text)

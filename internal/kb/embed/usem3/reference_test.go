@@ -59,8 +59,11 @@ func loadReference(t testing.TB) []referenceCase {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Dim != Dim || len(doc.Cases) < 50 {
-		t.Fatalf("reference has dim %d and %d cases", doc.Dim, len(doc.Cases))
+	if doc.Dim != Dim {
+		t.Fatalf("reference has dim %d, want %d", doc.Dim, Dim)
+	}
+	if len(doc.Cases) < 50 {
+		t.Fatalf("reference has %d cases, want at least 50", len(doc.Cases))
 	}
 	return doc.Cases
 }
@@ -108,7 +111,7 @@ func TestReference(t *testing.T) {
 			t.Errorf("%q: cosine with the reference 1 - %.3g < 1 - 1e-9", c.Text, 1-cos)
 		}
 	}
-	// The reference vectors are written with 7 significant digits; every
+	// The reference vectors are written with 7 significant digits. Every
 	// kernel measured stays within 4.8e-7 of them.
 	if maxDiff > 1e-6 {
 		t.Errorf("max |difference| with the reference %.3g > 1e-6", maxDiff)

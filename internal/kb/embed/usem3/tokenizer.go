@@ -23,9 +23,9 @@ type Tokenizer struct {
 	unkScore float64
 
 	// The vocabulary as a trie over code points, children stored
-	// contiguously per node and sorted by code point: node v's children
-	// are edgeRune/edgeNode[first[v]:first[v+1]]; pieceOf[v] is the piece
-	// id + 1 spelled by the path to v, 0 when the path is only a prefix.
+	// contiguously per node and sorted by code point. Node v's children are
+	// edgeRune/edgeNode[first[v]:first[v+1]]. pieceOf[v] is the piece id +
+	// 1 spelled by the path to v, 0 when the path is only a prefix.
 	first    []int32
 	edgeRune []rune
 	edgeNode []int32

@@ -178,15 +178,31 @@ func TestParseSPModel(t *testing.T) {
 			t.Errorf("piece %d = %+v, want %+v", i, got, p)
 		}
 	}
-	if m.normalizerName != "nmt_nfkc" || !m.addDummyPrefix || !m.removeExtraWhitespaces || !m.escapeWhitespaces {
-		t.Errorf("normalizer spec = %q %v %v %v", m.normalizerName, m.addDummyPrefix, m.removeExtraWhitespaces, m.escapeWhitespaces)
+	if m.normalizerName != "nmt_nfkc" {
+		t.Errorf("normalizer name = %q, want nmt_nfkc", m.normalizerName)
+	}
+	if !m.addDummyPrefix {
+		t.Error("addDummyPrefix = false, want true, the default")
+	}
+	if !m.removeExtraWhitespaces {
+		t.Error("removeExtraWhitespaces = false, want true, the default")
+	}
+	if !m.escapeWhitespaces {
+		t.Error("escapeWhitespaces = false, want true, the default")
 	}
 	m, err = parseSPModel(testModelBytes(func(w *pbWriter) { w.varint(3, 0).varint(4, 0).varint(5, 0) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.addDummyPrefix || m.removeExtraWhitespaces || m.escapeWhitespaces {
-		t.Error("explicit false flags of the normalizer spec were not read")
+	// Explicit false flags of the normalizer spec are read.
+	if m.addDummyPrefix {
+		t.Error("addDummyPrefix = true, want the explicit false")
+	}
+	if m.removeExtraWhitespaces {
+		t.Error("removeExtraWhitespaces = true, want the explicit false")
+	}
+	if m.escapeWhitespaces {
+		t.Error("escapeWhitespaces = true, want the explicit false")
 	}
 
 	full := testModelBytes()
@@ -271,7 +287,8 @@ func TestEncode(t *testing.T) {
 // earlier wins (scores are compared strictly).
 func TestViterbiTies(t *testing.T) {
 	tok := testTokenizer(t)
-	// ▁ab (-5) vs ▁a b (-3 + -2 = -5): a tie; ▁ab starts earlier.
+	// ▁ab at -5 against ▁a b at -3 + -2 = -5 is a tie, and ▁ab starts
+	// earlier.
 	if got := tok.viterbi([]rune("▁ab")); !slices.Equal(got, []int32{7}) {
 		t.Errorf("viterbi(▁ab) = %v, want [7]", got)
 	}
@@ -279,17 +296,18 @@ func TestViterbiTies(t *testing.T) {
 	if got := tok.viterbi([]rune("中文")); !slices.Equal(got, []int32{12}) {
 		t.Errorf("viterbi(中文) = %v, want [12]", got)
 	}
-	// A piece, however rare (X, -20), beats <unk> (min score - 10 = -30).
+	// A piece, however rare, beats <unk>: X at -20 against min score -
+	// 10 = -30.
 	if got := tok.viterbi([]rune("XXz")); !slices.Equal(got, []int32{14, 14, 0}) {
 		t.Errorf("viterbi(XXz) = %v, want [14 14 0]", got)
 	}
 }
 
 // FuzzTokenizer checks that any input, valid UTF-8 or not, tokenises
-// without panicking into BOS, valid ids, EOS, deterministically; and that
-// the normalised text is valid UTF-8, starts with U+2581 and has no
-// space and no trailing U+2581. It uses the installed model when there is one, else the
-// small test vocabulary.
+// deterministically and without panicking into BOS, valid ids and EOS. It
+// checks that the normalised text is valid UTF-8, starts with U+2581 and
+// has no space and no trailing U+2581. It uses the installed model when
+// there is one, else the small test vocabulary.
 func FuzzTokenizer(f *testing.F) {
 	for _, s := range []string{
 		"", " ", "a", "hello world", "数据库连接池满了", "  \t\n", "ﬁ①Ａ", "\xff\xfe", "a\x00b",
@@ -321,8 +339,14 @@ func FuzzTokenizer(f *testing.F) {
 		if !utf8.ValidString(n) {
 			t.Fatalf("Normalize(%q) = %q: invalid UTF-8", s, n)
 		}
-		if strings.Contains(n, " ") || strings.HasSuffix(n, "▁") || (n != "" && !strings.HasPrefix(n, "▁")) {
-			t.Fatalf("Normalize(%q) = %q: spaces not escaped, trailing space kept or no dummy prefix", s, n)
+		if strings.Contains(n, " ") {
+			t.Fatalf("Normalize(%q) = %q: spaces not escaped", s, n)
+		}
+		if strings.HasSuffix(n, "▁") {
+			t.Fatalf("Normalize(%q) = %q: trailing space kept", s, n)
+		}
+		if n != "" && !strings.HasPrefix(n, "▁") {
+			t.Fatalf("Normalize(%q) = %q: no dummy prefix", s, n)
 		}
 		if n == "" && !slices.Equal(ids, []int32{bosID, unkID, eosID}) {
 			t.Fatalf("Normalize(%q) is empty but Encode = %v", s, ids)

@@ -3,11 +3,11 @@ package usem3
 import "fmt"
 
 // The element-wise loops of the forward pass. Each has a portable Go
-// definition here, which fixes the result bit for bit; vec_amd64.s has
-// AVX2 versions that compute exactly the same values (same operations,
-// same rounding, same order), selected at start-up. Products that are
-// followed by an addition are rounded explicitly, so the Go compiler
-// cannot fuse them into multiply-adds on any architecture.
+// definition here, which fixes the result bit for bit. vec_amd64.s has AVX2
+// versions, selected at start-up, that compute exactly the same values with
+// the same operations, rounding and order. Products that are followed by an
+// addition are rounded explicitly, so the Go compiler cannot fuse them into
+// multiply-adds on any architecture.
 
 // lanes is the number of float64 partial sums of sumLanes and
 // centerLanes: element i goes to partial sum i%lanes.
@@ -41,8 +41,8 @@ func sumLanesGo(x []float32) (s [lanes]float64) {
 }
 
 // centerLanesGo subtracts mean from x in place and returns the partial sums
-// of the squares of the results, s[j] = Σ_i d²[i·lanes+j] (float64; the
-// squares of float32 values are exact).
+// of the squares of the results, s[j] = Σ_i d²[i·lanes+j]. The sums are
+// float64, in which the squares of float32 values are exact.
 func centerLanesGo(x []float32, mean float32) (s [lanes]float64) {
 	checkLanes(len(x))
 	for i := 0; i < len(x); i += lanes {
@@ -66,7 +66,7 @@ func scaleShiftGo(x []float32, inv float32, g, b []float32) {
 	}
 }
 
-// relu is max(v, 0), with NaN mapped to 0 (what x86's MAXPS gives).
+// relu is max(v, 0), with NaN mapped to 0, which is what x86's MAXPS gives.
 func relu(v float32) float32 {
 	if v > 0 {
 		return v

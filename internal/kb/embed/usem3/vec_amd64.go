@@ -2,7 +2,7 @@
 
 package usem3
 
-// Implemented in vec_amd64.s; see vec.go for what they compute.
+// Implemented in vec_amd64.s. vec.go says what they compute.
 
 //go:noescape
 func sumLanesAVX2(x *float32, n int, out *[lanes]float64)

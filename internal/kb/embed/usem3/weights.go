@@ -25,16 +25,16 @@ type branch struct{ width, left int }
 var branches = [3]branch{{2, 0}, {3, 1}, {5, 2}}
 
 // halo is how far the receptive field of a token's features reaches to
-// either side (two stacked convolutions, each reaching two tokens): a
-// token's features are exact when the rows computed around it include
-// halo tokens of context on each side (or the text's ends).
+// either side. Two stacked convolutions each reach two tokens. A token's
+// features are exact when the rows computed around it include halo tokens
+// of context on each side, or reach the text's ends.
 const halo = 4
 
 // weights are the model's parameters, dequantised and packed for gemm,
 // read-only after load.
 type weights struct {
-	// Token embedding of piece id: chunk c = id % 17, row id / 17 of
-	// q[c]; value = q·scale[c] + lo[c] (6-bit codes 0…63).
+	// Token embedding of piece id: chunk c = id % 17, row id / 17 of q[c],
+	// and value = q·scale[c] + lo[c] for the 6-bit codes 0…63.
 	q         [numChunks][]uint8
 	scale, lo [numChunks]float32
 

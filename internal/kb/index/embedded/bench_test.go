@@ -16,13 +16,13 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// Benchmarks (README figures):
+// Benchmarks of the README figures:
 //
 //	go test -run '^$' -bench . -benchtime 200x ./internal/kb/index/embedded/
 //
-// BenchmarkSearch reports the p50 and p99 latency of one search over n
-// chunks of dimension 512 (all in the filtered kbScope, so every chunk is
-// scored), K = 20, as p50-ms and p99-ms.
+// BenchmarkSearch reports, as p50-ms and p99-ms, the p50 and p99 latency of
+// one search over n chunks of dimension 512 with K = 20. All chunks are in
+// the filtered kbScope, so every chunk is scored.
 
 const benchDim = 512
 

@@ -240,8 +240,8 @@ func TestTornLogRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := count(t, ix2)
-		// The complete record (with one stray byte after it) is kept;
-		// the torn ones are dropped.
+		// The complete record, with one stray byte after it, is kept. The
+		// torn ones are dropped.
 		if len(tail) > len(rec) {
 			if n != 4 {
 				t.Errorf("complete record + stray byte: %d chunks, want 4", n)
@@ -427,7 +427,7 @@ func TestCompaction(t *testing.T) {
 		t.Errorf("after compactions: %d chunks, want 7", n)
 	}
 	if got := search(t, ix, "连接池"); len(got) == 0 || got[0] != "d1#0" {
-		t.Errorf("hits %q", got)
+		t.Errorf("hits %q, want d1#0 first", got)
 	}
 }
 

@@ -15,67 +15,67 @@ import (
 )
 
 // The files of an index directory. Both data files are a header followed by
-// records; each record is framed as
+// records. Each record is framed as
 //
 //	uint32 payload length | uint32 CRC-32C of the payload | payload
 //
-// (little endian). A payload starts with its operation byte:
+// in little endian. A payload starts with its operation byte:
 //
 //	opUpsert  uvarint n, then n chunks
 //	opDelete  string kbScope, string docID
-//	opEnd     uvarint number of chunks (last record of a snapshot)
+//	opEnd     uvarint number of chunks, the last record of a snapshot
 //
-// A chunk is its strings (uvarint length + bytes: evidence key, doc id,
-// source, title, breadcrumb, category, kbScope, text), a varint chunk
-// index and dim float32 values. The header is
+// A chunk is its strings, then a varint chunk index and dim float32 values.
+// Each string is a uvarint length and the bytes. The strings are the
+// evidence key, doc id, source, title, breadcrumb, category, kbScope and
+// text. The header is
 //
 //	8-byte magic | uint32 format version | uint32 dim | uint64 generation | uint32 CRC-32C of the 24 bytes before
 //
-// index.snap is the whole index, written to a temporary file and renamed
-// over the old one, so it is always complete: any flaw in it is
-// corruption. index.wal is the log of the writes since that snapshot
-// (upserts and deletes only): each write appends its records with one
-// write per record and syncs before it returns. The log's generation must
-// equal the snapshot's: a log of an older generation is already contained
-// in the snapshot (a crash between the two renames of a compaction) and is
-// discarded.
+// index.snap is the whole index. It is written to a temporary file and
+// renamed over the old one, so it is always complete, and any flaw in it is
+// corruption. index.wal is the log of the upserts and deletes since that
+// snapshot. Each write appends its records with one write per record and
+// syncs before it returns. The log's generation must equal the snapshot's.
+// A log of an older generation is discarded, because the snapshot already
+// contains it. A crash between the two renames of a compaction leaves one.
 //
 // Torn tail or corruption. Only the last write can be unsynced when the
-// process dies, and an unsynced write never returned to its caller, so
-// dropping it loses nothing anybody was told was saved. A crash in the
-// middle of an append leaves the file short: it ends inside the frame
-// being appended. Reading the log record by record, the bytes after the
-// last good record are a torn tail, dropped, exactly when
+// process dies. An unsynced write never returned to its caller, so dropping
+// it loses nothing anybody was told was saved. A crash in the middle of an
+// append leaves the file short: it ends inside the frame being appended.
+// The log is read record by record. The bytes after the last good record
+// are a torn tail, dropped, exactly when
 //
-//   - fewer than a frame header (8 bytes) remain; no record fits in them;
-//   - they are all zero bytes (the file was extended but the data never
-//     reached the disk; a zero length is not a record); or
+//   - fewer than a frame header of 8 bytes remain, so no record fits in them,
+//   - they are all zero bytes, because the file was extended but the data
+//     never reached the disk, and a zero length is not a record, or
 //   - the frame's declared length runs past the end of the file and the
 //     payload bytes present are a proper prefix of a well-formed upsert or
-//     delete, that is, decoding them runs out of input before the
-//     operation is complete (this includes a frame header with no payload
-//     yet).
+//     delete. That is, decoding them runs out of input before the operation
+//     is complete. A frame header with no payload yet is such a prefix.
 //
-// Anything else that is not a good record is corruption, wherever it is:
-// a checksum mismatch, a payload that does not decode (or decodes to a
-// complete operation shorter than its declared length), an end record or
-// an unknown operation in the log, an impossible length (0 or more than
-// maxPayload) followed by non-zero bytes. In particular a complete frame
-// (one that ends at or before the end of the file) with a checksum
-// mismatch is corruption even when it is the last record: on the
-// filesystems this runs on (ext4 data=ordered, XFS, btrfs, APFS) an
-// append's new size reaches the disk no earlier than its data, so a crash
-// leaves a short file, not a full-length record with wrong bytes; and the
-// write it holds may have been acknowledged, so cutting it would be a
-// silent loss. On a filesystem that can expose a full-length but partly
-// written append after a crash (ext4 data=writeback, for one) such a tail
-// is reported as corruption too: a clear error instead of a guess.
-// Likewise, when a write of several records (an upsert split by
-// maxRecordBytes) is torn with an earlier record of it damaged and a later
-// one intact, that is reported as corruption.
+// Anything else that is not a good record is corruption, wherever it is.
+// That is a checksum mismatch, a payload that does not decode, or one that
+// decodes to a complete operation shorter than its declared length. It is
+// an end record or an unknown operation in the log. It is an impossible
+// length, 0 or more than maxPayload, followed by non-zero bytes. In
+// particular a complete frame with a checksum mismatch is corruption even
+// when it is the last record. A complete frame ends at or before the end of
+// the file. The filesystems this runs on are ext4 with data=ordered, XFS,
+// btrfs and APFS. On them an append's new size reaches the disk no earlier
+// than its data. So a crash leaves a short file, not a full-length record
+// with wrong bytes. And the write it holds may have been acknowledged, so
+// cutting it would be a silent loss. Some filesystems can expose a
+// full-length but partly written append after a crash, ext4 with
+// data=writeback for one. There such a tail is reported as corruption too,
+// a clear error instead of a guess. Likewise, a write of several records
+// may be torn with an earlier record of it damaged and a later one intact.
+// That is reported as corruption. maxRecordBytes splits an upsert into such
+// records.
 //
-// Corruption is never repaired: the files are left exactly as they are,
-// the error (*CorruptError) names the file, the byte offset of the bad
+// Corruption is never repaired: the files are left exactly as they are. The
+// error is a *CorruptError. It names the file, the byte offset of the bad
 // record and the way out, rag-seed --recreate.
 const (
 	snapName   = "index.snap"
@@ -206,10 +206,10 @@ func readRecord(r *bufio.Reader, path string, off, size int64) ([]byte, error) {
 
 // scanLog reads the records of a log of size bytes at path, r positioned
 // just after its header, and calls apply with each operation. It returns
-// the offset just after the last good record and, when bytes follow it
-// that are a torn last append (see the format comment), why they are;
-// the caller decides whether to cut them. Anything else is a
-// *CorruptError, or an I/O error.
+// the offset just after the last good record. When bytes follow it that are
+// a torn last append, it also returns why they are, by the rule of the
+// format comment. The caller decides whether to cut them. Anything else is
+// a *CorruptError, or an I/O error.
 func scanLog(r *bufio.Reader, path string, size int64, dim int, apply func(op)) (end int64, torn string, err error) {
 	off := int64(headerSize)
 	for {
@@ -339,9 +339,9 @@ type op struct {
 	count   uint64     // opEnd
 }
 
-// decoder reads the fields of a payload; the first error sticks. When
-// the payload is only the first bytes of a record (extra > 0 bytes are
-// missing), a read that would need the missing bytes sets short.
+// decoder reads the fields of a payload, and the first error sticks. The
+// payload may be only the first bytes of a record, with extra > 0 bytes
+// missing. Then a read that would need the missing bytes sets short.
 type decoder struct {
 	b     []byte
 	extra uint64 // declared payload bytes missing after b

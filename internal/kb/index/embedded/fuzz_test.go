@@ -31,11 +31,11 @@ func FuzzDecodeOp(f *testing.F) {
 
 // FuzzOpen: whatever the files of an index directory hold, neither open
 // panics nor loads a damaged index silently. OpenReadOnly either loads the
-// index or returns an error, and never changes, creates or removes a file,
-// Close included. Open agrees with it (same chunk count, or both refuse),
-// and changes nothing either but what the package comment allows: cut a
-// torn tail off the log or replace a stale one; an index it refuses is
-// left untouched, Close included.
+// index or returns an error. It never changes, creates or removes a file,
+// Close included. Open agrees with it: both give the same chunk count, or
+// both refuse. Open changes nothing either but what the package comment
+// allows. It may cut a torn tail off the log or replace a stale one. An
+// index it refuses is left untouched, Close included.
 func FuzzOpen(f *testing.F) {
 	dir := f.TempDir()
 	ix, err := Open(dir)
@@ -104,8 +104,9 @@ func FuzzOpen(f *testing.F) {
 		if got, _ := os.ReadFile(filepath.Join(dir, snapName)); !bytes.Equal(got, snap) {
 			t.Fatal("Open changed the snapshot")
 		}
-		// The log is the same, cut (a torn tail) or replaced by an empty
-		// one (stale or unreadable header of another generation).
+		// The log is the same, cut of a torn tail, or replaced by an empty
+		// one. The log replaced had a stale or unreadable header of another
+		// generation.
 		if !bytes.HasPrefix(wal, after) && len(after) != headerSize {
 			t.Fatalf("Open changed the log from %d to %d bytes, not by a cut", len(wal), len(after))
 		}

@@ -1,63 +1,66 @@
 // Package embedded is the zero-setup kb.Index: an in-process index
 // persisted under a directory of the data dir.
 //
-// Search is exact: dense mode scores every chunk passing the filter by its
-// cosine to the query (float32 dot products over one contiguous slab of
-// vectors, split across CPUs for large indexes, then the survivors'
-// cosines recomputed in float64); hybrid mode fuses the dense top K and the
-// BM25 top K by reciprocal rank fusion, 1/(k + rank). BM25 (k1 = 1.2,
-// b = 0.75, idf = ln(1 + (N − df + 0.5)/(df + 0.5))) runs over an inverted
-// index of textnorm.Tokens of the chunk text, the same tokens the local
-// embedder and the judge use. Ties are broken by kb.CompareTies (the
-// chunk's position, then evidence key and kbScope), as in every index, so
-// results are deterministic. Every hit carries its true
-// DenseDistance = √(2 − 2·cos), in both modes.
+// Search is exact. Dense mode scores every chunk passing the filter by its
+// cosine to the query. It computes float32 dot products over one contiguous
+// slab of vectors, split across CPUs for large indexes, then recomputes the
+// survivors' cosines in float64. Hybrid mode fuses the dense top K and the
+// BM25 top K by reciprocal rank fusion, 1/(k + rank). BM25 runs with
+// k1 = 1.2, b = 0.75 and idf = ln(1 + (N − df + 0.5)/(df + 0.5)). It runs
+// over an inverted index of textnorm.Tokens of the chunk text, the same
+// tokens the local embedder and the judge use. Ties are broken by
+// kb.CompareTies, as in every index, so results are deterministic.
+// CompareTies orders by the chunk's position, then evidence key and
+// kbScope. Every hit carries its true DenseDistance = √(2 − 2·cos), in both
+// modes.
 //
-// Persistence: index.snap holds the whole index and is replaced atomically
-// (temporary file, sync, rename); index.wal logs every write since, one
-// synced write per Upsert or DeleteDocument, before the call returns. Open
-// loads the snapshot and replays the log. When the log outgrows the
-// snapshot, and at Close, the index is compacted into a new snapshot. See
-// file.go for the format.
+// Persistence: index.snap holds the whole index. It is replaced atomically
+// by writing a temporary file, syncing it and renaming it. index.wal logs
+// every write since, one synced write per Upsert or DeleteDocument, before
+// the call returns. Open loads the snapshot and replays the log. When the
+// log outgrows the snapshot, and at Close, the index is compacted into a
+// new snapshot. See file.go for the format.
 //
-// Faults. Only a torn last append (a crash in the middle of a write, which
-// never returned) is dropped: the file ends inside the record being
-// appended, with nothing after it but the beginning of that record (or
-// zero bytes, or fewer bytes than a frame header). Open cuts it off the
-// file; OpenReadOnly drops it in memory only. Any other bad record (a
-// checksum mismatch, including in a complete last record, an undecodable
-// payload, an impossible length) and any flaw in index.snap is corruption:
-// nothing is truncated, compacted or rewritten, and the error, a
-// *CorruptError (errors.Is(err, ErrCorrupt)), names the file, the byte
-// offset and the way out, rag-seed --recreate. Open still succeeds so that
-// Recreate can rebuild the index, but every other call returns that error;
-// OpenReadOnly returns it. The exact rule is in file.go.
+// Faults. Only a torn last append is dropped. That is a crash in the middle
+// of a write, which never returned. The file then ends inside the record
+// being appended, with nothing after it but the beginning of that record.
+// The beginning may be zero bytes, or fewer bytes than a frame header. Open
+// cuts it off the file, and OpenReadOnly drops it in memory only. Any other
+// bad record is corruption, and so is any flaw in index.snap. A bad record
+// is a checksum mismatch, even in a complete last record, an undecodable
+// payload or an impossible length. On corruption nothing is truncated,
+// compacted or rewritten. The error is a *CorruptError, and errors.Is(err,
+// ErrCorrupt) holds. It names the file, the byte offset and the way out,
+// rag-seed --recreate. Open still succeeds so that Recreate can rebuild the
+// index, but every other call returns that error. OpenReadOnly returns it.
+// The exact rule is in file.go.
 //
-// Two ways to open. Open (rag-seed) creates the directory if needed, may
-// write (cut a torn tail, replace a stale or missing log, remove leftover
-// temporary files of an interrupted compaction, compact at Close) and
-// takes the directory's lock (the file LOCK) exclusively. OpenReadOnly
-// (rag-snapshot, serve) never creates, truncates, compacts or writes
-// anything, not even the LOCK file: a directory without index.snap is
-// ErrNoIndex, the log is replayed in memory, Ensure, Recreate, Upsert and
-// DeleteDocument return ErrReadOnly, and Close only releases the lock. It
-// takes the lock shared, so readers run side by side but never alongside
-// a writer that could be in the middle of an append or a compaction; the
-// one that comes second gets an "in use" error saying whether a reader or
-// a writer probably holds the directory. Readers hold their shared lock
-// until Close, so rag-seed cannot change an index under a running serve.
-// A directory without a LOCK file was never opened for writing by this
-// package (Open creates LOCK before anything else), so a reader opens it
-// without a lock rather than create the file; if LOCK appears while it
-// loads (a writer started), it loads again under the lock.
+// Two ways to open. Open, for rag-seed, creates the directory if needed and
+// may write. It cuts a torn tail, replaces a stale or missing log, removes
+// leftover temporary files of an interrupted compaction and compacts at
+// Close. It takes the directory's lock, the file LOCK, exclusively.
+// OpenReadOnly, for rag-snapshot and serve, never creates, truncates,
+// compacts or writes anything, not even the LOCK file. A directory without
+// index.snap is ErrNoIndex, and the log is replayed in memory. Ensure,
+// Recreate, Upsert and DeleteDocument return ErrReadOnly, and Close only
+// releases the lock. OpenReadOnly takes the lock shared. So readers run
+// side by side but never alongside a writer that could be in the middle of
+// an append or a compaction. The one that comes second gets an "in use"
+// error saying whether a reader or a writer probably holds the directory.
+// Readers hold their shared lock until Close, so rag-seed cannot change an
+// index under a running serve. Open creates LOCK before anything else. So a
+// directory without a LOCK file was never opened for writing by this
+// package, and a reader opens it without a lock rather than create the
+// file. If LOCK appears while it loads, a writer started, and the reader
+// loads again under the lock.
 //
 // Within the process an Index is safe for concurrent use: searches run in
 // parallel, writes are serialised.
 //
-// Platforms: a Unix (Linux, macOS, the BSDs). The locks are flock(2), and
-// crash safety rests on Unix rename and fsync semantics; Windows is not
-// supported, and the package does not build there (unsupported.go) rather
-// than let two writers at one index.
+// Platforms: a Unix, such as Linux, macOS or the BSDs. The locks are
+// flock(2), and crash safety rests on Unix rename and fsync semantics.
+// Windows is not supported. The package does not build there, by
+// unsupported.go, rather than let two writers at one index.
 package embedded
 
 import (
@@ -110,11 +113,11 @@ type Index struct {
 
 var _ kb.Index = (*Index)(nil)
 
-// Open opens (creating it if needed) the index in dir for reading and
-// writing, and loads it. A directory in use by another process is an
-// error. An index whose files cannot be read (corrupt, another format
-// version) opens, untouched, but every call except Recreate returns the
-// reason.
+// Open opens the index in dir for reading and writing, creating it if
+// needed, and loads it. A directory in use by another process is an error.
+// An index whose files cannot be read opens untouched, but every call
+// except Recreate returns the reason. Such files are corrupt or of another
+// format version.
 func Open(dir string) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("embedded index: %w", err)
@@ -135,9 +138,9 @@ func Open(dir string) (*Index, error) {
 }
 
 // OpenReadOnly opens the index in dir for searching only and loads it,
-// without creating or changing any file (see the package comment). A
-// missing directory or index.snap is an error matching ErrNoIndex; an
-// unreadable index is an error (a *CorruptError for a damaged file); a
+// without creating or changing any file. The package comment says more. A
+// missing directory or index.snap is an error matching ErrNoIndex. An
+// unreadable index is an error, a *CorruptError for a damaged file. A
 // directory being written by another process is an error.
 func OpenReadOnly(dir string) (*Index, error) {
 	fi, err := os.Stat(dir)
@@ -184,8 +187,8 @@ var afterUnlockedLoad func()
 // Dir returns the directory of the index.
 func (ix *Index) Dir() string { return ix.dir }
 
-// Dim returns the dimension of the index's vectors, and false when there
-// is no usable index (not created yet, unreadable, or closed). With
+// Dim returns the dimension of the index's vectors. It returns false when
+// there is no usable index: not created yet, unreadable, or closed. With
 // Count(ctx, kb.Filter{KBScope: s}), the number of chunks of a kbScope, it
 // lets a caller check that the index agrees with the catalog.
 func (ix *Index) Dim() (int, bool) {
@@ -223,9 +226,9 @@ func (ix *Index) fileErr(name string, err error) error {
 	return fmt.Errorf("embedded index: read %s: %w; rebuild the index with rag-seed --recreate", ix.path(name), err)
 }
 
-// load reads the snapshot and replays the log, for Open. A file that
-// cannot be read sets loadErr and is left untouched; only I/O errors on
-// the directory fail Open.
+// load reads the snapshot and replays the log, for Open. A file that cannot
+// be read sets loadErr and is left untouched. Only I/O errors on the
+// directory fail Open.
 func (ix *Index) load() error {
 	f, err := os.Open(ix.path(snapName))
 	if errors.Is(err, os.ErrNotExist) {
@@ -271,8 +274,8 @@ func (ix *Index) removeTemps() {
 }
 
 // loadReadOnly reads the snapshot and replays the log, for OpenReadOnly,
-// opening both read-only: a missing snapshot is ErrNoIndex, a stale log is
-// ignored, a torn tail of the log is dropped in memory; anything the
+// opening both read-only. A missing snapshot is ErrNoIndex, a stale log is
+// ignored and a torn tail of the log is dropped in memory. Anything the
 // files hold that cannot be read is the error.
 func (ix *Index) loadReadOnly() error {
 	f, err := os.Open(ix.path(snapName))
@@ -306,9 +309,9 @@ func (ix *Index) loadReadOnly() error {
 	return nil
 }
 
-// readSnapshot reads a whole snapshot; anything short of a complete,
-// checksummed file is an error (a *CorruptError but for another format
-// version).
+// readSnapshot reads a whole snapshot. Anything short of a complete,
+// checksummed file is an error. It is a *CorruptError except for another
+// format version.
 func readSnapshot(f *os.File, path string) (*store, uint64, int64, error) {
 	size, err := fileSize(f)
 	if err != nil {
@@ -387,9 +390,9 @@ func (ix *Index) replayWAL(f *os.File) (end int64, torn string, stale bool, err 
 }
 
 // openWAL opens the log for appending after replaying it into ix.st. A
-// missing log, or one of another generation (already contained in the
-// snapshot), is replaced by an empty one; a torn tail is cut off. A
-// corrupt log is an error and is left as it is.
+// missing log is replaced by an empty one, and so is one of another
+// generation, which the snapshot already contains. A torn tail is cut off.
+// A corrupt log is an error and is left as it is.
 func (ix *Index) openWAL() error {
 	f, err := os.OpenFile(ix.path(walName), os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {

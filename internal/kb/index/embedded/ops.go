@@ -10,7 +10,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
-// usable reports why the index cannot serve a call; ix.mu is held.
+// usable reports why the index cannot serve a call. ix.mu is held.
 func (ix *Index) usable() error {
 	if ix.closed {
 		return fmt.Errorf("embedded index %s is closed", ix.dir)
@@ -24,8 +24,8 @@ func (ix *Index) usable() error {
 	return nil
 }
 
-// writable is usable plus no earlier failed write; ix.mu is held. (Every
-// writer has refused a read-only index already, before taking a lock.)
+// writable is usable plus no earlier failed write. ix.mu is held. Every
+// writer has refused a read-only index already, before taking a lock.
 func (ix *Index) writable() error {
 	if err := ix.usable(); err != nil {
 		return err
@@ -89,7 +89,7 @@ func (ix *Index) Recreate(ctx context.Context, dim int) error {
 	}
 	gen := ix.gen + 1
 	if ix.loadErr != nil {
-		// The generation of the unreadable files is unknown; any other
+		// The generation of the unreadable files is unknown. Any other
 		// value makes their log stale.
 		gen = uint64(time.Now().UnixNano())
 	}
@@ -127,8 +127,8 @@ func (ix *Index) compact() error {
 }
 
 // appendRecords appends records to the log and syncs it once. On failure
-// the log is cut back to where it was; if even that fails, the index
-// refuses further writes (the log could hold a partial record).
+// the log is cut back to where it was. If even that fails, the index
+// refuses further writes, because the log could hold a partial record.
 func (ix *Index) appendRecords(payloads ...[]byte) error {
 	var err error
 	n := int64(0)
@@ -168,8 +168,8 @@ func (ix *Index) maybeCompact() {
 }
 
 // Upsert writes chunks, replacing chunks with the same evidence key in the
-// same kbScope (within one call, the last wins). Every chunk is checked
-// before anything is written; the write is in the log, synced, when Upsert
+// same kbScope. Within one call the last wins. Every chunk is checked
+// before anything is written. The write is in the log, synced, when Upsert
 // returns.
 func (ix *Index) Upsert(ctx context.Context, chunks []kb.Chunk) error {
 	if err := ix.refuseReadOnly(); err != nil {

@@ -181,8 +181,8 @@ func norm64(v []float32) float64 {
 	return math.Sqrt(n)
 }
 
-// dot is the float32 dot product of a and b (len(b) >= len(a)), with four
-// accumulators so the loop is not one long dependency chain.
+// dot is the float32 dot product of a and b, with len(b) >= len(a). It uses
+// four accumulators so the loop is not one long dependency chain.
 func dot(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
@@ -199,8 +199,8 @@ func dot(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// bm25Scratch accumulates BM25 scores by slot; touched lists the slots with
-// a score so only those are reset.
+// bm25Scratch accumulates BM25 scores by slot. touched lists the slots with
+// a score, so only those are reset.
 type bm25Scratch struct {
 	score   []float64
 	touched []int32
@@ -209,10 +209,11 @@ type bm25Scratch struct {
 var scratchPool = sync.Pool{New: func() any { return new(bm25Scratch) }}
 
 // bm25 returns the k chunks passing f with the highest BM25 score for the
-// tokens of text (k1 = 1.2, b = 0.75, idf = ln(1 + (N − df + 0.5)/(df +
-// 0.5))), best first. Only chunks sharing at least one token with the query
-// are candidates. N, df and the average length are collection-wide, as in
-// Milvus. A query token counts once however often it occurs.
+// tokens of text, best first. It uses k1 = 1.2, b = 0.75 and idf = ln(1 +
+// (N − df + 0.5)/(df + 0.5)). Only chunks sharing at least one token with
+// the query are candidates. N, df and the average length are
+// collection-wide, as in Milvus. A query token counts once however often it
+// occurs.
 func (s *store) bm25(text string, f *filter, k int) []cand {
 	if s.live == 0 {
 		return nil
@@ -267,7 +268,7 @@ func (s *store) bm25(text string, f *filter, k int) []cand {
 	return out
 }
 
-// search runs req against the store; the request is valid.
+// search runs req against the store. The request is valid.
 func (s *store) search(req kb.SearchRequest) []kb.Hit {
 	f := s.compile(req.Filter)
 	if f.none {

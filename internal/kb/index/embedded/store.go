@@ -13,7 +13,7 @@ import (
 
 // store is the in-memory index: chunks in slots, their vectors in one
 // contiguous slab, and a BM25 inverted index. Slots of deleted chunks are
-// reused. A store is not safe for concurrent use; Index guards it.
+// reused. A store is not safe for concurrent use. Index guards it.
 type store struct {
 	dim int
 
@@ -40,8 +40,8 @@ type store struct {
 	totalLen int64
 }
 
-// chunkRef names a chunk (kbScope, evidenceKey) or a document (kbScope,
-// docID).
+// chunkRef names a chunk by kbScope and evidenceKey, or a document by
+// kbScope and docID.
 type chunkRef struct{ scope, key string }
 
 type posting struct {
@@ -257,7 +257,7 @@ func intern(m map[string]int32, v string) int32 {
 type filter struct {
 	none  bool   // matches nothing (a scope or every category unknown)
 	scope int32  // -1: any scope
-	cats  []bool // by category id; nil: any category
+	cats  []bool // by category id, nil for any category
 }
 
 func (s *store) compile(f kb.Filter) filter {

@@ -6,13 +6,13 @@ import (
 )
 
 // Error is a failed call to the Milvus server on a collection. Its message
-// names the server (password hidden), the collection and the call:
+// names the server with its password hidden, the collection and the call:
 //
 //	milvus at 127.0.0.1:19530: collection rag_eval: dense search: no answer within 30s: rpc error: code = DeadlineExceeded desc = context deadline exceeded
 //
 // Callers see what kind of failure it was through its methods, without
-// knowing gRPC: Transient (retrying may help) and DeadlineExceeded (Milvus
-// ran out of time).
+// knowing gRPC. Transient says whether retrying may help. DeadlineExceeded
+// says whether Milvus ran out of time.
 type Error struct {
 	Addr       string // the server address, password hidden
 	Collection string
@@ -26,22 +26,22 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// transientCodes are the gRPC status codes worth a retry: the server or a
-// node behind it is down or restarting (Unavailable), out of time
-// (DeadlineExceeded), rate limiting (ResourceExhausted), or a concurrent
-// change got in the way (Aborted).
+// transientCodes are the gRPC status codes worth a retry. Unavailable means
+// the server or a node behind it is down or restarting. DeadlineExceeded
+// means it ran out of time. ResourceExhausted means it is rate limiting.
+// Aborted means a concurrent change got in the way.
 var transientCodes = []string{"code = Unavailable", "code = DeadlineExceeded", "code = ResourceExhausted", "code = Aborted"}
 
-// Transient reports whether retrying the call may help: the call failed
-// with one of the gRPC status codes Unavailable, DeadlineExceeded,
-// ResourceExhausted or Aborted. The code is read from the message, because
-// Milvus passes a failure between its own nodes on as text in its answer
-// ("fail to search on QueryNode 3: rpc error: code = Unavailable …"), not
-// as a status the client could inspect.
+// Transient reports whether retrying the call may help. It does when the
+// call failed with one of the gRPC status codes Unavailable,
+// DeadlineExceeded, ResourceExhausted or Aborted. The code is read from the
+// message, not from a status the client could inspect. Milvus passes a
+// failure between its own nodes on as text in its answer, such as "fail to
+// search on QueryNode 3: rpc error: code = Unavailable …".
 //
-// A failure of the transport under the client (the caller's deadline, a
-// refused connection) is an error of the standard library in Err, for the
-// caller to recognise like any other network call's.
+// A failure of the transport under the client is an error of the standard
+// library in Err, for the caller to recognise like any other network
+// call's. The caller's deadline and a refused connection are such failures.
 func (e *Error) Transient() bool {
 	msg := e.cause()
 	for _, code := range transientCodes {

@@ -80,8 +80,9 @@ func and(clauses ...string) string {
 	return strings.Join(out, " and ")
 }
 
-// filterExpr renders a kb.Filter: kb_scope == <scope> (when set) and
-// category in [<categories>] (when any). An empty filter is "".
+// filterExpr renders a kb.Filter as kb_scope == <scope> and category in
+// [<categories>]. Each part is there when the filter sets it. An empty
+// filter is "".
 func filterExpr(f kb.Filter) (string, error) {
 	var scope, cats string
 	var err error

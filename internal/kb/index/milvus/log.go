@@ -10,8 +10,9 @@ import (
 )
 
 // LogLevelEnv names the environment variable that sets the level of the
-// Milvus client library's own log lines (retries, server warnings): debug,
-// info, warn (the default), error, or off.
+// Milvus client library's own log lines, such as retries and server
+// warnings. The level is debug, info, warn, error, or off. warn is the
+// default.
 const LogLevelEnv = "RAG_MILVUS_CLIENT_LOG"
 
 var logOnce sync.Once

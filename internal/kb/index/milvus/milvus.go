@@ -1,50 +1,52 @@
 // Package milvus implements kb.Index over a Milvus collection, through the
-// Milvus Go client (github.com/milvus-io/milvus/client/v2).
+// Milvus Go client github.com/milvus-io/milvus/client/v2.
 //
 // One collection holds the chunks of every kbScope. Its schema:
 //
 //	id            VarChar primary key: the hex SHA-256 of
-//	              "<len(kbScope)>:<kbScope>:<evidenceKey>" (an evidence key
-//	              is unique only inside a kbScope, and holds heading text)
+//	              "<len(kbScope)>:<kbScope>:<evidenceKey>". An evidence key
+//	              is unique only inside a kbScope, and holds heading text.
 //	evidence_key, doc_id, source, kb_scope, category, breadcrumb, title
-//	              VarChar scalars; chunk_index Int64
-//	text          VarChar with an analyzer (jieba tokenizer, lowercase and
-//	              cnalphanumonly filters) and enable_match
+//	              VarChar scalars. chunk_index Int64.
+//	text          VarChar with enable_match and an analyzer: the jieba
+//	              tokenizer with the lowercase and cnalphanumonly filters.
 //	dense         FloatVector(dim), AUTOINDEX, metric COSINE
 //	sparse        SparseFloatVector, output of a BM25 function over text,
 //	              SPARSE_INVERTED_INDEX, metric BM25
 //
-// Filters are structured kb.Filter values rendered by filterExpr, which
-// quotes every string with quote (the only place a value enters an
-// expression). Every call runs under Config.Timeout, and every error names
-// the server address and the collection, so a server that is down or slow
-// is a clear error, never a hang. A failed call is an *Error, which says
-// itself whether retrying may help (Transient: the gRPC codes Unavailable,
-// DeadlineExceeded, ResourceExhausted, Aborted) and whether Milvus ran out
-// of time (DeadlineExceeded), so no caller needs to know gRPC.
+// Filters are structured kb.Filter values rendered by filterExpr. It quotes
+// every string with quote, the only place a value enters an expression.
+// Every call runs under Config.Timeout. Every error names the server
+// address and the collection. So a server that is down or slow is a clear
+// error, never a hang. A failed call is an *Error, so no caller needs to
+// know gRPC. Its Transient says whether retrying may help, for the gRPC
+// codes Unavailable, DeadlineExceeded, ResourceExhausted and Aborted. Its
+// DeadlineExceeded says whether Milvus ran out of time.
 //
-// Search: dense mode is one COSINE search; hybrid mode is a COSINE search
-// and a BM25 search on the sparse field, fused in Go by kb.Fuse, the same
-// function the embedded index fuses with (not by Milvus' RRF ranker, which
-// knows only plain RRF). In both modes
-// the dense vectors of the hits are returned as output fields and the true
-// cosine (DenseDistance = √(2 − 2·cos)) is computed locally in float64, so
-// it is exact for BM25-only candidates too. Hits are ordered by score, then
-// by kb.CompareTies, as the embedded index orders them, so equal scores
-// come out in a deterministic order (Milvus orders ties arbitrarily).
+// Search: dense mode is one COSINE search. Hybrid mode is a COSINE search
+// and a BM25 search on the sparse field, fused in Go by kb.Fuse. That is
+// the function the embedded index fuses with. Milvus' RRF ranker is not
+// used, because it knows only plain RRF. In both modes the dense vectors of
+// the hits are returned as output fields. The true cosine,
+// DenseDistance = √(2 − 2·cos), is computed from them locally in float64,
+// so it is exact for BM25-only candidates too. Hits are ordered by score,
+// then by kb.CompareTies, as the embedded index orders them. So equal
+// scores come out in a deterministic order, where Milvus orders ties
+// arbitrarily.
 //
 // The collection is created with Strong consistency and every read asks for
-// it, so a search sees the writes that returned before it (no Flush needed).
+// it. So a search sees the writes that returned before it, with no Flush
+// needed.
 //
-// What works on both Milvus Lite 2.5 (the local test server) and a Milvus
-// server: AUTOINDEX for the dense field (Lite refuses HNSW), index names
-// equal to field names, metric_type passed in every search, filters as
-// literal expressions (Lite fails on expression templates), query text made
-// valid UTF-8 (invalid UTF-8 crashes Lite's BM25 analyzer). Upsert into a
-// collection with a BM25 function failed on early 2.5 builds
-// (milvus-io/milvus#37021); Milvus Lite 2.5.1 accepts it. A Milvus
-// server answers dense and hybrid searches from an approximate index once
-// segments are sealed; the embedded index is exact.
+// Some choices work on both Milvus Lite 2.5, the local test server, and a
+// Milvus server. The dense field has AUTOINDEX, because Lite refuses HNSW.
+// Index names equal field names. metric_type is passed in every search.
+// Filters are literal expressions, because Lite fails on expression
+// templates. Query text is made valid UTF-8, because invalid UTF-8 crashes
+// Lite's BM25 analyzer. Upsert into a collection with a BM25 function
+// failed on early 2.5 builds, milvus-io/milvus#37021. Milvus Lite 2.5.1
+// accepts it. A Milvus server answers dense and hybrid searches from an
+// approximate index once segments are sealed. The embedded index is exact.
 package milvus
 
 import (
@@ -111,8 +113,8 @@ var maxLen = map[string]int{
 }
 
 // FieldMaxLen returns the maximum length in bytes of the collection's
-// VarChar field name ("category", "breadcrumb", …), 0 for another name.
-// The corpus limits are checked against it (package config's tests).
+// VarChar field name, such as "category" or "breadcrumb". It returns 0 for
+// another name. Package config's tests check the corpus limits against it.
 func FieldMaxLen(name string) int { return maxLen[name] }
 
 // outputFields are the fields a search returns.
@@ -136,27 +138,28 @@ var collectionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
 type Config struct {
 	// Addr is the host:port of the Milvus gRPC endpoint (RAG_MILVUS_ADDR).
 	Addr string
-	// Collection is the collection name; DefaultCollection when empty.
+	// Collection is the collection name, DefaultCollection when empty.
 	Collection string
-	// Timeout bounds every call to Milvus (each batch of an upsert, each
-	// search); DefaultTimeout when zero.
+	// Timeout bounds every call to Milvus: each batch of an upsert, each
+	// search. It is DefaultTimeout when zero.
 	Timeout time.Duration
-	// ConnectTimeout bounds the connection made by Open;
+	// ConnectTimeout bounds the connection made by Open. It is
 	// DefaultConnectTimeout when zero.
 	ConnectTimeout time.Duration
-	// BatchSize is the number of chunks sent per upsert call;
+	// BatchSize is the number of chunks sent per upsert call. It is
 	// DefaultBatchSize when zero.
 	BatchSize int
 }
 
 // Index is a kb.Index over one Milvus collection. It is safe for concurrent
-// use; writes (Ensure, Recreate, Upsert, DeleteDocument) are serialised.
+// use. Its writes, Ensure, Recreate, Upsert and DeleteDocument, are
+// serialised.
 type Index struct {
 	cfg Config
 	cli *milvusclient.Client
 
 	mu     sync.Mutex // serialises writes and guards dim
-	dim    int        // dimension of the collection; 0 until known
+	dim    int        // dimension of the collection, 0 until known
 	closed atomic.Bool
 }
 
@@ -266,7 +269,7 @@ var errClosed = errors.New("index is closed")
 
 // Ensure creates the collection for vectors of dim, with its indexes, and
 // loads it, unless it exists. An existing collection of another dimension
-// is a *kb.DimensionMismatchError; one with another schema is an error that
+// is a *kb.DimensionMismatchError. One with another schema is an error that
 // also names --recreate.
 func (ix *Index) Ensure(ctx context.Context, dim int) error {
 	if dim <= 0 {
@@ -320,8 +323,8 @@ func (ix *Index) Recreate(ctx context.Context, dim int) error {
 	return nil
 }
 
-// Drop removes the collection if it exists (tests and tooling; Recreate
-// drops and creates).
+// Drop removes the collection if it exists. Tests and tooling use it, and
+// Recreate drops and creates.
 func (ix *Index) Drop(ctx context.Context) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -526,8 +529,8 @@ func (ix *Index) currentDim(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// A collection is not searchable until loaded (after a server restart,
-	// for one); loading a loaded collection is a no-op.
+	// A collection is not searchable until loaded, after a server restart
+	// for one. Loading a loaded collection is a no-op.
 	if err := ix.load(ctx); err != nil {
 		return 0, err
 	}

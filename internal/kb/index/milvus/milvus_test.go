@@ -15,8 +15,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/testkit/kbtest"
 )
 
-// milvusAddr returns RAG_MILVUS_ADDR; without it the test is skipped
-// (or fails when RAG_REQUIRE_SERVICES=1).
+// milvusAddr returns RAG_MILVUS_ADDR. Without it the test is skipped, or
+// fails when RAG_REQUIRE_SERVICES=1.
 func milvusAddr(t testing.TB) string { return kbtest.ServiceEnv(t, "RAG_MILVUS_ADDR") }
 
 // testCollection returns a collection name unique to this test.
@@ -73,7 +73,7 @@ func TestSecondInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(hits) != 1 || hits[0].EvidenceKey != "d#0" {
-		t.Errorf("hits %+v", hits)
+		t.Errorf("hits %+v, want only d#0", hits)
 	}
 	// Its dimension was read from the collection.
 	if err := ix2.Upsert(ctx, []kb.Chunk{{EvidenceKey: "e#0", DocID: "e", KBScope: "s", Vector: []float32{1, 2}}}); err == nil {
@@ -175,8 +175,8 @@ func TestUnreachable(t *testing.T) {
 }
 
 // TestServerGoneMidRun: calls on an index whose server went away fail
-// within the timeout with the address, never hang. The server here is a
-// TCP proxy to the shared Milvus that the test closes; Milvus itself keeps
+// within the timeout with the address, and never hang. The server here is a
+// TCP proxy to the shared Milvus that the test closes. Milvus itself keeps
 // running.
 func TestServerGoneMidRun(t *testing.T) {
 	target := milvusAddr(t)

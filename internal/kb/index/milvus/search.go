@@ -42,11 +42,11 @@ func (ix *Index) Count(ctx context.Context, f kb.Filter) (int, error) {
 	return int(n), err
 }
 
-// Search runs a dense search, or a hybrid search (a dense and a BM25
-// search fused in Go by kb.Fuse with req.Fusion and k = req.RRFK, exactly
-// as the embedded index fuses), under req.Filter. It returns up to req.K
-// hits, best first; each carries the true cosine distance computed from
-// the stored vector.
+// Search runs a dense search, or a hybrid search, under req.Filter. A
+// hybrid search is a dense and a BM25 search fused in Go by kb.Fuse with
+// req.Fusion and k = req.RRFK, exactly as the embedded index fuses. It
+// returns up to req.K hits, best first. Each carries the true cosine
+// distance computed from the stored vector.
 func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, error) {
 	if req.Mode != kb.Dense && req.Mode != kb.Hybrid {
 		return nil, fmt.Errorf("milvus: search: unknown search mode %q (want %q or %q)", req.Mode, kb.Dense, kb.Hybrid)
@@ -90,9 +90,9 @@ func (ix *Index) Search(ctx context.Context, req kb.SearchRequest) ([]kb.Hit, er
 }
 
 // search runs one search on field and returns its best req.K hits in the
-// deterministic order of compareHits; Score is the cosine for the dense
-// field and Milvus' BM25 score for the sparse one. It asks Milvus for up
-// to 2K hits, so that ties at the K-th place are cut by that order, not by
+// deterministic order of compareHits. Score is the cosine for the dense
+// field and Milvus' BM25 score for the sparse one. It asks Milvus for up to
+// 2K hits, so that ties at the K-th place are cut by that order, not by
 // Milvus.
 func (ix *Index) search(ctx context.Context, op, field string, v entity.Vector, metric entity.MetricType, expr string, req kb.SearchRequest) ([]kb.Hit, error) {
 	limit := min(2*req.K, maxTopK)
@@ -163,8 +163,8 @@ func compareHits(a, b kb.Hit) int {
 }
 
 // decodeHits turns a result set into hits. The cosine is computed from the
-// returned vector in float64; it is also the score, unless serverScore
-// asks for Milvus' score (BM25).
+// returned vector in float64. It is also the score, unless serverScore asks
+// for Milvus' BM25 score.
 func decodeHits(rs milvusclient.ResultSet, q []float32, serverScore bool) ([]kb.Hit, error) {
 	if rs.Err != nil {
 		return nil, rs.Err

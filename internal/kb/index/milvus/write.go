@@ -26,11 +26,12 @@ func primaryKey(kbScope, evidenceKey string) string {
 }
 
 // Upsert writes chunks, replacing the chunks with the same evidence key in
-// the same kbScope (Milvus upsert by primary key). Every chunk is checked
-// before anything is sent; within one call the last of two chunks with the
-// same key wins. Chunks are sent in batches of Config.BatchSize, each under
-// the timeout: when a batch fails the earlier ones stay written (the
-// ingestion marks documents ready only after Upsert returns).
+// the same kbScope by Milvus upsert on the primary key. Every chunk is
+// checked before anything is sent. Within one call the last of two chunks
+// with the same key wins. Chunks are sent in batches of Config.BatchSize,
+// each under the timeout. When a batch fails the earlier ones stay written.
+// That is safe because the ingestion marks documents ready only after
+// Upsert returns.
 func (ix *Index) Upsert(ctx context.Context, chunks []kb.Chunk) error {
 	if len(chunks) == 0 {
 		return nil

@@ -1,11 +1,11 @@
-// Package rediscache is the embedding cache of the server stack, in Redis
-// (github.com/redis/go-redis/v9).
+// Package rediscache is the embedding cache of the server stack, in Redis,
+// through github.com/redis/go-redis/v9.
 //
-// An entry is one Redis string: key "ragbaseline:emb:" + embed.CacheKey(…),
-// value the vector as little-endian IEEE-754 float32 bytes
-// (embed.EncodeVector). Get is one round trip of MGETs of at most 500 keys
-// each; Put is pipelined SETs, with an optional TTL. Errors name the server
-// address, never a password.
+// An entry is one Redis string. Its key is "ragbaseline:emb:" +
+// embed.CacheKey(…). Its value is the vector as little-endian IEEE-754
+// float32 bytes, as embed.EncodeVector writes them. Get is one round trip
+// of MGETs of at most 500 keys each. Put is pipelined SETs, with an
+// optional TTL. Errors name the server address, never a password.
 package rediscache
 
 import (
@@ -63,7 +63,7 @@ func WithUsername(username string) Option { return func(c *config) { c.username 
 // WithDB selects database n.
 func WithDB(n int) Option { return func(c *config) { c.db = n } }
 
-// WithTTL makes entries expire after d; 0 (the default) keeps them until
+// WithTTL makes entries expire after d. 0, the default, keeps them until
 // Redis evicts them.
 func WithTTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
 
@@ -120,7 +120,7 @@ func Open(addr string, opts ...Option) (*Cache, error) {
 func (c *Cache) Addr() string { return c.addr }
 
 // wrap names the address and the operation. go-redis never puts the
-// password in an error; the text is still scrubbed of it in case a server
+// password in an error. The text is still scrubbed of it in case a server
 // echoes it.
 func (c *Cache) wrap(op string, err error) error {
 	msg := err.Error()
@@ -207,8 +207,8 @@ func (c *Cache) Put(ctx context.Context, entries map[string][]float32) error {
 	return nil
 }
 
-// Len counts the entries under the cache's prefix (SCAN; for tests and
-// statistics, not for hot paths).
+// Len counts the entries under the cache's prefix with SCAN. It is for
+// tests and statistics, not for hot paths.
 func (c *Cache) Len(ctx context.Context) (int, error) {
 	n := 0
 	iter := c.rdb.Scan(ctx, 0, escapeGlob(c.prefix)+"*", 1000).Iterator()
@@ -241,7 +241,7 @@ func escapeGlob(s string) string {
 	return b.String()
 }
 
-// redactURL returns addr with any password replaced, for messages; an
+// redactURL returns addr with any password replaced, for messages. An
 // address that does not parse is not shown at all.
 func redactURL(addr string) string {
 	u, err := url.Parse(addr)

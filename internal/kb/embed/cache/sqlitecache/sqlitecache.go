@@ -1,17 +1,17 @@
-// Package sqlitecache is the embedding cache of the embedded default: a
-// table in the embedded store's SQLite file (pure Go, modernc.org/sqlite,
-// driver name "sqlite").
+// Package sqlitecache is the embedding cache of the embedded default. It is
+// a table in the embedded store's SQLite file, through the pure-Go
+// modernc.org/sqlite with the driver name "sqlite".
 //
 //	CREATE TABLE embedding_cache (
 //	    key    TEXT PRIMARY KEY,   -- embed.CacheKey(model, dim, kind, text)
-//	    model  TEXT NOT NULL,      -- the embedder's Name; '' when Put did not say
+//	    model  TEXT NOT NULL,      -- the embedder's Name, '' when Put did not say
 //	    dim    INTEGER NOT NULL,   -- number of float32 values in vector
-//	    vector BLOB NOT NULL       -- little-endian IEEE-754 float32 (embed.EncodeVector)
+//	    vector BLOB NOT NULL       -- little-endian IEEE-754 float32, by embed.EncodeVector
 //	)
 //
-// Every statement uses query parameters; lookups go in batches of at most
+// Every statement uses query parameters. Lookups go in batches of at most
 // 500 keys per IN list. The database is opened in WAL mode with a 5 s busy
-// timeout and immediate write transactions, so the cache can share its file
+// timeout and immediate write transactions. So the cache can share its file
 // with the catalog and with concurrent readers.
 package sqlitecache
 
@@ -62,8 +62,8 @@ var (
 )
 
 // DSN returns the modernc.org/sqlite data source name Open uses for the
-// database file path: a file: URI (so any character in the path is
-// allowed) with busy_timeout(5000), journal_mode(WAL) and immediate
+// database file path. It is a file: URI, so that any character in the path
+// is allowed. It sets busy_timeout(5000), journal_mode(WAL) and immediate
 // transactions.
 func DSN(path string) string {
 	u := url.URL{Path: filepath.ToSlash(path)}
@@ -116,7 +116,7 @@ func (c *Cache) wrap(op string, err error) error {
 }
 
 // Get returns the cached vectors of the keys it has. Keys it does not have
-// are absent from the map; duplicate keys are looked up once.
+// are absent from the map. Duplicate keys are looked up once.
 func (c *Cache) Get(ctx context.Context, keys []string) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(keys))
 	if len(keys) == 0 {
@@ -133,8 +133,8 @@ func (c *Cache) Get(ctx context.Context, keys []string) (map[string][]float32, e
 		for _, k := range batch {
 			args = append(args, k)
 		}
-		// Only the number of placeholders is built into the text; every
-		// key is a bound parameter.
+		// Only the number of placeholders is built into the text. Every key
+		// is a bound parameter.
 		q := "SELECT key, vector FROM embedding_cache WHERE key IN (?" + strings.Repeat(", ?", len(batch)-1) + ")"
 		if err := c.query(ctx, q, args, out); err != nil {
 			return nil, err
@@ -157,7 +157,7 @@ func (c *Cache) query(ctx context.Context, q string, args []any, out map[string]
 		}
 		v, err := embed.DecodeVector(blob)
 		if err != nil || len(v) == 0 {
-			continue // a damaged entry is a miss; the next Put overwrites it
+			continue // a damaged entry is a miss, and the next Put overwrites it
 		}
 		out[key] = v
 	}
@@ -167,7 +167,7 @@ func (c *Cache) query(ctx context.Context, q string, args []any, out map[string]
 	return nil
 }
 
-// Put stores vectors with an empty model name; see PutModel.
+// Put stores vectors with an empty model name. PutModel names the model.
 func (c *Cache) Put(ctx context.Context, entries map[string][]float32) error {
 	return c.PutModel(ctx, "", entries)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,8 +65,8 @@ func TestPersistsAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m["k"]; len(got) != 2 || got[0] != 0.25 || got[1] != -1 {
-		t.Errorf("after reopen Get = %v", m)
+	if got, want := m["k"], []float32{0.25, -1}; !slices.Equal(got, want) {
+		t.Errorf("after reopen Get = %v, want k: %v", m, want)
 	}
 }
 
@@ -157,8 +158,8 @@ func TestHostileKeysAreParameters(t *testing.T) {
 		t.Fatalf("Get returned %d entries, want %d: %v", len(m), len(hostile), m)
 	}
 	for i, k := range hostile {
-		if v := m[k]; len(v) != 1 || v[0] != float32(i+1) {
-			t.Errorf("key %q: %v", k, v)
+		if v, want := m[k], []float32{float32(i + 1)}; !slices.Equal(v, want) {
+			t.Errorf("key %q: %v, want %v", k, v, want)
 		}
 	}
 	if m, err := c.Get(ctx, []string{"' OR '1'='1"}); err != nil || len(m) != 0 {
