@@ -21,5 +21,6 @@
 // skips the checks that need a part it declares it lacks.
 //
 // Besides the standard library the package imports only jsontext
-// (github.com/go-json-experiment/json), the JSON reader of ParseGolden.
+// (github.com/go-json-experiment/json), the JSON reader of ParseGolden, and
+// diag, whose Error every reader returns.
 package contract

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract/internal/fixturescan"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // DecodeFixture decodes a fixture file (docs/fixtures.md) for the judge.
@@ -76,10 +77,10 @@ import (
 // says why it exists and what would let it go).
 //
 // The error is an *UnsupportedVersionError for an unsupported
-// fixtureVersion and an *Error otherwise, with the 1-based line of the
-// problem (0 for a missing field) and, for a contract violation, the field
-// path ("caseId", "lookupResult.evidenceBlocks"). Use ParseFixture to put
-// the file name in it.
+// fixtureVersion and a *diag.Error otherwise. Its Line is the 1-based line
+// of the problem, 0 for a missing field. For a contract violation its Where
+// names the field path, such as field "lookupResult.evidenceBlocks". Use
+// ParseFixture to put the file name in it.
 func DecodeFixture(data []byte) (*Fixture, error) {
 	return ParseFixture("", data)
 }
@@ -149,7 +150,7 @@ func (p *fxProblem) error(name string, data []byte) error {
 		return &UnsupportedVersionError{File: name, Line: line, Field: "fixtureVersion",
 			Version: p.version, Supported: slices.Clone(SupportedFixtureVersions)}
 	}
-	return &Error{File: name, Line: line, Field: p.field, Msg: p.msg}
+	return &diag.Error{File: name, Line: line, Where: where("", p.field), Msg: p.msg}
 }
 
 // fxTopState records what the validity rules need about the last occurrence

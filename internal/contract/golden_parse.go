@@ -44,10 +44,11 @@ func LoadGolden(path string) (*GoldenFile, error) {
 // When the version is not in SupportedGoldenVersions the only error returned
 // is an *UnsupportedVersionError (errors.Is ErrUnsupportedVersion), before
 // anything else is validated. Otherwise every problem in the file is returned
-// at once as an ErrorList sorted by line; each *Error names the line where the
-// offending case or value starts (for an element of a list or an entry of
-// relevance, the element or entry), the caseId and the field. When the file is
-// not UTF-8 or not JSON, that one problem is the whole list.
+// at once as a diag.List sorted by line. Each *diag.Error names the line
+// where the offending case or value starts, and its Where names the caseId
+// and the field. For an element of a list or an entry of relevance, the
+// line is that of the element or entry. When the file is not UTF-8 or not
+// JSON, that one problem is the whole list.
 //
 // Problems (docs/golden-cases.md lists them for users):
 //   - an unknown key, in the file object or in a case, with the closest known

@@ -9,11 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 var errTrailingData = errors.New("unexpected data after the top-level value")
 
-// gProblem is an Error located by byte offset; lines are computed at the end.
+// gProblem is a problem located by byte offset. Its line is computed at the
+// end, when the problems are sorted.
 type gProblem struct {
 	off    int
 	caseID string
@@ -62,17 +65,17 @@ func (p *goldenParser) add(off int, caseID, field, msg string) {
 	p.probs = append(p.probs, gProblem{off: off, caseID: caseID, field: field, msg: msg})
 }
 
-func (p *goldenParser) errorList() ErrorList {
+func (p *goldenParser) errorList() diag.List {
 	sort.SliceStable(p.probs, func(i, j int) bool { return p.probs[i].off < p.probs[j].off })
-	l := make(ErrorList, len(p.probs))
+	l := make(diag.List, len(p.probs))
 	for i, pr := range p.probs {
-		l[i] = &Error{File: p.name, Line: p.line(pr.off), CaseID: pr.caseID, Field: pr.field, Msg: pr.msg}
+		l[i] = &diag.Error{File: p.name, Line: p.line(pr.off), Where: where(pr.caseID, pr.field), Msg: pr.msg}
 	}
 	return l
 }
 
 // fatal returns a single problem that stops parsing.
-func (p *goldenParser) fatal(off int, msg string) ErrorList {
+func (p *goldenParser) fatal(off int, msg string) diag.List {
 	p.probs = p.probs[:0]
 	p.add(off, "", "", msg)
 	return p.errorList()
@@ -85,7 +88,7 @@ func (p *goldenParser) fatal(off int, msg string) ErrorList {
 // (UTF-8 is checked first, lone surrogate escapes are allowed, both nest
 // at most 10000 deep), which FuzzParseGoldenReference checks; should they
 // ever disagree, the message is jsontext's.
-func (p *goldenParser) syntaxError() ErrorList {
+func (p *goldenParser) syntaxError() diag.List {
 	dec := json.NewDecoder(bytes.NewReader(p.data))
 	var top json.RawMessage
 	if err := dec.Decode(&top); err != nil {

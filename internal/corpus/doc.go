@@ -85,12 +85,12 @@
 //	seed-docs/c.md:5: kb_scope "prod" does not match the kb scope being loaded ("rag-eval")
 //
 // A kb_scope that is not the one being loaded is a problem of its document
-// like any other, with Problem.DeclaredScope set, so rag-seed can report all
+// like any other, with a *ScopeError as its Err, so rag-seed can report all
 // such documents in one line.
 //
 // LoadDir reads every *.md file of a directory (not its subdirectories,
 // and no name starting with '.'), checks them all, and returns either
-// every document or a Problems error listing every problem of every file
+// every document or a diag.List error listing every problem of every file
 // sorted by file, then line, so that rag-seed can print them all, exit 2
 // and write nothing.
 //
@@ -146,5 +146,5 @@
 //     "…#处理~2" the second piece of a long section, "…#FAQ@2" the second
 //     section whose path is FAQ.
 //
-// The package imports the standard library, kb and textnorm only.
+// The package imports the standard library, kb, textnorm and diag only.
 package corpus

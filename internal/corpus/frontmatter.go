@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The frontmatter is a strict subset of YAML: a flat mapping of keys to
@@ -33,9 +35,9 @@ type fmItem struct {
 // a problem for every line it could not. An entry whose value could not
 // be read is returned with bad set in badKeys, so a caller does not also
 // report it missing.
-func parseFrontmatter(file string, lines []string, firstLine int) (entries []fmEntry, badKeys map[string]bool, problems []Problem) {
+func parseFrontmatter(file string, lines []string, firstLine int) (entries []fmEntry, badKeys map[string]bool, problems diag.List) {
 	add := func(i int, msg string) {
-		problems = append(problems, Problem{File: file, Line: firstLine + i, Msg: msg})
+		problems = append(problems, &diag.Error{File: file, Line: firstLine + i, Msg: msg})
 	}
 	for i := 0; i < len(lines); i++ {
 		ln := lines[i]

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
@@ -27,7 +28,7 @@ const body = "# MySQL 连接池耗尽排查\n\n连接池满了。\n"
 func file(front, body string) []byte { return []byte("---\n" + front + "---\n" + body) }
 
 // problemStrings renders problems as file:line: message.
-func problemStrings(ps []Problem) []string {
+func problemStrings(ps diag.List) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Error())
@@ -330,9 +331,9 @@ func TestLoadDirProblems(t *testing.T) {
 	if docs != nil {
 		t.Errorf("LoadDir returned documents with problems: %d", len(docs))
 	}
-	var ps Problems
+	var ps diag.List
 	if !errors.As(err, &ps) {
-		t.Fatalf("error %v (%T) is not a Problems", err, err)
+		t.Fatalf("error %v (%T) is not a diag.List", err, err)
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
 	want := []string{
@@ -356,6 +357,16 @@ func TestLoadDirProblems(t *testing.T) {
 	if err.Error() != strings.Join(want, "\n") {
 		t.Errorf("error message\n%s", err)
 	}
+	// The kb_scope mismatch, and only it, carries a *ScopeError.
+	for i, pr := range ps {
+		var se *ScopeError
+		isScope := errors.As(pr, &se)
+		if wantScope := i == 8; isScope != wantScope {
+			t.Errorf("problem %d %q: *ScopeError found %v, want %v", i, pr, isScope, wantScope)
+		} else if isScope && (se.Declared != "prod" || se.Loading != "rag-eval") {
+			t.Errorf("problem %d: ScopeError %+v, want declared prod, loading rag-eval", i, *se)
+		}
+	}
 }
 
 func TestLoadDirErrors(t *testing.T) {
@@ -363,7 +374,7 @@ func TestLoadDirErrors(t *testing.T) {
 	if _, err := LoadDir(empty, "rag-eval"); err == nil || !strings.Contains(err.Error(), "no .md files in "+empty) {
 		t.Errorf("empty dir: %v", err)
 	}
-	if _, err := LoadDir(filepath.Join(empty, "missing"), "rag-eval"); err == nil || errors.As(err, new(Problems)) {
+	if _, err := LoadDir(filepath.Join(empty, "missing"), "rag-eval"); err == nil || errors.As(err, new(diag.List)) {
 		t.Errorf("missing dir: %v", err)
 	}
 	if _, err := LoadDir("testdata/docs", ""); err == nil {

@@ -1,6 +1,7 @@
 // Package metrics computes ranked-retrieval measures exactly as trec_eval
 // 9.0.8 computes them, and reads TREC qrels and run files as trec_eval reads
-// them. It imports only the standard library.
+// them. It imports only the standard library and, for its error type,
+// internal/diag, which imports only the standard library itself.
 //
 // There are two ways in.
 //
@@ -40,7 +41,8 @@
 //     so are lines whose first non-blank byte is '#'.
 //   - An empty file, a file with no data line, or a NUL byte is an error.
 //
-// Errors are *SyntaxError values printed "file:line: message".
+// Errors are *diag.Error values (package internal/diag) printed
+// "file:line: message".
 //
 // # Ranking and relevance
 //

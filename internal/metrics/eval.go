@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // Options are trec_eval's options that change what is computed.
@@ -94,7 +96,7 @@ var ErrNoCommonQuery = errors.New("no query with both results and relevance judg
 // n log n in the documents of a query).
 //
 // A docno repeated within an evaluated query, among the documents of the
-// run that -M keeps or among the judgments, is a *SyntaxError naming both
+// run that -M keeps or among the judgments, is a *diag.Error naming both
 // lines; the first such query in qid order is reported. So are
 // preferences at odds with themselves (a docno with two levels in a
 // judgment group of one sub-group, or with level 0 and a level above 0, or
@@ -489,7 +491,7 @@ func (s *scratch) ranking(opts *Options, run *Run, rs span) ([]result, []int32, 
 		if j, dup := seen[d.docno]; dup {
 			other := ents[idx[j]].line
 			a, b := min(d.line, other), max(d.line, other)
-			return nil, nil, &SyntaxError{File: run.name, Line: b,
+			return nil, nil, &diag.Error{File: run.name, Line: b,
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", d.docno, rs.qid, a)}
 		}
 		seen[d.docno] = i
@@ -509,7 +511,7 @@ func (s *scratch) judge(opts *Options, ents []result, idx []int32, qrelsName, qi
 	for i := range js {
 		e := &js[i]
 		if j, dup := judged[e.docno]; dup {
-			return nil, &SyntaxError{File: qrelsName, Line: e.line,
+			return nil, &diag.Error{File: qrelsName, Line: e.line,
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", e.docno, qid, js[j].line)}
 		}
 		judged[e.docno] = i

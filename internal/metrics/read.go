@@ -8,21 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
-
-// SyntaxError reports a malformed qrels or run file.
-type SyntaxError struct {
-	File string // name given to ReadQrels or ReadRun
-	Line int    // 1-based line number; 0 when the error is about the whole file
-	Msg  string
-}
-
-func (e *SyntaxError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return e.File + ": " + e.Msg
-}
 
 // Qrels holds the relevance judgments of a TREC qrels file
 // ("qid iter docno rel" lines), grouped by query.
@@ -133,7 +121,7 @@ func (r *Run) Ranking(qid string) []string {
 // read as C's atol reads it ("2.5" is 2, "x" is 0); the iter field is
 // ignored. A line whose first byte is '#' is a comment. A blank line, a
 // line with other than 4 fields, a NUL byte, or a file without judgments is
-// a *SyntaxError naming the file and line. name is used in errors only.
+// a *diag.Error naming the file and line. name is used in errors only.
 //
 // Duplicate docnos within a query are kept here and reported by Eval, as
 // trec_eval reports them only for the queries it evaluates.
@@ -153,7 +141,7 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 // line is the runid (trec_eval checks no other tag). Blank lines are
 // skipped, and so is a line whose first non-blank byte is '#'. A line with
 // fewer than 6 fields, a NUL byte, or a file without results is a
-// *SyntaxError naming the file and line. name is used in errors only.
+// *diag.Error naming the file and line. name is used in errors only.
 //
 // Duplicate docnos within a query are kept here and reported by Eval, as
 // trec_eval reports them only for the queries it evaluates (and only among
@@ -227,12 +215,12 @@ func checkNUL(text, name string) error {
 	if i < 0 {
 		return nil
 	}
-	return &SyntaxError{File: name, Line: 1 + strings.Count(text[:i], "\n"), Msg: "NUL byte"}
+	return &diag.Error{File: name, Line: 1 + strings.Count(text[:i], "\n"), Msg: "NUL byte"}
 }
 
 // parseLine parses one line of a file: the query id and entry of a data
 // line, keep false for a line to skip (comment, blank), or an error.
-type parseLine[E any] func(line string, lineNo int) (qid string, e E, keep bool, err *SyntaxError)
+type parseLine[E any] func(line string, lineNo int) (qid string, e E, keep bool, err *diag.Error)
 
 // parsed is a file's entries grouped by query.
 type parsed[E any] struct {
@@ -385,7 +373,7 @@ type chunk struct {
 	qids   []string         // local query id → qid
 	cur    int32
 	curQID string
-	err    *SyntaxError
+	err    *diag.Error
 }
 
 // add returns the local id of qid, remembering the last one: lines of a
@@ -419,18 +407,18 @@ func forEach(n int, f func(int)) {
 
 func parseQrels(text, name string) (*Qrels, error) {
 	if len(text) == 0 {
-		return nil, &SyntaxError{File: name, Msg: "empty qrels file"}
+		return nil, &diag.Error{File: name, Msg: "empty qrels file"}
 	}
-	p, err := parseFile(text, name, func(line string, lineNo int) (string, judgment, bool, *SyntaxError) {
+	p, err := parseFile(text, name, func(line string, lineNo int) (string, judgment, bool, *diag.Error) {
 		if len(line) > 0 && line[0] == '#' {
 			return "", judgment{}, false, nil
 		}
 		var f [4]string
 		switch n := splitFields(line, f[:]); {
 		case n == 0:
-			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo, Msg: "blank line (a qrels line is: qid iter docno rel)"}
+			return "", judgment{}, false, &diag.Error{File: name, Line: lineNo, Msg: "blank line (a qrels line is: qid iter docno rel)"}
 		case n != 4:
-			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo,
+			return "", judgment{}, false, &diag.Error{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 4 fields (qid iter docno rel), found %s", countFields(n, 4))}
 		}
 		return f[0], judgment{docno: f[2], group: f[1], rel: int(atol(f[3])), line: lineNo}, true, nil
@@ -439,7 +427,7 @@ func parseQrels(text, name string) (*Qrels, error) {
 		return nil, err
 	}
 	if p == nil {
-		return nil, &SyntaxError{File: name, Msg: "no judgments"}
+		return nil, &diag.Error{File: name, Msg: "no judgments"}
 	}
 	q := &Qrels{name: name, entries: p.entries, queries: p.spans, index: p.index}
 	for i := range q.entries {
@@ -452,9 +440,9 @@ func parseQrels(text, name string) (*Qrels, error) {
 
 func parseRun(text, name string) (*Run, error) {
 	if len(text) == 0 {
-		return nil, &SyntaxError{File: name, Msg: "empty run file"}
+		return nil, &diag.Error{File: name, Msg: "empty run file"}
 	}
-	p, err := parseFile(text, name, func(line string, lineNo int) (string, result, bool, *SyntaxError) {
+	p, err := parseFile(text, name, func(line string, lineNo int) (string, result, bool, *diag.Error) {
 		i := 0
 		for i < len(line) && spaceTable[line[i]] {
 			i++
@@ -464,7 +452,7 @@ func parseRun(text, name string) (*Run, error) {
 		}
 		var f [6]string
 		if n := splitFields(line[i:], f[:]); n < 6 {
-			return "", result{}, false, &SyntaxError{File: name, Line: lineNo,
+			return "", result{}, false, &diag.Error{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 6 fields (qid iter docno rank score tag), found %d", n)}
 		}
 		return f[0], result{docno: f[2], tag: f[5], sim: atof(f[4]), line: lineNo}, true, nil
@@ -473,7 +461,7 @@ func parseRun(text, name string) (*Run, error) {
 		return nil, err
 	}
 	if p == nil {
-		return nil, &SyntaxError{File: name, Msg: "no results"}
+		return nil, &diag.Error{File: name, Msg: "no results"}
 	}
 	// get_trec_results.c keeps the tag of the last data line of the file
 	// (in file order, whatever its query) as every query's runid.

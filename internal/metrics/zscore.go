@@ -3,6 +3,8 @@ package metrics
 import (
 	"fmt"
 	"io"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // MissingZScore is the value trec_eval gives a measure whose mean and
@@ -20,7 +22,7 @@ type zscore struct{ mean, stddev float64 }
 // ReadZScores reads a z-score file as trec_eval 9.0.8 does
 // (get_zscores.c): lines "qid measure mean stddev" separated by white
 // space, mean and stddev read with atof. A line with other than 4 fields
-// (a blank line included) is a *SyntaxError, and so is a (qid, measure)
+// (a blank line included) is a *diag.Error, and so is a (qid, measure)
 // given twice (trec_eval would pick one of the two). name is used in
 // errors only.
 func ReadZScores(r io.Reader, name string) (*ZScores, error) {
@@ -32,7 +34,7 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 		return nil, err
 	}
 	if len(text) == 0 {
-		return nil, &SyntaxError{File: name, Msg: "empty z-score file"}
+		return nil, &diag.Error{File: name, Msg: "empty z-score file"}
 	}
 	z := &ZScores{byQuery: make(map[string]map[string]zscore)}
 	lineNo := 0
@@ -46,7 +48,7 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 		pos = end + 1
 		var f [4]string
 		if n := splitFields(line, f[:]); n != 4 {
-			return nil, &SyntaxError{File: name, Line: lineNo,
+			return nil, &diag.Error{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 4 fields (qid measure mean stddev), found %s", countFields(n, 4))}
 		}
 		m := z.byQuery[f[0]]
@@ -55,7 +57,7 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 			z.byQuery[f[0]] = m
 		}
 		if _, dup := m[f[1]]; dup {
-			return nil, &SyntaxError{File: name, Line: lineNo, Msg: fmt.Sprintf("measure %q of query %q given twice", f[1], f[0])}
+			return nil, &diag.Error{File: name, Line: lineNo, Msg: fmt.Sprintf("measure %q of query %q given twice", f[1], f[0])}
 		}
 		m[f[1]] = zscore{mean: atof(f[2]), stddev: atof(f[3])}
 	}

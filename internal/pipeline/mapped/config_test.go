@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // minimal is a valid config; the bad cases below replace one line each.
@@ -133,9 +134,9 @@ func TestParseErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got  %v\nwant %s…", err, tc.want)
 			}
-			var ce *ConfigError
+			var ce *diag.Error
 			if !errors.As(err, &ce) || ce.File != "svc.yaml" {
-				t.Errorf("%T is not a *ConfigError naming the file", err)
+				t.Errorf("%T is not a *diag.Error naming the file", err)
 			}
 		})
 	}
@@ -225,7 +226,7 @@ func TestCapabilitiesAreContractOnes(t *testing.T) {
 }
 
 // FuzzParse: whatever the bytes, Parse returns a config or a
-// *ConfigError naming the file, and never panics.
+// *diag.Error naming the file, and never panics.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
 	f.Add([]byte("{}"))
@@ -248,9 +249,9 @@ func FuzzParse(f *testing.F) {
 		defer close(done)
 		c, err := Parse("f.yaml", data)
 		if err != nil {
-			var ce *ConfigError
+			var ce *diag.Error
 			if !errors.As(err, &ce) || ce.File != "f.yaml" {
-				t.Fatalf("%T %v is not a *ConfigError", err, err)
+				t.Fatalf("%T %v is not a *diag.Error", err, err)
 			}
 			if lines := yamlLines(data); ce.Line < 0 || ce.Line > lines {
 				t.Fatalf("%v: line %d of a file of %d lines", err, ce.Line, lines)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
@@ -20,8 +21,8 @@ func TestHeaderValueControlChar(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(cfg, Options{LookupEnv: envOf(map[string]string{"SVC_URL": "http://127.0.0.1:1", "SVC_TOKEN": "abcd\nefgh"})})
-	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Line != 6 || ce.Field != "headers.Authorization" ||
+	var ce *diag.Error
+	if !errors.As(err, &ce) || ce.Line != 6 || ce.Where != "headers.Authorization" ||
 		!strings.Contains(err.Error(), "control character") || strings.Contains(err.Error(), "efgh") {
 		t.Errorf("got %v", err)
 	}
