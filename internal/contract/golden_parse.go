@@ -465,15 +465,24 @@ func (p *goldenParser) both(seen *[gkCount]int, one, many int) {
 
 func (p *goldenParser) checkCaseID(id string, off int) {
 	switch {
-	case !gValidCaseID(id):
+	case !caseIDSlug(id):
 		p.add(off, "", "caseId", "must match [A-Za-z0-9][A-Za-z0-9._-]*")
 	case len(id) > MaxCaseIDLen:
 		p.add(off, "", "caseId", "longer than "+strconv.Itoa(MaxCaseIDLen)+" bytes")
 	}
 }
 
-// gValidCaseID reports whether id matches ^[A-Za-z0-9][A-Za-z0-9._-]*$.
-func gValidCaseID(id string) bool {
+// ValidCaseID reports whether id can be a caseId: it matches
+// [A-Za-z0-9][A-Za-z0-9._-]* and is at most MaxCaseIDLen bytes long. A
+// case's fixture is the file <caseId>.json, and the rule keeps that a safe
+// file name. ParseGolden applies it, and so does package snapshot, whose
+// cases need not come from ParseGolden.
+func ValidCaseID(id string) bool {
+	return len(id) <= MaxCaseIDLen && caseIDSlug(id)
+}
+
+// caseIDSlug reports whether id matches ^[A-Za-z0-9][A-Za-z0-9._-]*$.
+func caseIDSlug(id string) bool {
 	if id == "" {
 		return false
 	}

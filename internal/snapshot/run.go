@@ -59,7 +59,7 @@ func (o *Options) fill() error {
 	seen := make(map[string]string, len(o.Cases.Cases))
 	for i := range o.Cases.Cases {
 		id := o.Cases.Cases[i].CaseID
-		if !validCaseID(id) {
+		if !contract.ValidCaseID(id) {
 			return usagef("caseId %q cannot name a fixture file", id)
 		}
 		if prev, ok := seen[strings.ToLower(id)]; ok {
@@ -89,24 +89,6 @@ func (o *Options) fill() error {
 		o.Now = time.Now
 	}
 	return nil
-}
-
-// validCaseID reports whether id is a safe file name stem: the golden
-// parser's rule, [A-Za-z0-9][A-Za-z0-9._-]*, at most MaxCaseIDLen bytes.
-func validCaseID(id string) bool {
-	if id == "" || len(id) > contract.MaxCaseIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func sameDir(a, b string) bool {
