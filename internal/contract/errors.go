@@ -8,6 +8,9 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
+// quotedLen is the most bytes of a value that a message quotes.
+const quotedLen = 40
+
 // where names a place in a golden or fixture file for diag.Error.Where:
 // case "ID": field "F". An empty part is left out.
 func where(caseID, field string) string {

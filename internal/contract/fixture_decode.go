@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract/internal/fixturescan"
 	"github.com/ragbaseline/ragbaseline/internal/diag"
@@ -279,26 +278,13 @@ func (d *fixtureDecoder) fixtureVersion(i int, f *Fixture) int {
 	if !ok || !slices.Contains(SupportedFixtureVersions, v) {
 		text := kind.String()
 		if kind != fixturescan.Object && kind != fixturescan.Array {
-			text = fxShorten(string(d.data[i:end]))
+			text = diag.Clip(string(d.data[i:end]), quotedLen, diag.Bytes)
 		}
 		d.top.version = &fxProblem{off: off, version: text}
 		return end
 	}
 	f.FixtureVersion = v
 	return end
-}
-
-// fxShorten returns s, cut to about 40 bytes at a character boundary.
-func fxShorten(s string) string {
-	const limit = 40
-	if len(s) <= limit {
-		return s
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // pipeline decodes the object at data[i] == '{': its searchMode and

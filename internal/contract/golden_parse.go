@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // MaxCaseIDLen is the longest caseId accepted, in bytes, so that the fixture
@@ -254,7 +255,7 @@ func (p *goldenParser) fileVersion(g *GoldenFile, off int) {
 	if !ok {
 		p.version = &UnsupportedVersionError{
 			File: p.name, Line: p.line(off), Field: "version",
-			Version: gShorten(raw), Supported: slices.Clone(SupportedGoldenVersions),
+			Version: diag.Clip(string(raw), quotedLen, diag.Bytes), Supported: slices.Clone(SupportedGoldenVersions),
 		}
 		return
 	}
@@ -710,20 +711,7 @@ func gDescribe(v []byte) string {
 	case '[':
 		return "an array"
 	}
-	return gShorten(v)
-}
-
-// gShorten returns v, cut to about 40 bytes at a character boundary.
-func gShorten(v []byte) string {
-	const limit = 40
-	if len(v) <= limit {
-		return string(v)
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(v[i]) {
-		i--
-	}
-	return string(v[:i]) + "…"
+	return diag.Clip(string(v), quotedLen, diag.Bytes)
 }
 
 // gParseInt parses a JSON number and reports whether its value is an

@@ -393,17 +393,13 @@ func parseFlowList(s string) ([]string, string) {
 	}
 }
 
-// shorten cuts s to at most 40 characters for a message.
+// shorten cuts s to at most 40 characters for a message, "..." included.
+// The seed document problems have always marked a cut so, not with
+// diag.Ellipsis, and their messages stay as they were.
 func shorten(s string) string {
 	if utf8.RuneCountInString(s) <= 40 {
 		return s
 	}
-	n := 0
-	for i := range s {
-		if n == 37 {
-			return s[:i] + "..."
-		}
-		n++
-	}
-	return s
+	head, _ := diag.Prefix(s, 37, diag.Chars)
+	return head + "..."
 }

@@ -184,6 +184,9 @@ var parseProblemTests = []struct {
 	{"text after quotes", "---\n" + valid + `title: "a" b` + "\n---\ntext\n", []string{`t.md:6: title: unexpected text "b" after the value`}},
 	{"comment glued to quotes", "---\n" + valid + `title: "a"#b` + "\n---\ntext\n", []string{`t.md:6: title: unexpected text "#b" after the value`}},
 	{"text after list", "---\n" + valid + "keywords: [a] b\n---\ntext\n", []string{`t.md:6: keywords: unexpected text "b" after the value`}},
+	// Long text is quoted cut to 40 characters, "..." included.
+	{"long text after quotes", "---\n" + valid + `title: "a" ` + strings.Repeat("连", 41) + "\n---\ntext\n", []string{`t.md:6: title: unexpected text "` + strings.Repeat("连", 37) + `..." after the value`}},
+	{"text after quotes at the limit", "---\n" + valid + `title: "a" ` + strings.Repeat("连", 40)[3:] + "x\n---\ntext\n", []string{`t.md:6: title: unexpected text "` + strings.Repeat("连", 39) + `x" after the value`}},
 	{"tab indentation", "---\n" + valid + "keywords:\n\t- a\n---\ntext\n", []string{`t.md:7: tab in indentation (YAML allows only spaces)`}},
 	{"item without key", "---\n" + valid + "- a\n---\ntext\n", []string{`t.md:6: list item without a "key:" line above it`}},
 	{"indented line", "---\n" + valid + "  title: x\n---\ntext\n", []string{`t.md:6: unexpected indented line (values must be on the line of their key; list items need a "key:" line above)`}},

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The manifest check. rag-snapshot writes a directory's fixtures and its
@@ -217,12 +218,7 @@ func (mc *manifestCheck) warnings(dir string, cases []CaseResult, metas []fixtur
 	return ws
 }
 
-func listIDs(ids []string) string {
-	if len(ids) <= maxListedIDs {
-		return strings.Join(ids, ", ")
-	}
-	return strings.Join(ids[:maxListedIDs], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-maxListedIDs)
-}
+func listIDs(ids []string) string { return diag.Join(ids, maxListedIDs) }
 
 func quoteSet(set map[string]bool) string {
 	vals := make([]string, 0, len(set))

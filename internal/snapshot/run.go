@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
@@ -207,12 +208,8 @@ func kWarnings(o *Options, p contract.Pipeline) []error {
 	var ws []error
 	for _, k := range ks {
 		ids := byK[k]
-		list := strings.Join(ids, ", ")
-		if len(ids) > 10 {
-			list = strings.Join(ids[:10], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-10)
-		}
 		ws = append(ws, fmt.Errorf("golden K %d is larger than topK %d for %d case(s), so ranks %d..%d cannot count: %s",
-			k, topK, len(ids), topK+1, k, list))
+			k, topK, len(ids), topK+1, k, diag.Join(ids, 10)))
 	}
 	return ws
 }
