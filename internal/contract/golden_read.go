@@ -82,12 +82,12 @@ func (p *goldenParser) fatal(off int, msg string) diag.List {
 }
 
 // syntaxError describes the problem that made the walk stop, p.err, with
-// the first error encoding/json's Decoder finds in data: its messages are
-// the ones ParseGolden has always given ("invalid character '}' looking for
-// beginning of value"). The two libraries accept the same documents here
-// (UTF-8 is checked first, lone surrogate escapes are allowed, both nest
-// at most 10000 deep), which FuzzParseGoldenReference checks; should they
-// ever disagree, the message is jsontext's.
+// the first error encoding/json's Decoder finds in data. Its messages are
+// the ones ParseGolden has always given, such as "invalid character '}'
+// looking for beginning of value". The two libraries accept the same
+// documents here: UTF-8 is checked first, lone surrogate escapes are
+// allowed, and both nest at most 10000 deep. FuzzParseGoldenReference
+// checks it. Should they ever disagree, the message is jsontext's.
 func (p *goldenParser) syntaxError() diag.List {
 	dec := json.NewDecoder(bytes.NewReader(p.data))
 	var top json.RawMessage
@@ -115,7 +115,7 @@ func (p *goldenParser) syntaxError() diag.List {
 }
 
 // Reading the JSON. Each reader below reads one token or value from the
-// decoder; once a syntax error is recorded in p.err they read nothing and
+// decoder. Once a syntax error is recorded in p.err they read nothing and
 // return zero values, and the walk unwinds.
 
 // offset returns the offset of the start of the next token: after the
@@ -167,7 +167,7 @@ func (p *goldenParser) key() string {
 	return string(b)
 }
 
-// unquote returns the contents of the JSON string raw, unescaped; it is
+// unquote returns the contents of the JSON string raw, unescaped. It is
 // valid until the next call. An escaped lone surrogate becomes U+FFFD, as in
 // encoding/json.
 func (p *goldenParser) unquote(raw []byte) []byte {
@@ -196,7 +196,7 @@ func (p *goldenParser) value() []byte {
 
 // object reads the object that comes next. For each key not seen before in
 // it, member is called with the offsets of the key and of the value, which
-// member must read; a repeated key is passed to dup instead, with the
+// member must read. A repeated key is passed to dup instead, with the
 // offset of its first occurrence, and its value is skipped.
 func (p *goldenParser) object(dup func(key string, keyOff, firstOff int), member func(key string, keyOff, valOff int)) {
 	p.token() // {
