@@ -9,10 +9,10 @@ import (
 )
 
 // The frontmatter is a strict subset of YAML: a flat mapping of keys to
-// scalars or lists of scalars, each written on one line (a block list
-// takes one line per item). Everything it accepts means the same in YAML;
-// anything else (nesting, multi-line scalars, anchors, tags, flow
-// mappings) is an error rather than a guess.
+// scalars or lists of scalars, each written on one line. A block list takes
+// one line per item. Everything it accepts means the same in YAML.
+// Anything else, such as nesting, multi-line scalars, anchors, tags or flow
+// mappings, is an error rather than a guess.
 
 // fmEntry is one key of the frontmatter.
 type fmEntry struct {
@@ -30,7 +30,7 @@ type fmItem struct {
 	line int
 }
 
-// parseFrontmatter parses the lines between the two "---" lines; lines[0]
+// parseFrontmatter parses the lines between the two "---" lines. lines[0]
 // is line firstLine of the file. It returns every entry it could read and
 // a problem for every line it could not. An entry whose value could not
 // be read is returned with bad set in badKeys, so a caller does not also
@@ -153,7 +153,7 @@ func isItemLine(ln string) bool {
 
 // splitKey splits "key: rest" into the key and the value text with
 // surrounding white space removed. Keys are ASCII letters, digits, '_' and
-// '-'; the colon must follow the key directly and be followed by white
+// '-'. The colon must follow the key directly and be followed by white
 // space or the end of the line.
 func splitKey(ln string) (key, rest string, ok bool) {
 	i := 0

@@ -74,9 +74,9 @@ type parsed struct {
 }
 
 // Parse reads one seed document: the frontmatter, validated against the
-// rules of docs/corpus.md and kbScope, and the body. It returns the document and nil, or nil
-// and every problem found, sorted by line. path is used in problems and
-// as Document.Path only; the file is not read.
+// rules of docs/corpus.md and kbScope, and the body. It returns the
+// document and nil, or nil and every problem found, sorted by line. path
+// is used in problems and as Document.Path only. The file is not read.
 func Parse(path string, data []byte, kbScope string) (*kb.Document, diag.List) {
 	p := parse(path, data, kbScope)
 	if len(p.problems) > 0 {
