@@ -10,19 +10,19 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
-// Preference judgments (trec_eval's -R prefs and -R qrels_prefs, read by
-// get_prefs.c and get_qrels_prefs.c, evaluated by form_prefs_counts.c and
-// the m_prefs_*.c measures).
+// Preference judgments: trec_eval's -R prefs and -R qrels_prefs. trec_eval
+// reads them with get_prefs.c and get_qrels_prefs.c, and evaluates them
+// with form_prefs_counts.c and the m_prefs_*.c measures.
 //
-// A preference line is "qid jg jsg docno rel_level": within one judgment
+// A preference line is "qid jg jsg docno rel_level". Within one judgment
 // sub-group (jsg) of a judgment group (jg, one user), a document with a
 // higher rel_level is preferred to every document with a lower one. A jg
-// with a single jsg is a set of equivalence classes (every pair of
-// different levels is a preference); a jg with several jsgs is a partial
+// with a single jsg is a set of equivalence classes, where every pair of
+// different levels is a preference. A jg with several jsgs is a partial
 // order, closed transitively across its jsgs. rel_level > 0 is "relevant",
-// 0 (or below) "non-relevant", which the *_Rnonrel measures treat apart.
+// and 0 or below "non-relevant", which the *_Rnonrel measures treat apart.
 // qrels_prefs reads an ordinary qrels file as preferences: the second field
-// is the jg, every line is in jsg "0", the grade is the rel_level.
+// is the jg, every line is in jsg "0", and the grade is the rel_level.
 
 // prefLine is one preference judgment.
 type prefLine struct {
@@ -33,7 +33,7 @@ type prefLine struct {
 
 // ReadPrefs reads a trec_eval preferences file (-R prefs): lines "qid jg
 // jsg docno rel_level", rel_level read with atof. A line whose first byte
-// is '#' is a comment; a blank line, a line with other than 5 fields, a
+// is '#' is a comment. A blank line, a line with other than 5 fields, a
 // NUL byte, or a file without preferences is a *diag.Error.
 func ReadPrefs(r io.Reader, name string) (*Qrels, error) {
 	return readPrefs(r, name, 5)
@@ -218,7 +218,7 @@ func prefsOf(opts *Options, run *Run, rs span, qrels *Qrels, qs span, withCounts
 		g := items[start:end]
 		var jg prefsJG
 		if subgroups <= 1 {
-			// Equivalence classes by level, best first; ids ascending.
+			// Equivalence classes by level, best first, ids ascending.
 			type ec struct {
 				rel        float64
 				start, end int // in pool
@@ -597,8 +597,9 @@ func fillPrefs(v []float64, ms []measure, pq *prefsQuery) {
 		return 0
 	}
 	// pair averages, over document pairs with a preference either way, the
-	// share of preferences for the first document; areas: 1 both
-	// retrieved, 2 one retrieved, 3 neither (counted, scoring 0).
+	// share of preferences for the first document. The areas are 1 when
+	// both are retrieved, 2 when one is, and 3 when neither is, counted and
+	// scoring 0.
 	pair := func(areas int) float64 {
 		n, njr := pq.judged, pq.judgedRet
 		c := pq.counts

@@ -116,10 +116,10 @@ func (r *Run) Ranking(qid string) []string {
 	return ranking
 }
 
-// ReadQrels reads a TREC qrels file as trec_eval 9.0.8 does (get_qrels.c):
-// each line is "qid iter docno rel", fields separated by white space, rel
-// read as C's atol reads it ("2.5" is 2, "x" is 0); the iter field is
-// ignored. A line whose first byte is '#' is a comment. A blank line, a
+// ReadQrels reads a TREC qrels file as trec_eval 9.0.8 does in
+// get_qrels.c. Each line is "qid iter docno rel", fields separated by white
+// space. rel is read as C's atol reads it, so "2.5" is 2 and "x" is 0. The
+// iter field is ignored. A line whose first byte is '#' is a comment. A blank line, a
 // line with other than 4 fields, a NUL byte, or a file without judgments is
 // a *diag.Error naming the file and line. name is used in errors only.
 //
@@ -133,19 +133,19 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 	return parseQrels(text, name)
 }
 
-// ReadRun reads a TREC run file as trec_eval 9.0.8 does
-// (get_trec_results.c): each line is "qid iter docno rank score tag",
-// fields separated by white space, fields after the sixth ignored; score is
-// read as C's atof reads it (the longest numeric prefix, "1e3x" is 1000,
-// "x" is 0); iter and rank are ignored, and the tag of the file's last data
-// line is the runid (trec_eval checks no other tag). Blank lines are
-// skipped, and so is a line whose first non-blank byte is '#'. A line with
-// fewer than 6 fields, a NUL byte, or a file without results is a
+// ReadRun reads a TREC run file as trec_eval 9.0.8 does in
+// get_trec_results.c. Each line is "qid iter docno rank score tag", fields
+// separated by white space, and fields after the sixth are ignored. score
+// is read as C's atof reads it, as the longest numeric prefix, so "1e3x" is
+// 1000 and "x" is 0. iter and rank are ignored. The tag of the file's last
+// data line is the runid, and trec_eval checks no other tag. Blank lines
+// are skipped, and so is a line whose first non-blank byte is '#'. A line
+// with fewer than 6 fields, a NUL byte, or a file without results is a
 // *diag.Error naming the file and line. name is used in errors only.
 //
 // Duplicate docnos within a query are kept here and reported by Eval, as
-// trec_eval reports them only for the queries it evaluates (and only among
-// the documents -M keeps).
+// trec_eval reports them only for the queries it evaluates, and only among
+// the documents -M keeps.
 func ReadRun(r io.Reader, name string) (*Run, error) {
 	text, err := readAll(r)
 	if err != nil {
@@ -154,7 +154,7 @@ func ReadRun(r io.Reader, name string) (*Run, error) {
 	return parseRun(text, name)
 }
 
-// readAll reads r into one string; fields are substrings of it, so parsing
+// readAll reads r into one string. Fields are substrings of it, so parsing
 // allocates nothing per line.
 func readAll(r io.Reader) (string, error) {
 	var b strings.Builder
@@ -236,7 +236,7 @@ func parseFile[E any](text, name string, parse parseLine[E]) (*parsed[E], error)
 	if err := checkNUL(text, name); err != nil {
 		return nil, err
 	}
-	// Chunks end at line ends; at least minChunk bytes each.
+	// Chunks end at line ends, each at least minChunk bytes long.
 	n := max(1, min(2*runtime.GOMAXPROCS(0), len(text)/minChunk))
 	bounds := make([]int, n+1)
 	bounds[n] = len(text)

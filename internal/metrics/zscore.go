@@ -19,12 +19,11 @@ type ZScores struct {
 
 type zscore struct{ mean, stddev float64 }
 
-// ReadZScores reads a z-score file as trec_eval 9.0.8 does
-// (get_zscores.c): lines "qid measure mean stddev" separated by white
-// space, mean and stddev read with atof. A line with other than 4 fields
-// (a blank line included) is a *diag.Error, and so is a (qid, measure)
-// given twice (trec_eval would pick one of the two). name is used in
-// errors only.
+// ReadZScores reads a z-score file as trec_eval 9.0.8 does in
+// get_zscores.c: lines "qid measure mean stddev" separated by white space,
+// mean and stddev read with atof. A line with other than 4 fields, a blank
+// line included, is a *diag.Error. So is a (qid, measure) given twice,
+// where trec_eval would pick one of the two. name is used in errors only.
 func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 	text, err := readAll(r)
 	if err != nil {
@@ -65,10 +64,10 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 }
 
 // convert replaces the values of one query by z scores as
-// convert_zscores.c does: (value − mean)/stddev; with a zero stddev, 0 if
-// the value equals the mean and MissingZScore otherwise; MissingZScore
-// for every value when the query, or the measure, is not in the file. Text
-// columns are left alone.
+// convert_zscores.c does: (value − mean)/stddev. With a zero stddev a value
+// becomes 0 if it equals the mean and MissingZScore otherwise. Every value
+// becomes MissingZScore when the query, or the measure, is not in the
+// file. Text columns are left alone.
 func (z *ZScores) convert(qid string, cols []Column, v []float64) {
 	m, ok := z.byQuery[qid]
 	for c, col := range cols {
