@@ -14,6 +14,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
@@ -229,27 +230,28 @@ const maxListed = 8
 // they declare. A wrong flag or golden file is one mistake, not one per
 // document.
 func (o *seedOptions) scopeProblems(err error) error {
-	var problems corpus.Problems
+	var problems diag.List
 	if !errors.As(err, &problems) {
 		return err
 	}
-	var rest corpus.Problems
+	var rest diag.List
 	var scopes []string
 	files := map[string][]string{}
 	n := 0
 	for _, p := range problems {
-		if p.DeclaredScope == "" {
+		var se *corpus.ScopeError
+		if !errors.As(p, &se) {
 			rest = append(rest, p)
 			continue
 		}
-		if _, ok := files[p.DeclaredScope]; !ok {
-			scopes = append(scopes, p.DeclaredScope)
+		if _, ok := files[se.Declared]; !ok {
+			scopes = append(scopes, se.Declared)
 		}
 		name := p.File
 		if rel, err := filepath.Rel(o.Docs, p.File); err == nil && filepath.IsLocal(rel) {
 			name = rel
 		}
-		files[p.DeclaredScope] = append(files[p.DeclaredScope], fmt.Sprintf("%s:%d", name, p.Line))
+		files[se.Declared] = append(files[se.Declared], fmt.Sprintf("%s:%d", name, p.Line))
 		n++
 	}
 	if n == 0 {

@@ -3,23 +3,25 @@
 // fixtures (fixtures/<caseId>.json, docs/fixtures.md), their decoders and
 // their encoders.
 //
-// Golden cases are decoded strictly: an unknown field, a wrong type, a
+// Golden cases are decoded strictly. An unknown field, a wrong type, a
 // duplicate caseId or a case that asserts nothing is an error naming the
 // file, line, case and field, and every problem in the file is reported at
-// once (see ParseGolden). Fixtures are decoded tolerantly: unknown fields are
-// ignored and only the fields the judge reads are decoded (see DecodeFixture),
+// once (ParseGolden). Fixtures are decoded tolerantly. Unknown fields are
+// ignored and only the fields the judge reads are decoded (DecodeFixture),
 // so judging large fixture sets costs little more than reading them.
 //
-// Fixtures are encoded deterministically (EncodeFixture): stable field order,
-// two-space indent, floats rounded to 6 decimals, so a regenerated fixture
-// only differs from the old one when the retrieval result differs. A result
-// marked Partial (an external pipeline's, or a decoded fixture) records
-// which fields it carries (LookupResult.Has, EvidenceBlock.Has, HasRank,
-// HasQuality), and only those are written: what a pipeline did not send
-// stays absent. A Pipeline may declare its own search mode and the parts
-// of a result it produces (Capabilities, the Cap constants); the judge
-// skips the checks that need a part it declares it lacks.
+// Fixtures are encoded deterministically (EncodeFixture), with a stable
+// field order, a two-space indent and floats rounded to 6 decimals. A
+// regenerated fixture thus only differs from the old one when the
+// retrieval result differs. A result marked Partial, such as an external
+// pipeline's or a decoded fixture, records which fields it carries
+// (LookupResult.Has, EvidenceBlock.Has, HasRank, HasQuality). Only those
+// are written, so what a pipeline did not send stays absent. A Pipeline may
+// declare its own search mode and the parts of a result it produces
+// (Capabilities, the Cap constants). The judge skips the checks that need a
+// part it declares it lacks.
 //
 // Besides the standard library the package imports only jsontext
-// (github.com/go-json-experiment/json), the JSON reader of ParseGolden.
+// (github.com/go-json-experiment/json), the JSON reader of ParseGolden, and
+// diag, whose Error every reader returns.
 package contract

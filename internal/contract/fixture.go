@@ -111,9 +111,9 @@ func ValidPipelineSearchMode(mode string) error {
 	return fmt.Errorf("unknown search mode %q (known: %s)", mode, strings.Join(PipelineSearchModes, ", "))
 }
 
-// ParseCapabilities reads a comma-separated list of capabilities ("trace,
-// rerank"; spaces around names are ignored). "" and "none" are the empty
-// list: the pipeline produces none of the parts. The result is in the
+// ParseCapabilities reads a comma-separated list of capabilities, such as
+// "trace, rerank". Spaces around names are ignored. "" and "none" are the
+// empty list: the pipeline produces none of the parts. The result is in the
 // order of Capabilities, without duplicates, and never nil. An unknown
 // name is an error that lists the known ones.
 func ParseCapabilities(list string) ([]string, error) {
@@ -146,7 +146,7 @@ func ValidCapabilities(caps []string) error {
 }
 
 // NormalizeCapabilities returns the known names of caps in the order of
-// Capabilities, each once; nil stays nil (not declared).
+// Capabilities, each once. nil, not declared, stays nil.
 func NormalizeCapabilities(caps []string) []string {
 	if caps == nil {
 		return nil
@@ -197,13 +197,13 @@ type PipelineParams struct {
 	// MinQuality is the floor below which a candidate is not evidence
 	// (0: no floor).
 	MinQuality Float6 `json:"minQuality"`
-	// RelQuality is the relative quality gate of a filtered attempt
-	// (builtin.Config.RelQuality); absent when off.
+	// RelQuality is the relative quality gate of a filtered attempt,
+	// builtin.Config.RelQuality. It is absent when off.
 	RelQuality Float6 `json:"relQuality,omitempty"`
-	// Fusion is how hybrid search fused the dense and BM25 lists: "rrf"
-	// (reciprocal rank fusion) or "anchored" (RRF anchored on the
-	// dense list); absent in fixtures written before it was recorded,
-	// which used rrf.
+	// Fusion is how hybrid search fused the dense and BM25 lists: "rrf",
+	// reciprocal rank fusion, or "anchored", RRF anchored on the dense
+	// list. It is absent in fixtures written before it was recorded, which
+	// used rrf.
 	Fusion        string `json:"fusion,omitempty"`
 	Levels        Levels `json:"levels"`
 	Rerank        string `json:"rerank"`
@@ -230,11 +230,12 @@ type LookupResult struct {
 	// in memory by the builtin pipeline has every field (HasAll).
 	Has Presence `json:"-"`
 	// Partial reports that Has, and each block's HasRank, HasQuality and
-	// Has, say exactly which fields the result carries: EncodeFixture then
+	// Has, say exactly which fields the result carries. EncodeFixture then
 	// writes only those, and a field the pipeline did not send stays absent
-	// from the fixture (no zero score, no empty breadcrumb). DecodeFixture
-	// and the HTTP pipeline's client set it. When it is false (the builtin
-	// pipeline's results) every field is written, whatever Has says.
+	// from the fixture, with no zero score and no empty breadcrumb.
+	// DecodeFixture and the HTTP pipeline's client set it. When it is
+	// false, as for the builtin pipeline's results, every field is written,
+	// whatever Has says.
 	Partial bool `json:"-"`
 }
 
@@ -258,8 +259,8 @@ const (
 		HasSelectedAttempt | HasFallbackReason | HasRerankTopSource
 )
 
-// The fields the judge does not read; they matter only to what EncodeFixture
-// writes of a Partial result (DecodeFixture never sets them).
+// The fields the judge does not read. They matter only to what
+// EncodeFixture writes of a Partial result. DecodeFixture never sets them.
 const (
 	HasContextBlockCount Presence = HasRerankTopSource << (1 + iota)
 	HasContextUsedChars
@@ -276,7 +277,7 @@ const (
 	HasRerankOutputOrder
 	HasRerankFallback
 
-	// HasAll is every field; results built in memory report it.
+	// HasAll is every field. Results built in memory report it.
 	HasAll = HasJudged | HasContextBlockCount | HasContextUsedChars | HasContextBudgetChars |
 		HasContextTruncated | HasContextPackedText | HasTraceSearchMode | HasTraceKBScope |
 		HasTraceL0Hints | HasTraceAttempts | HasRerankEnabled | HasRerankModel |
@@ -381,9 +382,9 @@ type EvidenceBlock struct {
 	// set both.
 	HasRank    bool `json:"-"`
 	HasQuality bool `json:"-"`
-	// Has records which of the other fields the block carries; it matters
-	// when the result is Partial (for a complete result every field is
-	// written). DecodeFixture sets the bits of the string fields it reads.
+	// Has records which of the other fields the block carries. It matters
+	// when the result is Partial, since every field of a complete result is
+	// written. DecodeFixture sets the bits of the string fields it reads.
 	Has BlockPresence `json:"-"`
 }
 
@@ -529,9 +530,9 @@ func (f *Float6) UnmarshalJSON(b []byte) error {
 }
 
 // Round6 rounds v to 6 decimal places, correctly rounded from its exact
-// binary value. (A float64 is never exactly halfway between two multiples of
+// binary value. A float64 is never exactly halfway between two multiples of
 // 1e-6, since 1e-6 is not a dyadic fraction, so "half away from zero" and
-// "half to even" cannot disagree.) Negative zero becomes zero.
+// "half to even" cannot disagree. Negative zero becomes zero.
 func Round6(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return v

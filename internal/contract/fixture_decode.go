@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract/internal/fixturescan"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // DecodeFixture decodes a fixture file (docs/fixtures.md) for the judge.
@@ -17,11 +17,11 @@ import (
 // evidenceStatus, evidenceBlocks[].{rank, evidenceKey, docId, source,
 // breadcrumb, category, excerpt, qualityScore, relevanceLevel, scoreLabel},
 // contextPack.sources, retrievalTrace.{selectedAttempt, fallbackReason} and
-// rerankTrace.topSource. Every other field (the pipeline's name and
-// parameters, packedText, attempts, unknown fields, …) is skipped and left
-// zero, but the whole document is
-// still validated as JSON exactly as encoding/json does (syntax, escapes,
-// nesting depth of at most 10000) and must be valid UTF-8.
+// rerankTrace.topSource. Every other field is skipped and left zero: the
+// pipeline's name and parameters, packedText, attempts, unknown fields, and
+// so on. The whole document is still validated as JSON exactly as
+// encoding/json does, for its syntax, its escapes and a nesting depth of at
+// most 10000, and it must be valid UTF-8.
 //
 // A fixture is invalid, and DecodeFixture returns an error, when
 // (docs/fixtures.md, "Decoding"):
@@ -42,44 +42,45 @@ import (
 //
 //   - HasFound: found is true or false;
 //   - HasEvidenceStatus, HasSelectedAttempt, HasRerankTopSource: a string;
-//   - HasEvidenceBlocks: an array (in a valid fixture, clear only when the
-//     field is missing);
+//   - HasEvidenceBlocks: an array, so in a valid fixture the bit is clear
+//     only when the field is missing;
 //   - HasContextSources: contextPack.sources is an array whose elements are
-//     all strings; an array with any other element is absent as a whole
-//     (Sources nil), never a partial list;
+//     all strings. An array with any other element is absent as a whole,
+//     with Sources nil, never a partial list;
 //   - HasFallbackReason: a string, or null (FallbackReason nil).
 //
 // In a block, HasRank is set when rank is a number whose exact decimal value
-// is an integer from 1 to math.MaxInt32 (so 3, 3.0 and 0.3e1 all give 3),
-// and HasQuality when qualityScore is a number that strconv.ParseFloat reads
-// without error (one beyond the float64 range is absent). A string field
-// of the wrong type is "", and its bit in the block's Has is clear (it is
-// set for a string). The top-level searchMode, kbScope and retrievedAt
-// are read when they are strings and are "" otherwise; retrievedAt is not
-// checked.
+// is an integer from 1 to math.MaxInt32, so 3, 3.0 and 0.3e1 all give 3.
+// HasQuality is set when qualityScore is a number that strconv.ParseFloat
+// reads without error. A number beyond the float64 range is absent. A
+// string field of the wrong type is "", and its bit in the block's Has is
+// clear. The bit is set for a string. The top-level searchMode, kbScope
+// and retrievedAt are read when they are strings and are "" otherwise.
+// retrievedAt is not checked.
 //
-// Fixture.Pipeline is nil unless pipeline is an object; then it holds only
-// its searchMode (a string, else "") and capabilities (an array of
-// strings, else nil: not declared; [] declares none). The LookupResult is
-// Partial: encoding it again writes only the fields that were read.
+// Fixture.Pipeline is nil unless pipeline is an object. It then holds only
+// its searchMode, a string or "", and its capabilities. Those are an array
+// of strings, or nil for not declared, and [] declares none. The
+// LookupResult is Partial: encoding it again writes only the fields that
+// were read.
 //
 // When a key occurs twice in an object the last one wins, as with
 // encoding/json, including for the validity rules above. Keys match
-// exactly (case-sensitive), after unescaping. Strings are unescaped exactly
-// as encoding/json does (an unpaired \ud800 surrogate becomes U+FFFD).
+// exactly, case included, after unescaping. Strings are unescaped exactly
+// as encoding/json does: an unpaired \ud800 surrogate becomes U+FFFD.
 //
-// The decoded strings are copies, made into one buffer (rarely a few) per
-// fixture, so a caller that keeps one of them keeps that buffer alive. data
+// The decoded strings are copies, made into one buffer per fixture, rarely
+// a few. A caller that keeps one of them thus keeps that buffer alive. data
 // is not retained: the caller may reuse it at once. DecodeFixture is safe
 // for concurrent use. The bytes are read by the hand-tuned scanner of
-// package fixturescan (internal/contract/internal/fixturescan; its README
-// says why it exists and what would let it go).
+// internal/contract/internal/fixturescan. Its README says why it exists and
+// what would let it go.
 //
 // The error is an *UnsupportedVersionError for an unsupported
-// fixtureVersion and an *Error otherwise, with the 1-based line of the
-// problem (0 for a missing field) and, for a contract violation, the field
-// path ("caseId", "lookupResult.evidenceBlocks"). Use ParseFixture to put
-// the file name in it.
+// fixtureVersion and a *diag.Error otherwise. Its Line is the 1-based line
+// of the problem, 0 for a missing field. For a contract violation its Where
+// names the field path, such as field "lookupResult.evidenceBlocks". Use
+// ParseFixture to put the file name in it.
 func DecodeFixture(data []byte) (*Fixture, error) {
 	return ParseFixture("", data)
 }
@@ -149,7 +150,7 @@ func (p *fxProblem) error(name string, data []byte) error {
 		return &UnsupportedVersionError{File: name, Line: line, Field: "fixtureVersion",
 			Version: p.version, Supported: slices.Clone(SupportedFixtureVersions)}
 	}
-	return &Error{File: name, Line: line, Field: p.field, Msg: p.msg}
+	return &diag.Error{File: name, Line: line, Where: where("", p.field), Msg: p.msg}
 }
 
 // fxTopState records what the validity rules need about the last occurrence
@@ -278,26 +279,13 @@ func (d *fixtureDecoder) fixtureVersion(i int, f *Fixture) int {
 	if !ok || !slices.Contains(SupportedFixtureVersions, v) {
 		text := kind.String()
 		if kind != fixturescan.Object && kind != fixturescan.Array {
-			text = fxShorten(string(d.data[i:end]))
+			text = diag.Clip(string(d.data[i:end]), quotedLen, diag.Bytes)
 		}
 		d.top.version = &fxProblem{off: off, version: text}
 		return end
 	}
 	f.FixtureVersion = v
 	return end
-}
-
-// fxShorten returns s, cut to about 40 bytes at a character boundary.
-func fxShorten(s string) string {
-	const limit = 40
-	if len(s) <= limit {
-		return s
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // pipeline decodes the object at data[i] == '{': its searchMode and
@@ -554,7 +542,7 @@ func (d *fixtureDecoder) contextPack(i int, lr *LookupResult) int {
 }
 
 // stringArray decodes the array at data[i] == '[', whose own depth is
-// depth. ok reports whether every element was a string; if not, the
+// depth. ok reports whether every element was a string. If not, the
 // returned slice is nil.
 func (d *fixtureDecoder) stringArray(i, depth int) (ss []string, ok bool, next int) {
 	ss = d.sourceBuf[:0]

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract/internal/fixturescan"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 var updateFixtures = flag.Bool("update-fixtures", false, "rewrite testdata/fixtures/chat-encoded.json from TestEncodeFixtureGolden")
@@ -341,12 +342,12 @@ func TestDecodeFixtureInvalid(t *testing.T) {
 			if _, refErr := refDecodeFixture([]byte(tt.in)); refErr == nil {
 				t.Errorf("the reference decoder accepts it")
 			}
-			var e *Error
+			var e *diag.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("error %T %v, want *Error", err, err)
+				t.Fatalf("error %T %v, want *diag.Error", err, err)
 			}
-			if e.Line != tt.line || e.Field != tt.field || e.Msg != tt.msg {
-				t.Errorf("got  line %d field %q: %s\nwant line %d field %q: %s", e.Line, e.Field, e.Msg, tt.line, tt.field, tt.msg)
+			if e.Line != tt.line || e.Where != where("", tt.field) || e.Msg != tt.msg {
+				t.Errorf("got  line %d %s: %s\nwant line %d field %q: %s", e.Line, e.Where, e.Msg, tt.line, tt.field, tt.msg)
 			}
 		})
 	}

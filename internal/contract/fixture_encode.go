@@ -12,13 +12,17 @@ import (
 // fixtureTimeLayout is RFC 3339 in UTC with second precision (docs/fixtures.md).
 const fixtureTimeLayout = "2006-01-02T15:04:05Z"
 
-// EncodeFixture writes f as a fixture file (docs/fixtures.md): fields in struct
-// order, two-space indent, floats rounded to 6 decimals in their shortest
-// form (Float6), arrays never null (a nil slice is written as []), '<', '>'
-// and '&' written as they are, and a trailing newline. The same fixture
-// always encodes to the same bytes. The Has bits are not written; but when
-// the result is Partial they say which of its fields are written (a field
-// it does not carry is left out, not written as a zero).
+// EncodeFixture writes f as a fixture file (docs/fixtures.md), with:
+//
+//   - fields in struct order and a two-space indent;
+//   - floats rounded to 6 decimals in their shortest form (Float6);
+//   - arrays never null, a nil slice written as [];
+//   - '<', '>' and '&' written as they are;
+//   - a trailing newline.
+//
+// The same fixture always encodes to the same bytes. The Has bits are not
+// written. When the result is Partial they say which of its fields are
+// written: a field it does not carry is left out, not written as a zero.
 //
 // A zero FixtureVersion is written as FixtureVersion. It is an error when
 // f has no caseId, no lookupResult, a FixtureVersion that is not in
@@ -83,9 +87,10 @@ func EncodeFixture(f *Fixture) ([]byte, error) {
 
 // partialResult is what EncodeFixture writes of a Partial result: the
 // fields of the complete form, in the same order and with the same values,
-// less those it does not carry. An object none of whose fields it carries
-// (contextPack, retrievalTrace, rerankTrace) is left out too; attempts and
-// l0Hints are written whole when carried. lr's slices are already non-nil.
+// less those it does not carry. An object none of whose fields it carries,
+// such as contextPack, retrievalTrace or rerankTrace, is left out too.
+// attempts and l0Hints are written whole when carried. lr's slices are
+// already non-nil.
 func partialResult(lr *LookupResult) jsonObject {
 	var o jsonObject
 	for _, g := range lr.FieldGroups() {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // refDecodeFixture is the reference for DecodeFixture: encoding/json into
@@ -289,7 +291,7 @@ func FuzzDecodeFixture(f *testing.F) {
 func checkFixtureError(t *testing.T, data []byte, err error) {
 	t.Helper()
 	lines := 1 + bytes.Count(data, []byte{'\n'})
-	var e *Error
+	var e *diag.Error
 	var ve *UnsupportedVersionError
 	switch {
 	case errors.As(err, &e):
@@ -310,7 +312,7 @@ func checkFixtureError(t *testing.T, data []byte, err error) {
 			t.Fatalf("error on field %q, want fixtureVersion: %#v for input %q", ve.Field, ve, data)
 		}
 	default:
-		t.Fatalf("error %T %v is neither *Error nor *UnsupportedVersionError", err, err)
+		t.Fatalf("error %T %v is neither *diag.Error nor *UnsupportedVersionError", err, err)
 	}
 }
 

@@ -13,13 +13,13 @@ const DefaultK = 5
 type GoldenFile struct {
 	Version int    `json:"version"`
 	KBScope string `json:"kbScope,omitempty"`
-	// K is the file's default K; 0 when the file does not set one.
+	// K is the file's default K, 0 when the file does not set one.
 	K     int    `json:"k,omitempty"`
 	Cases []Case `json:"cases"`
 }
 
 // Case is one golden retrieval case. A field that is absent, null, [] or ""
-// declares nothing; see the Uses* methods.
+// declares nothing, as the Uses* methods say.
 type Case struct {
 	CaseID   string   `json:"caseId"`
 	Scenario string   `json:"scenario"`
@@ -45,16 +45,16 @@ type Case struct {
 	ExpectedFallbackReasons []string `json:"expectedFallbackReasons,omitempty"`
 	ExpectedEvidenceStatus  string   `json:"expectedEvidenceStatus,omitempty"`
 	// ExpectedEvidenceStatuses is the plural of ExpectedEvidenceStatus: any
-	// one of them; the two are never both set.
+	// one of them will do. The two are never both set.
 	ExpectedEvidenceStatuses []string `json:"expectedEvidenceStatuses,omitempty"`
 	ExpectedContextSources   []string `json:"expectedContextSources,omitempty"`
 	ExpectedRerankTopSource  string   `json:"expectedRerankTopSource,omitempty"`
 	ExpectedFirstRankMax     *int     `json:"expectedFirstRankMax,omitempty"`
 	// MinExpectedBlocks is how many of the top K blocks at least must come
-	// from expected documents; nil when unset.
+	// from expected documents, nil when unset.
 	MinExpectedBlocks *int `json:"minExpectedBlocks,omitempty"`
 
-	// K overrides the K of the file and of --k for this case; nil when unset.
+	// K overrides the K of the file and of --k for this case, nil when unset.
 	K *int `json:"k,omitempty"`
 }
 
@@ -86,8 +86,8 @@ func (c *Case) UsesEvidenceStatus() bool {
 }
 
 // EvidenceStatuses returns the accepted evidence statuses, as written: the
-// singular field as a list of one, else the plural one; nil when the case
-// declares neither.
+// singular field as a list of one, else the plural one. It is nil when the
+// case declares neither.
 func (c *Case) EvidenceStatuses() []string {
 	if c.ExpectedEvidenceStatus != "" {
 		return []string{c.ExpectedEvidenceStatus}

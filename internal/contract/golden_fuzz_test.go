@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // FuzzParseGolden checks that ParseGolden never panics, that what it accepts
@@ -62,7 +64,7 @@ func FuzzParseGolden(f *testing.F) {
 		ids := make(map[string]bool)
 		for i := range g.Cases {
 			c := &g.Cases[i]
-			if !gValidCaseID(c.CaseID) || len(c.CaseID) > MaxCaseIDLen {
+			if !ValidCaseID(c.CaseID) {
 				t.Fatalf("accepted caseId %q", c.CaseID)
 			}
 			if folded := strings.ToLower(c.CaseID); ids[folded] {
@@ -115,7 +117,7 @@ func FuzzParseGolden(f *testing.F) {
 	})
 }
 
-// checkGoldenError checks that err is a non-empty ErrorList of located
+// checkGoldenError checks that err is a non-empty diag.List of located
 // problems or an *UnsupportedVersionError.
 func checkGoldenError(t *testing.T, data []byte, err error) {
 	t.Helper()
@@ -133,12 +135,12 @@ func checkGoldenError(t *testing.T, data []byte, err error) {
 		}
 		return
 	}
-	list, ok := err.(ErrorList)
+	list, ok := err.(diag.List)
 	if !ok {
-		t.Fatalf("error is %T, want ErrorList or *UnsupportedVersionError: %v", err, err)
+		t.Fatalf("error is %T, want diag.List or *UnsupportedVersionError: %v", err, err)
 	}
 	if len(list) == 0 {
-		t.Fatalf("empty ErrorList")
+		t.Fatalf("empty diag.List")
 	}
 	for i, e := range list {
 		if e == nil {
@@ -184,7 +186,7 @@ func checkGoldenReference(t *testing.T, data []byte) {
 	g, err := ParseGolden("fuzz.json", data)
 	text := bytes.TrimPrefix(data, []byte("\uFEFF"))
 	notJSON := utf8.Valid(text) && !json.Valid(text)
-	var list ErrorList
+	var list diag.List
 	syntaxMsg := errors.As(err, &list) && len(list) == 1 &&
 		(strings.HasPrefix(list[0].Msg, "invalid JSON: ") || list[0].Msg == "empty file")
 	if notJSON != syntaxMsg {

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // MaxCaseIDLen is the longest caseId accepted, in bytes, so that the fixture
@@ -18,7 +19,7 @@ import (
 const MaxCaseIDLen = 200
 
 // gMaxInt is the largest k, expectedFirstRankMax, minExpectedBlocks,
-// relevance grade or version accepted; larger numbers are errors rather
+// relevance grade or version accepted. Larger numbers are errors rather
 // than silently overflowing.
 const gMaxInt = math.MaxInt32
 
@@ -36,75 +37,81 @@ func LoadGolden(path string) (*GoldenFile, error) {
 // ParseGolden decodes and validates a golden-cases file (docs/golden-cases.md).
 // name is used in error messages.
 //
-// The file is UTF-8 JSON (a leading byte order mark is skipped) holding one
-// value: either an object with the keys "version", "kbScope", "k" and
+// The file is UTF-8 JSON holding one value, and a leading byte order mark
+// is skipped. The value is either an object with the keys "version", "kbScope", "k" and
 // "cases", or a bare array of cases, which has version 1 and no file-level
 // kbScope or k. A missing or null "version" means version 1.
 //
 // When the version is not in SupportedGoldenVersions the only error returned
-// is an *UnsupportedVersionError (errors.Is ErrUnsupportedVersion), before
-// anything else is validated. Otherwise every problem in the file is returned
-// at once as an ErrorList sorted by line; each *Error names the line where the
-// offending case or value starts (for an element of a list or an entry of
-// relevance, the element or entry), the caseId and the field. When the file is
-// not UTF-8 or not JSON, that one problem is the whole list.
+// is an *UnsupportedVersionError, which is ErrUnsupportedVersion for
+// errors.Is, before anything else is validated. Otherwise every problem in the file is returned
+// at once as a diag.List sorted by line. Each *diag.Error names the line
+// where the offending case or value starts, and its Where names the caseId
+// and the field. For an element of a list or an entry of relevance, the
+// line is that of the element or entry. When the file is not UTF-8 or not
+// JSON, that one problem is the whole list.
 //
 // Problems (docs/golden-cases.md lists them for users):
 //   - an unknown key, in the file object or in a case, with the closest known
-//     name suggested; a key repeated in one object;
-//   - a value of the wrong type; null is accepted for every optional field
+//     name suggested;
+//   - a key repeated in one object;
+//   - a value of the wrong type. null is accepted for every optional field
 //     and declares nothing, but not for caseId, scenario, query or cases;
-//   - a missing caseId, scenario or query; an empty or blank query or
-//     scenario; a caseId not matching [A-Za-z0-9][A-Za-z0-9._-]* or longer
-//     than MaxCaseIDLen bytes; two caseIds equal or differing only in letter
-//     case (the message names the line of the first);
-//   - a case that declares no check other than query (Case.DeclaresCheck);
+//   - a missing caseId, scenario or query;
+//   - an empty or blank query or scenario;
+//   - a caseId that is not ValidCaseID, with a message for its characters
+//     and one for its length;
+//   - two caseIds equal or differing only in letter case, the message
+//     naming the line of the first;
+//   - a case that declares no check other than query (Case.DeclaresCheck),
 //     not reported when a field of the case is unknown or mistyped, since
 //     that is its likely cause;
-//   - both expectedFallbackReason and expectedFallbackReasons; both
-//     expectedEvidenceStatus and expectedEvidenceStatuses;
+//   - both expectedFallbackReason and expectedFallbackReasons;
+//   - both expectedEvidenceStatus and expectedEvidenceStatuses;
 //   - minKeywordCoverage without expectedKeywords, or outside [0, 1];
 //   - expectedFirstRankMax or minExpectedBlocks without expectedSources or
-//     expectedDocIds (the first expected rank and the count of expected
-//     blocks need expected documents);
-//   - minExpectedBlocks above the case's own k (no top K could pass);
-//   - k (case or file), expectedFirstRankMax or minExpectedBlocks not an
-//     integer, below 1 or above 2147483647; a number written with a
-//     fraction or exponent counts as an integer when its value is one (1.0,
-//     1e1);
+//     expectedDocIds, since the first expected rank and the count of
+//     expected blocks need expected documents;
+//   - minExpectedBlocks above the case's own k, which no top K could pass;
+//   - a k of the case or the file, an expectedFirstRankMax or a
+//     minExpectedBlocks that is not an integer, below 1 or above
+//     2147483647. A number written with a fraction or exponent, such as 1.0
+//     or 1e1, counts as an integer when its value is one;
 //   - a relevance grade that is not an integer, negative, above
-//     2147483647, or 0 on an expected document (keys are compared, trimmed,
-//     with expectedDocIds when the case uses them, else expectedSources);
-//     an empty or blank relevance key;
-//   - an empty or blank string inside a list (tags, expectedSources, …);
-//   - a blank (whitespace-only) but non-empty single-value expectation or
-//     kbScope, which the judge would trim to an empty expectation; "" itself
+//     2147483647, or 0 on an expected document. Keys are compared trimmed
+//     with expectedDocIds when the case uses them, else with
+//     expectedSources;
+//   - an empty or blank relevance key;
+//   - an empty or blank string inside a list such as tags or
+//     expectedSources;
+//   - a single-value expectation or kbScope that is blank but not empty,
+//     which the judge would trim to an empty expectation. "" itself
 //     declares nothing;
 //   - an empty cases list, or a null or missing "cases" key: "no cases".
 //
-// Values are stored as written, untrimmed; the judge trims when comparing.
-// Fields that are absent, null, [] or "" (and an empty relevance object)
+// Values are stored as written, untrimmed. The judge trims when comparing.
+// Fields that are absent, null, [] or "", and an empty relevance object,
 // are left as zero values: nil slices, maps and pointers, "" strings.
-// Expectation values are not checked against the names the pipeline uses
-// today (attempt names, fallback reasons, evidence statuses): an unknown
-// value makes its check fail visibly rather than disappear.
+// Expectation values are not checked against the attempt names, fallback
+// reasons and evidence statuses the pipeline uses today. An unknown value
+// makes its check fail visibly rather than disappear.
 //
-// ParseGolden never panics and its time grows linearly with the size of data
-// (n log n in the number of problems, which are sorted).
+// ParseGolden never panics. Its time grows linearly with the size of data,
+// and as n log n with the number of problems, which are sorted.
 //
-// The file is read in one pass of a jsontext.Decoder (go-json-experiment/json),
-// which validates the JSON and gives the byte offset of every value; keys
-// are checked for repetition here, so that each problem names the first
-// occurrence and every other problem is still found. Strings are decoded
-// into fresh memory: data is not retained.
+// The file is read in one pass of a jsontext.Decoder from
+// go-json-experiment/json, which validates the JSON and gives the byte
+// offset of every value. Keys are checked for repetition here, so that each
+// problem names the first occurrence and every other problem is still
+// found. Strings are decoded into fresh memory: data is not retained.
 func ParseGolden(name string, data []byte) (*GoldenFile, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	p := &goldenParser{name: name, data: data}
 	if off := gInvalidUTF8(data); off >= 0 {
 		return nil, p.fatal(off, "not valid UTF-8")
 	}
-	// Raw invalid UTF-8 is rejected above; AllowInvalidUTF8 only lets an
-	// escaped lone surrogate (\ud800) through, read as U+FFFD, as
+	// Raw invalid UTF-8 is rejected above. AllowInvalidUTF8 only lets an
+	// escaped lone surrogate such as \ud800 through, read as U+FFFD, as
 	// encoding/json reads it.
 	p.dec = jsontext.NewDecoder(bytes.NewBuffer(data),
 		jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
@@ -253,7 +260,7 @@ func (p *goldenParser) fileVersion(g *GoldenFile, off int) {
 	if !ok {
 		p.version = &UnsupportedVersionError{
 			File: p.name, Line: p.line(off), Field: "version",
-			Version: gShorten(raw), Supported: slices.Clone(SupportedGoldenVersions),
+			Version: diag.Clip(string(raw), quotedLen, diag.Bytes), Supported: slices.Clone(SupportedGoldenVersions),
 		}
 		return
 	}
@@ -314,7 +321,7 @@ type gZeroGrade struct {
 func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 	start := len(p.probs)
 	var (
-		seen     [gkCount]int // value offset + 1; 0 when absent
+		seen     [gkCount]int // value offset + 1, 0 when absent
 		badType  bool         // some field is unknown or mistyped
 		badList  [gkCount]bool
 		zeroes   []gZeroGrade
@@ -464,15 +471,24 @@ func (p *goldenParser) both(seen *[gkCount]int, one, many int) {
 
 func (p *goldenParser) checkCaseID(id string, off int) {
 	switch {
-	case !gValidCaseID(id):
+	case !caseIDSlug(id):
 		p.add(off, "", "caseId", "must match [A-Za-z0-9][A-Za-z0-9._-]*")
 	case len(id) > MaxCaseIDLen:
 		p.add(off, "", "caseId", "longer than "+strconv.Itoa(MaxCaseIDLen)+" bytes")
 	}
 }
 
-// gValidCaseID reports whether id matches ^[A-Za-z0-9][A-Za-z0-9._-]*$.
-func gValidCaseID(id string) bool {
+// ValidCaseID reports whether id can be a caseId: it matches
+// [A-Za-z0-9][A-Za-z0-9._-]* and is at most MaxCaseIDLen bytes long. A
+// case's fixture is the file <caseId>.json, and the rule keeps that a safe
+// file name. ParseGolden applies it, and so does package snapshot, whose
+// cases need not come from ParseGolden.
+func ValidCaseID(id string) bool {
+	return len(id) <= MaxCaseIDLen && caseIDSlug(id)
+}
+
+// caseIDSlug reports whether id matches ^[A-Za-z0-9][A-Za-z0-9._-]*$.
+func caseIDSlug(id string) bool {
 	if id == "" {
 		return false
 	}
@@ -527,7 +543,7 @@ func (p *goldenParser) optString(off int, field string) (string, bool) {
 	return s, ok
 }
 
-// stringList decodes an optional array of non-blank strings; [] is nil.
+// stringList decodes an optional array of non-blank strings. [] is nil.
 func (p *goldenParser) stringList(off int, field string) ([]string, bool) {
 	switch p.peek() {
 	case 'n':
@@ -623,7 +639,7 @@ func (p *goldenParser) fraction(off int, field string) (*float64, bool) {
 	return &f, true
 }
 
-// relevance decodes an optional object of document → integer grade; {} is
+// relevance decodes an optional object of document → integer grade. {} is
 // nil. It also returns the keys graded 0, for the expected-document check.
 func (p *goldenParser) relevance(off int, field string) (map[string]int, []gZeroGrade, bool) {
 	switch p.peek() {
@@ -700,24 +716,11 @@ func gDescribe(v []byte) string {
 	case '[':
 		return "an array"
 	}
-	return gShorten(v)
-}
-
-// gShorten returns v, cut to about 40 bytes at a character boundary.
-func gShorten(v []byte) string {
-	const limit = 40
-	if len(v) <= limit {
-		return string(v)
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(v[i]) {
-		i--
-	}
-	return string(v[:i]) + "…"
+	return diag.Clip(string(v), quotedLen, diag.Bytes)
 }
 
 // gParseInt parses a JSON number and reports whether its value is an
-// integer (1, 1.0 and 1e0 are; 1.5 and 1e400 are not).
+// integer. 1, 1.0 and 1e0 are, 1.5 and 1e400 are not.
 func gParseInt(v []byte) (float64, bool) {
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil || math.IsInf(f, 0) || f != math.Trunc(f) {

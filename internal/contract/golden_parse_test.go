@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden/errors.want from TestParseGoldenAllErrors")
@@ -340,9 +342,9 @@ func TestParseGoldenErrors(t *testing.T) {
 			if g != nil {
 				t.Errorf("ParseGolden returned a file with an error")
 			}
-			var list ErrorList
+			var list diag.List
 			if !errors.As(err, &list) {
-				t.Fatalf("error is %T, want ErrorList: %v", err, err)
+				t.Fatalf("error is %T, want diag.List: %v", err, err)
 			}
 			if got := strings.Split(err.Error(), "\n"); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("errors:\n%s\nwant:\n%s", err, strings.Join(tt.want, "\n"))
@@ -357,9 +359,9 @@ func TestParseGoldenErrors(t *testing.T) {
 func TestParseGoldenAllErrors(t *testing.T) {
 	path := filepath.Join("testdata", "golden", "errors.json")
 	_, err := LoadGolden(path)
-	var list ErrorList
+	var list diag.List
 	if !errors.As(err, &list) {
-		t.Fatalf("LoadGolden(%s) = %v (%T), want ErrorList", path, err, err)
+		t.Fatalf("LoadGolden(%s) = %v (%T), want diag.List", path, err, err)
 	}
 	for i, e := range list {
 		if e.File != path || e.Line < 1 || e.Msg == "" {
@@ -427,37 +429,29 @@ func TestLoadGoldenMissingFile(t *testing.T) {
 	}
 }
 
+// TestErrorMessage pins how a problem names its case and field. The
+// rendering of the location and of a list is diag's (diag.TestList).
 func TestErrorMessage(t *testing.T) {
 	tests := []struct {
-		err  *Error
-		want string
+		file          string
+		line          int
+		caseID, field string
+		want          string
 	}{
-		{&Error{File: "g.json", Line: 3, CaseID: "a", Field: "k", Msg: "bad"}, `g.json:3: case "a": field "k": bad`},
-		{&Error{File: "g.json", Line: 3, Msg: "bad"}, `g.json:3: bad`},
-		{&Error{File: "g.json", Field: "k", Msg: "bad"}, `g.json: field "k": bad`},
-		{&Error{CaseID: "a\n", Msg: "bad"}, `case "a\n": bad`},
-		{&Error{Msg: "bad"}, `bad`},
-		{&Error{Line: 12, Field: "query", Msg: "bad"}, `line 12: field "query": bad`},
+		{"g.json", 3, "a", "k", `g.json:3: case "a": field "k": bad`},
+		{"g.json", 3, "", "", `g.json:3: bad`},
+		{"g.json", 0, "", "k", `g.json: field "k": bad`},
+		{"", 0, "a\n", "", `case "a\n": bad`},
+		{"", 0, "", "", `bad`},
+		{"", 12, "", "query", `line 12: field "query": bad`},
 	}
 	for _, tt := range tests {
-		if got := tt.err.Error(); got != tt.want {
+		e := &diag.Error{File: tt.file, Line: tt.line, Where: where(tt.caseID, tt.field), Msg: "bad"}
+		if got := e.Error(); got != tt.want {
 			t.Errorf("Error() = %s, want %s", got, tt.want)
 		}
 	}
-
-	list := ErrorList{gErrAt(1), gErrAt(2)}
-	if got, want := list.Error(), "f:1: m\nf:2: m"; got != want {
-		t.Errorf("ErrorList.Error() = %q, want %q", got, want)
-	}
-	var e *Error
-	if !errors.As(error(list), &e) {
-		t.Error("errors.As(ErrorList, *Error) is false")
-	} else if e != list[0] {
-		t.Errorf("errors.As(ErrorList, *Error) gives %v, want the first error %v", e, list[0])
-	}
 }
-
-func gErrAt(line int) *Error { return &Error{File: "f", Line: line, Msg: "m"} }
 
 // Parsing stays linear: many cases, every one with problems; one case with
 // many expected documents and many relevance grades.

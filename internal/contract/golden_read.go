@@ -9,11 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 var errTrailingData = errors.New("unexpected data after the top-level value")
 
-// gProblem is an Error located by byte offset; lines are computed at the end.
+// gProblem is a problem located by byte offset. Its line is computed at the
+// end, when the problems are sorted.
 type gProblem struct {
 	off    int
 	caseID string
@@ -62,30 +65,30 @@ func (p *goldenParser) add(off int, caseID, field, msg string) {
 	p.probs = append(p.probs, gProblem{off: off, caseID: caseID, field: field, msg: msg})
 }
 
-func (p *goldenParser) errorList() ErrorList {
+func (p *goldenParser) errorList() diag.List {
 	sort.SliceStable(p.probs, func(i, j int) bool { return p.probs[i].off < p.probs[j].off })
-	l := make(ErrorList, len(p.probs))
+	l := make(diag.List, len(p.probs))
 	for i, pr := range p.probs {
-		l[i] = &Error{File: p.name, Line: p.line(pr.off), CaseID: pr.caseID, Field: pr.field, Msg: pr.msg}
+		l[i] = &diag.Error{File: p.name, Line: p.line(pr.off), Where: where(pr.caseID, pr.field), Msg: pr.msg}
 	}
 	return l
 }
 
 // fatal returns a single problem that stops parsing.
-func (p *goldenParser) fatal(off int, msg string) ErrorList {
+func (p *goldenParser) fatal(off int, msg string) diag.List {
 	p.probs = p.probs[:0]
 	p.add(off, "", "", msg)
 	return p.errorList()
 }
 
 // syntaxError describes the problem that made the walk stop, p.err, with
-// the first error encoding/json's Decoder finds in data: its messages are
-// the ones ParseGolden has always given ("invalid character '}' looking for
-// beginning of value"). The two libraries accept the same documents here
-// (UTF-8 is checked first, lone surrogate escapes are allowed, both nest
-// at most 10000 deep), which FuzzParseGoldenReference checks; should they
-// ever disagree, the message is jsontext's.
-func (p *goldenParser) syntaxError() ErrorList {
+// the first error encoding/json's Decoder finds in data. Its messages are
+// the ones ParseGolden has always given, such as "invalid character '}'
+// looking for beginning of value". The two libraries accept the same
+// documents here: UTF-8 is checked first, lone surrogate escapes are
+// allowed, and both nest at most 10000 deep. FuzzParseGoldenReference
+// checks it. Should they ever disagree, the message is jsontext's.
+func (p *goldenParser) syntaxError() diag.List {
 	dec := json.NewDecoder(bytes.NewReader(p.data))
 	var top json.RawMessage
 	if err := dec.Decode(&top); err != nil {
@@ -112,7 +115,7 @@ func (p *goldenParser) syntaxError() ErrorList {
 }
 
 // Reading the JSON. Each reader below reads one token or value from the
-// decoder; once a syntax error is recorded in p.err they read nothing and
+// decoder. Once a syntax error is recorded in p.err they read nothing and
 // return zero values, and the walk unwinds.
 
 // offset returns the offset of the start of the next token: after the
@@ -164,7 +167,7 @@ func (p *goldenParser) key() string {
 	return string(b)
 }
 
-// unquote returns the contents of the JSON string raw, unescaped; it is
+// unquote returns the contents of the JSON string raw, unescaped. It is
 // valid until the next call. An escaped lone surrogate becomes U+FFFD, as in
 // encoding/json.
 func (p *goldenParser) unquote(raw []byte) []byte {
@@ -193,7 +196,7 @@ func (p *goldenParser) value() []byte {
 
 // object reads the object that comes next. For each key not seen before in
 // it, member is called with the offsets of the key and of the value, which
-// member must read; a repeated key is passed to dup instead, with the
+// member must read. A repeated key is passed to dup instead, with the
 // offset of its first occurrence, and its value is skipped.
 func (p *goldenParser) object(dup func(key string, keyOff, firstOff int), member func(key string, keyOff, valOff int)) {
 	p.token() // {

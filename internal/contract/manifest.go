@@ -14,8 +14,8 @@ const ManifestName = "_snapshot.json"
 
 // What rag-snapshot leaves beside a fixture directory DIR while it swaps a
 // new set in: .DIR.staging-TOKEN, the set being built, and
-// .DIR.staging-TOKEN.old, DIR moved aside by a two-rename swap (package
-// snapshot makes them; the judge names the second when DIR is missing).
+// .DIR.staging-TOKEN.old, DIR moved aside by a two-rename swap. Package
+// snapshot makes them. The judge names the second when DIR is missing.
 const (
 	StagingInfix     = ".staging-"
 	MovedAsideSuffix = ".old"
@@ -33,14 +33,14 @@ const ManifestVersion = 1
 // Manifest statuses.
 const (
 	StatusAvailable = "available"
-	// StatusUnavailable: the pipeline could not be reached; Reason says
-	// why and the directory's fixtures (if any) are not this run's.
+	// StatusUnavailable: the pipeline could not be reached. Reason says
+	// why, and the directory's fixtures, if any, are not this run's.
 	StatusUnavailable = "unavailable"
 )
 
 // Manifest is _snapshot.json, the record of the run that wrote a fixture
-// directory (docs/fixtures.md). rag-snapshot writes it; the comparison reads its
-// status. Field order is the JSON key order.
+// directory (docs/fixtures.md). rag-snapshot writes it, and the comparison
+// reads its status. Field order is the JSON key order.
 type Manifest struct {
 	ManifestVersion int    `json:"manifestVersion"`
 	Tool            string `json:"tool"`
@@ -52,16 +52,16 @@ type Manifest struct {
 	Pipeline   *Pipeline `json:"pipeline"`
 	Store      string    `json:"store"`
 	Embedder   string    `json:"embedder"`
-	// Seed is what rag-seed recorded about the kbScope the lookups read
-	// (the chunking and the corpus); nil when the pipeline does not say
-	// (an HTTP pipeline, a store seeded before it was recorded, a manifest
-	// of an older rag-snapshot). Omitted from the JSON when nil.
+	// Seed is what rag-seed recorded about the chunking and the corpus of
+	// the kbScope the lookups read. It is nil when the pipeline does not
+	// say, as for an HTTP pipeline, a store seeded before it was recorded
+	// or a manifest of an older rag-snapshot. The JSON omits it when nil.
 	Seed *SeedRecord `json:"seed,omitempty"`
 	// Started and Finished are RFC 3339 UTC with second precision.
 	Started  string `json:"started"`
 	Finished string `json:"finished"`
-	// Cases is the number of golden cases; Written = Changed + Unchanged
-	// the number with a fixture from this run.
+	// Cases is the number of golden cases. Written = Changed + Unchanged
+	// is the number with a fixture from this run.
 	Cases     int         `json:"cases"`
 	Written   int         `json:"written"`
 	Changed   int         `json:"changed"`
@@ -70,11 +70,11 @@ type Manifest struct {
 	Failed    []CaseError `json:"failed"`
 }
 
-// SeedRecord is how the kbScope of a builtin pipeline's store was seeded
-// (kb.IndexInfo): the chunk sizes in Unicode characters as the chunker
-// used them (defaults resolved; overlap 0 means none), the number of
-// documents and the corpus fingerprint, the hex SHA-256 of their identities
-// and contents (kb.CorpusFingerprint).
+// SeedRecord is how the kbScope of a builtin pipeline's store was seeded,
+// from kb.IndexInfo. It holds the chunk sizes in Unicode characters as the
+// chunker used them, with the defaults resolved and an overlap of 0 for
+// none. It holds the number of documents and the corpus fingerprint, the
+// hex SHA-256 of their identities and contents (kb.CorpusFingerprint).
 type SeedRecord struct {
 	ChunkSize    int    `json:"chunkSize"`
 	ChunkOverlap int    `json:"chunkOverlap"`

@@ -28,7 +28,7 @@ type ChunkOptions struct {
 	MaxChars int
 	// Overlap is the most characters of a piece that are repeated at the
 	// start of the next piece of the same section. Zero means
-	// DefaultOverlap, negative means no overlap; more than MaxChars/2 is
+	// DefaultOverlap, and negative means no overlap. More than MaxChars/2 is
 	// taken as MaxChars/2, so every chunk carries at least half new text.
 	Overlap int
 }
@@ -55,8 +55,8 @@ func (o ChunkOptions) resolved() (maxChars, overlap int) {
 // Chunk splits the body of doc into chunks as described in the package
 // documentation, numbered 0..n-1 in document order, each carrying the
 // document's metadata, its EvidenceKey and its heading breadcrumb. It is
-// deterministic. doc.Body is expected as Parse returns it (LF line
-// endings); a '\r' is taken as white space.
+// deterministic. doc.Body is expected as Parse returns it, with LF line
+// endings. A '\r' is taken as white space.
 func Chunk(doc *kb.Document, opts ChunkOptions) []kb.Chunk {
 	var chunks []kb.Chunk
 	for _, p := range pieces(doc, opts) {
@@ -112,14 +112,14 @@ type section struct {
 	occurrence int
 }
 
-// sections yields the sections of the body that have text: a section is
-// a heading (or the text before the first heading) and the lines up to
-// the next heading; its heading path is the path of headings above it
-// and its own (an H1 equal to the title, and headings without text, are
-// left out). Occurrences count every section of a path, with text or
-// not, except a text before the first heading without text (there is no
-// such section). Chunking and validation (MaxBreadcrumbLen) both walk the
-// body with it.
+// sections yields the sections of the body that have text. A section is a
+// heading, or the text before the first heading, and the lines up to the
+// next heading. Its heading path is the path of the headings above it and
+// its own. An H1 equal to the title and headings without text are left
+// out of the path. Occurrences count every section of a path, with text or
+// not. The text before the first heading is the exception: when it has no
+// text, there is no such section. Chunking and the MaxBreadcrumbLen
+// validation both walk the body with it.
 func sections(doc *kb.Document, lines []mdLine) iter.Seq[*section] {
 	return func(yield func(*section) bool) {
 		title := textnorm.Normalize(doc.Title)
@@ -236,11 +236,11 @@ const (
 //
 //   - paragraph: the first line after a blank line, after a heading or
 //     after a fenced code block, and the opening line of a fenced code
-//     block (blank lines inside a code block are not boundaries);
+//     block. Blank lines inside a code block are not boundaries;
 //   - line: every non-blank line;
 //   - sentence: after 。, ！ or ？, or after '.', '!' or '?' followed by
-//     white space (closing quotes and brackets after the mark stay with
-//     the sentence);
+//     white space. Closing quotes and brackets after the mark stay with
+//     the sentence;
 //   - space: after white space.
 func findBoundaries(body string, sec []mdLine, pos, end int) [numLevels][]int {
 	var bs [numLevels][]int

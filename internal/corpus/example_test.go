@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 func Example() {
@@ -43,10 +44,13 @@ SHOW PROCESSLIST;
 
 func ExampleLoadDir() {
 	_, err := corpus.LoadDir("testdata/docs", "prod")
-	var problems corpus.Problems
+	var problems diag.List
 	if errors.As(err, &problems) {
 		for _, p := range problems {
-			fmt.Printf("%v (declares %q)\n", p, p.DeclaredScope)
+			var se *corpus.ScopeError
+			if errors.As(p, &se) {
+				fmt.Printf("%v (declares %q)\n", p, se.Declared)
+			}
 		}
 	}
 	// Output:

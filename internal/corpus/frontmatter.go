@@ -4,13 +4,15 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The frontmatter is a strict subset of YAML: a flat mapping of keys to
-// scalars or lists of scalars, each written on one line (a block list
-// takes one line per item). Everything it accepts means the same in YAML;
-// anything else (nesting, multi-line scalars, anchors, tags, flow
-// mappings) is an error rather than a guess.
+// scalars or lists of scalars, each written on one line. A block list takes
+// one line per item. Everything it accepts means the same in YAML.
+// Anything else, such as nesting, multi-line scalars, anchors, tags or flow
+// mappings, is an error rather than a guess.
 
 // fmEntry is one key of the frontmatter.
 type fmEntry struct {
@@ -28,14 +30,14 @@ type fmItem struct {
 	line int
 }
 
-// parseFrontmatter parses the lines between the two "---" lines; lines[0]
+// parseFrontmatter parses the lines between the two "---" lines. lines[0]
 // is line firstLine of the file. It returns every entry it could read and
 // a problem for every line it could not. An entry whose value could not
 // be read is returned with bad set in badKeys, so a caller does not also
 // report it missing.
-func parseFrontmatter(file string, lines []string, firstLine int) (entries []fmEntry, badKeys map[string]bool, problems []Problem) {
+func parseFrontmatter(file string, lines []string, firstLine int) (entries []fmEntry, badKeys map[string]bool, problems diag.List) {
 	add := func(i int, msg string) {
-		problems = append(problems, Problem{File: file, Line: firstLine + i, Msg: msg})
+		problems = append(problems, &diag.Error{File: file, Line: firstLine + i, Msg: msg})
 	}
 	for i := 0; i < len(lines); i++ {
 		ln := lines[i]
@@ -151,7 +153,7 @@ func isItemLine(ln string) bool {
 
 // splitKey splits "key: rest" into the key and the value text with
 // surrounding white space removed. Keys are ASCII letters, digits, '_' and
-// '-'; the colon must follow the key directly and be followed by white
+// '-'. The colon must follow the key directly and be followed by white
 // space or the end of the line.
 func splitKey(ln string) (key, rest string, ok bool) {
 	i := 0
@@ -391,17 +393,13 @@ func parseFlowList(s string) ([]string, string) {
 	}
 }
 
-// shorten cuts s to at most 40 characters for a message.
+// shorten cuts s to at most 40 characters for a message, "..." included.
+// The seed document problems have always marked a cut so, not with
+// diag.Ellipsis, and their messages stay as they were.
 func shorten(s string) string {
 	if utf8.RuneCountInString(s) <= 40 {
 		return s
 	}
-	n := 0
-	for i := range s {
-		if n == 37 {
-			return s[:i] + "..."
-		}
-		n++
-	}
-	return s
+	head, _ := diag.Prefix(s, 37, diag.Chars)
+	return head + "..."
 }

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
@@ -75,7 +76,7 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-func checkProblems(t *testing.T, data []byte, problems []Problem) {
+func checkProblems(t *testing.T, data []byte, problems diag.List) {
 	t.Helper()
 	if len(problems) == 0 {
 		t.Fatalf("no document and no problems")

@@ -15,18 +15,18 @@ const (
 
 // mdLine is one line of a body.
 type mdLine struct {
-	start, end int // byte offsets; end excludes the '\n' (and a '\r' before it)
+	start, end int // byte offsets, end excluding the '\n' and a '\r' before it
 	kind       uint8
 	blank      bool   // only white space
 	level      int    // heading level 1..6
 	heading    string // heading text, without the #s and closing sequence
 }
 
-// scanLines splits body into lines and classifies them, CommonMark style:
-// a fenced code block opens with at least three backticks or tildes
-// indented by at most three spaces (a backtick fence's info string has no
-// backtick) and closes with a line of at least as many of the same
-// character and nothing else, or at the end of the body; an ATX heading
+// scanLines splits body into lines and classifies them, CommonMark style.
+// A fenced code block opens with at least three backticks or tildes
+// indented by at most three spaces. A backtick fence's info string has no
+// backtick. The block closes with a line of at least as many of the same
+// character and nothing else, or at the end of the body. An ATX heading
 // is, outside fenced code, 1 to 6 '#' indented by at most three spaces and
 // followed by white space or the end of the line. Setext headings,
 // headings in block quotes or list items and HTML blocks are not

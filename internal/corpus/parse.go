@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
@@ -69,14 +70,14 @@ type parsed struct {
 	sourceOK     bool // doc.Source is present and valid
 	docIDOK      bool // doc.DocID is present (or defaulted) and valid
 	docIDDefault bool
-	problems     []Problem
+	problems     diag.List
 }
 
 // Parse reads one seed document: the frontmatter, validated against the
-// rules of docs/corpus.md and kbScope, and the body. It returns the document and nil, or nil
-// and every problem found, sorted by line. path is used in problems and
-// as Document.Path only; the file is not read.
-func Parse(path string, data []byte, kbScope string) (*kb.Document, []Problem) {
+// rules of docs/corpus.md and kbScope, and the body. It returns the
+// document and nil, or nil and every problem found, sorted by line. path
+// is used in problems and as Document.Path only. The file is not read.
+func Parse(path string, data []byte, kbScope string) (*kb.Document, diag.List) {
 	p := parse(path, data, kbScope)
 	if len(p.problems) > 0 {
 		sortProblems(p.problems)
@@ -93,7 +94,7 @@ func parse(path string, data []byte, kbScope string) *parsed {
 		keyLines: make(map[string]int),
 	}
 	add := func(line int, format string, args ...any) {
-		p.problems = append(p.problems, Problem{File: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+		p.problems = append(p.problems, &diag.Error{File: path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 	if len(data) > MaxFileSize {
 		add(1, "file is larger than %d MiB", MaxFileSize>>20)
@@ -202,8 +203,8 @@ func parse(path string, data []byte, kbScope string) *parsed {
 		if v == kbScope {
 			p.doc.KBScope = v
 		} else {
-			add(line, "kb_scope %q does not match the kb scope being loaded (%q)", v, kbScope)
-			p.problems[len(p.problems)-1].DeclaredScope = v
+			se := &ScopeError{Declared: v, Loading: kbScope}
+			p.problems = append(p.problems, &diag.Error{File: path, Line: line, Msg: se.Error(), Err: se})
 		}
 	}
 	p.doc.Keywords = p.list(values[keyKeywords], add)
@@ -342,8 +343,8 @@ func invalidUTF8Line(data []byte) int {
 // and skipping names that start with '.' (editor lock and backup files).
 // Every document is validated, and source and doc_id checked for
 // uniqueness across the directory, before LoadDir returns: on any problem
-// it returns no documents and a Problems listing all of them, sorted by
-// file, then line. A directory with no documents, an empty kbScope and an
+// it returns no documents and a diag.List of all of them, sorted by file,
+// then line. A directory with no documents, an empty kbScope and an
 // unreadable directory are other errors.
 func LoadDir(dir, kbScope string) ([]kb.Document, error) {
 	if kbScope == "" {
@@ -354,7 +355,7 @@ func LoadDir(dir, kbScope string) ([]kb.Document, error) {
 		return nil, fmt.Errorf("load seed documents: %w", err)
 	}
 	var all []*parsed
-	var problems Problems
+	var problems diag.List
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
@@ -366,7 +367,7 @@ func LoadDir(dir, kbScope string) ([]kb.Document, error) {
 			continue
 		}
 		if err != nil {
-			problems = append(problems, Problem{File: path, Line: 1, Msg: err.Error()})
+			problems = append(problems, &diag.Error{File: path, Line: 1, Msg: err.Error()})
 			continue
 		}
 		all = append(all, parse(path, data, kbScope))
@@ -442,7 +443,7 @@ func checkUnique(all []*parsed) {
 			line := p.keyLines[keySource]
 			if first, dup := sources[p.doc.Source]; dup {
 				dupSource = true
-				p.problems = append(p.problems, Problem{File: p.doc.Path, Line: line,
+				p.problems = append(p.problems, &diag.Error{File: p.doc.Path, Line: line,
 					Msg: fmt.Sprintf("duplicate source %q (also in %s:%d)", p.doc.Source, first.file, first.line)})
 			} else {
 				sources[p.doc.Source] = at{p.doc.Path, line, p.doc.Source}
@@ -463,10 +464,10 @@ func checkUnique(all []*parsed) {
 		case p.docIDDefault && dupSource:
 			// Already reported as a duplicate source.
 		case first.id == p.doc.DocID:
-			p.problems = append(p.problems, Problem{File: p.doc.Path, Line: line,
+			p.problems = append(p.problems, &diag.Error{File: p.doc.Path, Line: line,
 				Msg: fmt.Sprintf("duplicate doc_id %q (also in %s:%d)", p.doc.DocID, first.file, first.line)})
 		default:
-			p.problems = append(p.problems, Problem{File: p.doc.Path, Line: line,
+			p.problems = append(p.problems, &diag.Error{File: p.doc.Path, Line: line,
 				Msg: fmt.Sprintf("doc_id %q differs from %q (in %s:%d) only in letter case", p.doc.DocID, first.id, first.file, first.line)})
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 )
 
@@ -27,7 +28,7 @@ const body = "# MySQL 连接池耗尽排查\n\n连接池满了。\n"
 func file(front, body string) []byte { return []byte("---\n" + front + "---\n" + body) }
 
 // problemStrings renders problems as file:line: message.
-func problemStrings(ps []Problem) []string {
+func problemStrings(ps diag.List) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Error())
@@ -183,6 +184,9 @@ var parseProblemTests = []struct {
 	{"text after quotes", "---\n" + valid + `title: "a" b` + "\n---\ntext\n", []string{`t.md:6: title: unexpected text "b" after the value`}},
 	{"comment glued to quotes", "---\n" + valid + `title: "a"#b` + "\n---\ntext\n", []string{`t.md:6: title: unexpected text "#b" after the value`}},
 	{"text after list", "---\n" + valid + "keywords: [a] b\n---\ntext\n", []string{`t.md:6: keywords: unexpected text "b" after the value`}},
+	// Long text is quoted cut to 40 characters, "..." included.
+	{"long text after quotes", "---\n" + valid + `title: "a" ` + strings.Repeat("连", 41) + "\n---\ntext\n", []string{`t.md:6: title: unexpected text "` + strings.Repeat("连", 37) + `..." after the value`}},
+	{"text after quotes at the limit", "---\n" + valid + `title: "a" ` + strings.Repeat("连", 40)[3:] + "x\n---\ntext\n", []string{`t.md:6: title: unexpected text "` + strings.Repeat("连", 39) + `x" after the value`}},
 	{"tab indentation", "---\n" + valid + "keywords:\n\t- a\n---\ntext\n", []string{`t.md:7: tab in indentation (YAML allows only spaces)`}},
 	{"item without key", "---\n" + valid + "- a\n---\ntext\n", []string{`t.md:6: list item without a "key:" line above it`}},
 	{"indented line", "---\n" + valid + "  title: x\n---\ntext\n", []string{`t.md:6: unexpected indented line (values must be on the line of their key; list items need a "key:" line above)`}},
@@ -333,9 +337,9 @@ func TestLoadDirProblems(t *testing.T) {
 	if docs != nil {
 		t.Errorf("LoadDir returned documents with problems: %d", len(docs))
 	}
-	var ps Problems
+	var ps diag.List
 	if !errors.As(err, &ps) {
-		t.Fatalf("error %v (%T) is not a Problems", err, err)
+		t.Fatalf("error %v (%T) is not a diag.List", err, err)
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
 	want := []string{
@@ -359,6 +363,16 @@ func TestLoadDirProblems(t *testing.T) {
 	if err.Error() != strings.Join(want, "\n") {
 		t.Errorf("error message\n%s", err)
 	}
+	// The kb_scope mismatch, and only it, carries a *ScopeError.
+	for i, pr := range ps {
+		var se *ScopeError
+		isScope := errors.As(pr, &se)
+		if wantScope := i == 8; isScope != wantScope {
+			t.Errorf("problem %d %q: *ScopeError found %v, want %v", i, pr, isScope, wantScope)
+		} else if isScope && (se.Declared != "prod" || se.Loading != "rag-eval") {
+			t.Errorf("problem %d: ScopeError %+v, want declared prod, loading rag-eval", i, *se)
+		}
+	}
 }
 
 func TestLoadDirErrors(t *testing.T) {
@@ -368,8 +382,8 @@ func TestLoadDirErrors(t *testing.T) {
 	}
 	if _, err := LoadDir(filepath.Join(empty, "missing"), "rag-eval"); err == nil {
 		t.Error("missing dir: no error")
-	} else if errors.As(err, new(Problems)) {
-		t.Errorf("missing dir: %v, want an I/O error, not Problems", err)
+	} else if errors.As(err, new(diag.List)) {
+		t.Errorf("missing dir: %v, want an I/O error, not a diag.List", err)
 	}
 	if _, err := LoadDir("testdata/docs", ""); err == nil {
 		t.Errorf("empty kb scope accepted")

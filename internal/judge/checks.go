@@ -37,14 +37,14 @@ type check struct {
 	name string
 	// declared reports whether a case declares the check.
 	declared func(*contract.Case) bool
-	// reads is the fixture field the check needs (0: none that can be
-	// absent). A declared check whose field is absent fails with "fixture
-	// lacks <path>" without running.
+	// reads is the fixture field the check needs, 0 when none it needs can
+	// be absent. A declared check whose field is absent fails with
+	// "fixture lacks <path>" without running.
 	reads contract.Presence
-	// needs is the capability (contract.Cap*) a pipeline must produce for
-	// the check to be judged ("": none). A declared check whose fixture's
-	// pipeline declares that it lacks it is skipped: neither passed nor
-	// failed.
+	// needs is the capability, one of contract.Cap*, that a pipeline must
+	// produce for the check to be judged. It is "" when the check needs
+	// none. A declared check whose fixture's pipeline declares that it
+	// lacks it is skipped: neither passed nor failed.
 	needs string
 	// run reports whether the check passes and, when it does not, says
 	// why in a message a person can act on.
@@ -114,8 +114,8 @@ const (
 	skipped
 )
 
-// checkQuery: the fixture's query is the golden query, byte for byte;
-// otherwise the fixture is stale.
+// checkQuery: the fixture's query is the golden query, byte for byte.
+// Otherwise the fixture is stale.
 func checkQuery(j *judgement) (bool, string) {
 	if j.f.Query == j.c.Query {
 		return true, ""
@@ -341,17 +341,21 @@ func same(want, got string) (bool, string) {
 	return strings.TrimSpace(got) == strings.TrimSpace(want), fmt.Sprintf("expected %q, got %q", want, got)
 }
 
-// hitLevel is the case's hit level (docs/checks.md): n/a when it names no
-// expected document; strong when an expected block is in the top K and
-// either the case declares no coverage (keywords, breadcrumbs, evidence
-// keys) or the keywords, the breadcrumbs or the evidence_keys check
-// passed; medium when the block is there without that; weak when it is
-// not but a keyword was found; else miss. min_expected_blocks, like
-// first_rank_max, does not enter it. checks are the case's checks.
+// hitLevel is the case's hit level (docs/checks.md), from checks, the
+// case's checks:
 //
-// A coverage check that was skipped (the pipeline declares no breadcrumb)
-// counts as not declared: a case whose every coverage check was skipped
-// is strong on its expected block alone.
+//   - n/a when the case names no expected document;
+//   - strong when an expected block is in the top K, and the case declares
+//     no coverage or its keywords, breadcrumbs or evidence_keys check passed;
+//   - medium when the block is there without that;
+//   - weak when it is not there but a keyword was found;
+//   - miss otherwise.
+//
+// The coverage checks are keywords, breadcrumbs and evidence keys.
+// min_expected_blocks, like first_rank_max, does not enter the level. A
+// coverage check that was skipped, because the pipeline declares no
+// breadcrumb say, counts as not declared. A case whose every coverage
+// check was skipped is thus strong on its expected block alone.
 func hitLevel(j *judgement, checks []Check) string {
 	c := j.c
 	coverage := c.UsesCoverage() && slices.ContainsFunc(checks, func(ch Check) bool {
@@ -389,9 +393,10 @@ func rankMetrics(ranking []string, grades metrics.Judgments, k int) *Metrics {
 	}
 }
 
-// documentRanking maps blocks to document identities (docId when the case
-// uses expectedDocIds, else source), keeping first occurrences, and builds
-// the case's graded judgments (docs/checks.md); exp is ExpectedOf(c).
+// documentRanking maps blocks to document identities, keeping first
+// occurrences, and builds the case's graded judgments (docs/checks.md). The
+// identity is the docId when the case uses expectedDocIds, else the
+// source. exp is ExpectedOf(c).
 func documentRanking(c *contract.Case, blocks []block, exp Expected) ([]string, metrics.Judgments) {
 	byDocID := c.UsesDocIDIdentity()
 	ranking := make([]string, 0, len(blocks))
@@ -438,7 +443,7 @@ func documentRanking(c *contract.Case, blocks []block, exp Expected) ([]string, 
 
 // keywordCoverage is what the top K cover of a case's expected keywords. A
 // keyword is found when its normalised form is in the normalised excerpt
-// of a single top-K block; keywords equal once normalised count once.
+// of a single top-K block. Keywords equal once normalised count once.
 type keywordCoverage struct {
 	found, distinct int
 	missing         []string

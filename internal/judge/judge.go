@@ -12,10 +12,10 @@ import (
 // JudgeFixture judges one case against its decoded fixture. kbScope is the
 // golden file's kbScope, used for block identity when the fixture has none.
 //
-// The strings the result keeps are copies: the decoder writes a fixture's
-// judged strings into one buffer (excerpts included), and a result that
-// kept a slice of it would keep the whole buffer alive for the rest of the
-// run (10,000 fixtures: about 60 MB more heap, 20% more time).
+// The strings the result keeps are copies. The decoder writes a fixture's
+// judged strings, excerpts included, into one buffer. A result that kept a
+// slice of it would keep the whole buffer alive for the rest of the run,
+// which on 10,000 fixtures costs about 60 MB more heap and 20% more time.
 func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) CaseResult {
 	if f.CaseID != c.CaseID {
 		return broken(c, k, fmt.Sprintf("fixture caseId %q does not match case %q", f.CaseID, c.CaseID))
@@ -73,7 +73,7 @@ func newResult(c *contract.Case, k int, status Status) CaseResult {
 	}
 }
 
-// add records a check's outcome; a failed check fails the case.
+// add records a check's outcome. A failed check fails the case.
 func (r *CaseResult) add(name string, out outcome, message string) {
 	ch := Check{Name: name, Passed: out == passed, Skipped: out == skipped}
 	switch out {
@@ -117,9 +117,9 @@ type judgement struct {
 	// first is the 1-based position of the first expected block in blocks
 	// (firstExpectedRank), 0 when no block is expected.
 	first int
-	// keywords is what the top K cover of the case's expected keywords,
-	// missingBreadcrumbs the expected breadcrumbs they do not cover; zero
-	// when the case declares none.
+	// keywords is what the top K cover of the case's expected keywords, and
+	// missingBreadcrumbs the expected breadcrumbs they do not cover. Each is
+	// zero when the case declares none.
 	keywords           keywordCoverage
 	missingBreadcrumbs []string
 }
@@ -185,9 +185,9 @@ func (j *judgement) isExpected(b *block) bool { return j.exp.has(b.source, b.doc
 // Expected is a golden case's expected-block rule (docs/checks.md): a block
 // is expected when its source is one of the case's expectedSources or its
 // effective docId one of its expectedDocIds, all compared trimmed. The
-// judge applies it to find firstExpectedRank; the reports apply the same
-// rule to candidates (the baseline diff to a baseline's, read back from
-// JSON; the HTML report to mark the expected blocks).
+// judge applies it to find firstExpectedRank. The reports apply the same
+// rule to candidates: the baseline diff to a baseline's, read back from
+// JSON, and the HTML report to mark the expected blocks.
 type Expected struct{ sources, docIDs map[string]struct{} }
 
 // ExpectedOf is c's expected-block rule.

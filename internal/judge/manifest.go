@@ -11,25 +11,26 @@ import (
 	"strings"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The manifest check. rag-snapshot writes a directory's fixtures and its
 // manifest (_snapshot.json) together, so every fixture's searchMode,
 // kbScope and pipeline equal the manifest's. A fixture that disagrees
-// comes from another snapshot: the directory mixes two runs (a run killed
-// by an older rag-snapshot while it moved fixtures in one by one, a failed
-// case kept by --partial, a file copied in by hand), and its judgement
-// would silently mix two pipelines. The judge still judges every fixture,
-// and adds one warning per kind of disagreement (searchMode, kbScope,
-// pipeline), with the count and the first case ids; the warnings go to
-// stderr and into the reports' warnings, so the reports of a consistent
-// directory are unchanged.
+// comes from another snapshot, and the directory mixes two runs. It may be
+// a run killed by an older rag-snapshot while it moved fixtures in one by
+// one, a failed case kept by --partial or a file copied in by hand. Its
+// judgement would silently mix two pipelines. The judge still judges every
+// fixture, and adds one warning per kind of disagreement (searchMode,
+// kbScope, pipeline) with the count and the first case ids. The warnings
+// go to stderr and into the reports' warnings, so the reports of a
+// consistent directory are unchanged.
 //
-// Only what both sides declare is compared: a manifest without searchMode,
-// kbScope or pipeline, or a fixture without one (hand-written fixtures
-// often have none), is not checked on it. A manifest whose status is
-// "unavailable" describes a run that wrote no fixture, so nothing is
-// checked against it; a directory without a manifest is not checked at
+// Only what both sides declare is compared. A manifest without searchMode,
+// kbScope or pipeline is not checked on it, and neither is a fixture
+// without one, as hand-written fixtures often are. A manifest whose status
+// is "unavailable" describes a run that wrote no fixture, so nothing is
+// checked against it. A directory without a manifest is not checked at
 // all. A manifest that cannot be read is a warning of its own.
 
 // maxListedIDs is how many case ids a warning lists.
@@ -67,10 +68,10 @@ type manifestCheck struct {
 	m *contract.Manifest
 }
 
-// manifestCheckOf is the check against dir's manifest as
-// contract.ReadManifest returned it (m, err). It is nil (nothing to check)
-// when there is none or it says "unavailable", with a warning when it
-// cannot be read.
+// manifestCheckOf is the check against dir's manifest, from what
+// contract.ReadManifest returned, m and err. It is nil, with nothing to
+// check, when there is no manifest or it says "unavailable". It comes with
+// a warning when the manifest cannot be read.
 func manifestCheckOf(m *contract.Manifest, err error) (*manifestCheck, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -102,8 +103,8 @@ type pipelineCache struct {
 	ok   bool
 }
 
-// meta extracts f's fields to check; data is the fixture's bytes, valid
-// JSON (the fixture decoder has checked it).
+// meta extracts f's fields to check. data is the fixture's bytes, valid
+// JSON since the fixture decoder has checked it.
 func (mc *manifestCheck) meta(f *contract.Fixture, data []byte, cache *pipelineCache) fixtureMeta {
 	fm := fixtureMeta{read: true, searchMode: f.SearchMode, kbScope: f.KBScope}
 	if mc.m.Pipeline == nil {
@@ -208,8 +209,8 @@ func (mc *manifestCheck) warnings(dir string, cases []CaseResult, metas []fixtur
 	warn(scopeIDs, fmt.Sprintf("kbScope (manifest %q, fixtures %s)", mc.m.KBScope, quoteSet(scopeVals)))
 	warn(pipeIDs, fmt.Sprintf("pipeline (%s)", strings.Join(fields.names(), ", ")))
 	if p := mc.m.Pipeline; p != nil {
-		// A name no check needs (a typo: "Trace") declares nothing, so the
-		// checks of the part meant are skipped; say so.
+		// A name no check needs, such as the typo "Trace", declares
+		// nothing, so the checks of the part meant are skipped. Say so.
 		if err := contract.ValidCapabilities(p.Capabilities); err != nil {
 			ws = append(ws, fmt.Errorf("the manifest of %s declares an %v: it stands for no part of a result, and the checks of the part it lacks are skipped", dir, err))
 		}
@@ -217,12 +218,7 @@ func (mc *manifestCheck) warnings(dir string, cases []CaseResult, metas []fixtur
 	return ws
 }
 
-func listIDs(ids []string) string {
-	if len(ids) <= maxListedIDs {
-		return strings.Join(ids, ", ")
-	}
-	return strings.Join(ids[:maxListedIDs], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-maxListedIDs)
-}
+func listIDs(ids []string) string { return diag.Join(ids, maxListedIDs) }
 
 func quoteSet(set map[string]bool) string {
 	vals := make([]string, 0, len(set))
@@ -236,8 +232,9 @@ func quoteSet(set map[string]bool) string {
 // firstMember returns the raw value of the first member named key of the
 // JSON object data, or nil. data must be valid JSON. rag-snapshot writes
 // pipeline before lookupResult, so the scan stops a few hundred bytes in.
-// (The fixture decoder takes the last of duplicate keys; a fixture with two
-// pipelines is not one rag-snapshot wrote.)
+// The fixture decoder takes the last of duplicate keys instead. A fixture
+// with two pipelines is not one rag-snapshot wrote, so the difference does
+// not matter.
 func firstMember(data []byte, key string) []byte {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {

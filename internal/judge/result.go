@@ -5,11 +5,12 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
 )
 
-// The result types below are the one shape of a judgement: the report
+// The result types below are the one shape of a judgement. The report
 // (package report), the comparison (package compare) and the calibration
 // (package calibrate) all draw from them. Their JSON form is the report's
-// (docs/reports.md): fields in key order, a nil pointer for null, numbers rounded
-// by contract.Float6; arrays the judge builds are never nil.
+// (docs/reports.md). Fields come in key order, a nil pointer is null, and
+// numbers are rounded by contract.Float6. Arrays the judge builds are
+// never nil.
 
 // Status is the outcome of one case.
 type Status string
@@ -47,26 +48,26 @@ type CaseResult struct {
 	Tags     []string `json:"tags"`
 	Query    string   `json:"query"`
 	Status   Status   `json:"status"`
-	// Reason explains not_run and error; nil for pass and fail.
+	// Reason explains not_run and error. It is nil for pass and fail.
 	Reason *string `json:"reason"`
 	// K is the case's K: checks and hit levels count K blocks, rank metrics
 	// count K documents.
 	K int `json:"k"`
-	// HitLevel is strong|medium|weak|miss|n/a; nil for not_run and error.
+	// HitLevel is strong|medium|weak|miss|n/a, nil for not_run and error.
 	HitLevel *string `json:"hitLevel"`
 	// FirstExpectedRank is the 1-based position of the first expected block
-	// in the whole block list; nil when there is none.
+	// in the whole block list, nil when there is none.
 	FirstExpectedRank *int `json:"firstExpectedRank"`
 	// TopCandidates are the first K blocks in block order.
 	TopCandidates []Candidate `json:"topCandidates"`
-	// Checks are the declared checks in the order of docs/checks.md;
+	// Checks are the declared checks in the order of docs/checks.md.
 	// FailedChecks names those that failed, in the same order, and
-	// SkippedChecks those that were skipped (omitted from the JSON when
-	// none was).
+	// SkippedChecks those that were skipped. The JSON omits SkippedChecks
+	// when none was.
 	Checks        []Check  `json:"checks"`
 	FailedChecks  []string `json:"failedChecks"`
 	SkippedChecks []string `json:"skippedChecks,omitempty"`
-	// Fixture fields reported as they were; nil when absent (or not run).
+	// Fixture fields reported as they were, nil when absent or not run.
 	SelectedAttempt *string `json:"selectedAttempt"`
 	FallbackReason  *string `json:"fallbackReason"` // nil also when the fixture has JSON null
 	EvidenceStatus  *string `json:"evidenceStatus"`
@@ -75,24 +76,24 @@ type CaseResult struct {
 	// Metrics is nil for n/a, not_run and error cases.
 	Metrics *Metrics `json:"metrics"`
 
-	// Case is the golden case that was judged; nil in a result read back
-	// from a JSON report.
+	// Case is the golden case that was judged. It is nil in a result read
+	// back from a JSON report.
 	Case *contract.Case `json:"-"`
-	// Ranking is the case's document ranking and Grades its judgments (both
-	// in the identity space of the case), for TREC export and calibration.
-	// Nil when Metrics is, and in a result read back from JSON.
+	// Ranking is the case's document ranking and Grades its judgments, both
+	// in the identity space of the case, for TREC export and calibration.
+	// They are nil when Metrics is, and in a result read back from JSON.
 	Ranking []string          `json:"-"`
 	Grades  metrics.Judgments `json:"-"`
 	// KeywordCoverage is the share of the case's distinct expected
-	// keywords found in the top K (the keywords check's coverage), for the
-	// summary's mean; nil when the case declares no keywords, when it was
-	// not judged, and in a result read back from JSON.
+	// keywords found in the top K, the keywords check's coverage, for the
+	// summary's mean. It is nil when the case declares no keywords, when it
+	// was not judged, and in a result read back from JSON.
 	KeywordCoverage *float64 `json:"-"`
-	// Trace is the fixture's retrieval trace (attempts with their
-	// filters, the selected attempt, the fallback reason), kept by
-	// KeepEvidence (Options.Evidence) for the HTML report; nil otherwise,
-	// for a case without lookupResult, and in a result read back from
-	// JSON.
+	// Trace is the fixture's retrieval trace: the attempts with their
+	// filters, the selected attempt and the fallback reason. KeepEvidence
+	// keeps it for the HTML report when Options.Evidence asks. It is nil
+	// otherwise, for a case without lookupResult, and in a result read back
+	// from JSON.
 	Trace *contract.RetrievalTrace `json:"-"`
 }
 
@@ -107,16 +108,16 @@ type Candidate struct {
 	RelevanceLevel string `json:"relevanceLevel"`
 	// QualityScore is nil when the block has none.
 	QualityScore *contract.Float6 `json:"qualityScore"`
-	// Excerpt is the block's text, kept by KeepEvidence
-	// (Options.Evidence) for the HTML report; "" otherwise and in a
-	// result read back from JSON. No JSON report carries it.
+	// Excerpt is the block's text. KeepEvidence keeps it for the HTML
+	// report when Options.Evidence asks. It is "" otherwise and in a result
+	// read back from JSON. No JSON report carries it.
 	Excerpt string `json:"-"`
 }
 
 // Check is the outcome of one declared check. Message is nil when it
-// passed. A skipped check (its pipeline declares it lacks the capability
-// the check needs) has Passed false, Skipped true and the reason as its
-// Message; Skipped is omitted from the JSON when false.
+// passed. A check is skipped when its pipeline declares it lacks the
+// capability the check needs. A skipped check has Passed false, Skipped
+// true and the reason as its Message. The JSON omits Skipped when false.
 type Check struct {
 	Name    string  `json:"name"`
 	Passed  bool    `json:"passed"`

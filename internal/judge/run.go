@@ -22,27 +22,27 @@ type Result struct {
 	Golden *contract.GoldenFile
 	// Fixtures is the fixture directory that was judged.
 	Fixtures string
-	// FlagK is --k (0 when unset).
+	// FlagK is --k, 0 when unset.
 	FlagK int
 	// Cases are in golden-file order.
 	Cases []CaseResult
 	// Warnings are problems that did not stop the run (orphan fixtures).
 	Warnings []error
-	// Manifest is the directory's _snapshot.json as read in the same
-	// snapshot of the directory as the fixtures (nil when there is none or
-	// it cannot be read): what made these fixtures.
+	// Manifest is the directory's _snapshot.json, read in the same
+	// snapshot of the directory as the fixtures: what made these fixtures.
+	// It is nil when there is none or it cannot be read.
 	Manifest *contract.Manifest
 }
 
 // Options tune a run.
 type Options struct {
-	// FlagK is --k; 0 when unset.
+	// FlagK is --k, 0 when unset.
 	FlagK int
-	// Workers is the number of cases judged at once; 0 means GOMAXPROCS.
+	// Workers is the number of cases judged at once. 0 means GOMAXPROCS.
 	Workers int
-	// Evidence keeps, for the HTML report, each top candidate's excerpt
-	// (Candidate.Excerpt) and each judged case's retrieval trace
-	// (CaseResult.Trace). Off by default: on 10,000 cases the excerpts
+	// Evidence keeps, for the HTML report, each top candidate's excerpt in
+	// Candidate.Excerpt and each judged case's retrieval trace in
+	// CaseResult.Trace. It is off by default: on 10,000 cases the excerpts
 	// are tens of megabytes that no other report shows.
 	Evidence bool
 }
@@ -57,29 +57,30 @@ func FixturePath(dir, caseID string) string {
 const maxReadAttempts = 5
 
 // afterRead, when set, is called by Run after it read every fixture and
-// before it checks that the directory is still the one it opened (a test
-// hook).
+// before it checks that the directory is still the one it opened. It is a
+// test hook.
 var afterRead func()
 
 // Run judges every case of g against the fixtures in dir. A missing fixture
-// makes its case not_run and a broken one makes it error; neither stops the
-// run. Run fails only when dir itself cannot be read (including when it does
-// not exist or is not a directory).
+// makes its case not_run and a broken one makes it error. Neither stops the
+// run. Run fails only when dir itself cannot be read, as when it does not
+// exist or is not a directory.
 //
-// rag-snapshot replaces a fixture directory as a whole (a new directory is
-// swapped in under the same name), so fixtures read by name could come
+// rag-snapshot replaces a fixture directory as a whole: it swaps a new
+// directory in under the same name. Fixtures read by name could thus come
 // from two snapshots if a swap happened while Run read them. Run notes the
-// directory it opened and, when another one is under the name once every
-// fixture was read, starts over (up to maxReadAttempts times): a result
-// never mixes two snapshots of a directory. Where the swap is two renames
-// (no atomic exchange on the file system), the directory is missing for an
-// instant, with the previous one beside it as .<dir>.staging-*.old; Run
-// then waits a little and tries again, and when it stays missing (a
-// rag-snapshot was killed there) the error says so.
+// directory it opened. When another one is under the name once every
+// fixture was read, it starts over, up to maxReadAttempts times, so a
+// result never mixes two snapshots of a directory. Where the file system
+// has no atomic exchange, the swap is two renames. The directory is then
+// missing for an instant, with the previous one beside it as
+// .<dir>.staging-*.old, and Run waits a little and tries again. When it
+// stays missing, because a rag-snapshot was killed there, the error says
+// so.
 //
 // When dir has a manifest (_snapshot.json), every fixture's searchMode,
 // kbScope and pipeline are checked against it, with one warning per kind
-// of disagreement (see manifest.go).
+// of disagreement (manifest.go).
 func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
 	for attempt := 1; ; attempt++ {
 		res, again, err := runOnce(g, dir, opts)
@@ -228,7 +229,7 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *ma
 	if err != nil {
 		return broken(c, k, fmt.Sprintf("read fixture: %v", err)), data
 	}
-	// data is this worker's reused buffer; the fixture does not alias it.
+	// data is this worker's reused buffer. The fixture does not alias it.
 	f, err := contract.ParseFixture(path, data)
 	if err != nil {
 		return broken(c, k, fmt.Sprintf("invalid fixture: %v", err)), data
@@ -247,7 +248,7 @@ func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *ma
 }
 
 // readFile reads path into buf, growing it as needed, and returns the
-// bytes read; reusing one buffer per worker spares allocating and zeroing a
+// bytes read. Reusing one buffer per worker spares allocating and zeroing a
 // fresh one for every fixture.
 func readFile(path string, buf []byte) ([]byte, error) {
 	f, err := os.Open(path)

@@ -14,8 +14,8 @@ type Summary struct {
 	FailCount   int `json:"failCount"`
 	NotRunCount int `json:"notRunCount"`
 	ErrorCount  int `json:"errorCount"`
-	// SkippedCount counts the cases of status skipped; omitted from the
-	// JSON when 0.
+	// SkippedCount counts the cases of status skipped. The JSON omits it
+	// when 0.
 	SkippedCount int `json:"skippedCount,omitempty"`
 
 	// PassRate is passCount / (caseCount − skippedCount): a skipped case
@@ -35,7 +35,7 @@ type Summary struct {
 	KeywordCoverage *contract.Float6 `json:"keywordCoverage"`
 	FallbackRate    *contract.Float6 `json:"fallbackRate"`
 
-	// Histograms over judged cases; relevance levels over top-K blocks.
+	// Histograms over judged cases. Relevance levels count top-K blocks.
 	EvidenceStatus  map[string]int `json:"evidenceStatus"`
 	SelectedAttempt map[string]int `json:"selectedAttempt"`
 	RelevanceLevels map[string]int `json:"relevanceLevels"`
@@ -43,8 +43,8 @@ type Summary struct {
 	// own declared search mode when it declares one, else the fixture's.
 	SearchModes []string `json:"searchModes"`
 	// SkippedChecks counts the skipped checks of the judged cases by check
-	// and reason, in the order of the checks; omitted from the JSON when
-	// no check was skipped.
+	// and reason, in the order of the checks. The JSON omits it when no
+	// check was skipped.
 	SkippedChecks []SkippedChecks `json:"skippedChecks,omitempty"`
 }
 
@@ -55,10 +55,10 @@ type SkippedChecks struct {
 	Count  int    `json:"count"`
 }
 
-// Passed reports whether every case passed or was skipped (no case
-// failed, was not run or errored) and something was judged: a run whose
-// cases were all skipped judged nothing of the retrieval, and is no pass
-// (NothingJudged). It is rag-eval's exit status 0.
+// Passed reports whether every case passed or was skipped, and something
+// was judged. No case may have failed, not run or errored. A run whose
+// cases were all skipped judged nothing of the retrieval and is no pass
+// (NothingJudged). Passed is rag-eval's exit status 0.
 func (s *Summary) Passed() bool {
 	return s.PassCount+s.SkippedCount == s.CaseCount && !s.NothingJudged()
 }

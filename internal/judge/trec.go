@@ -7,12 +7,12 @@ import (
 )
 
 // ExportTREC writes the document rankings and grades of every case with a
-// hit level other than n/a (judged cases naming expected documents) as TREC
-// qrels ("qid 0 docno grade") and run ("qid Q0 docno rank score tag") files.
-// Document i of n gets the integer score n-i+1, so trec_eval's ordering
-// (score descending) reproduces the judge's ranking; docnos containing
-// white space or '%' are percent-encoded. trec_eval -c on the two files
-// reproduces every case's Metrics.
+// hit level other than n/a, the judged cases naming expected documents, as
+// TREC qrels ("qid 0 docno grade") and run ("qid Q0 docno rank score tag")
+// files. Document i of n gets the integer score n-i+1, so trec_eval's
+// ordering by descending score reproduces the judge's ranking. Docnos
+// containing white space or '%' are percent-encoded. trec_eval -c on the
+// two files reproduces every case's Metrics.
 func ExportTREC(r *Result) (qrels, run []byte) {
 	var q, rn strings.Builder
 	for i := range r.Cases {

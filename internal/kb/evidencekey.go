@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // EvidenceKeyFormat is the version of the evidence-key rule below,
@@ -138,16 +140,7 @@ func CheckEvidenceKey(docID, key string) error {
 }
 
 // shorten cuts s to about 60 bytes for a message.
-func shorten(s string) string {
-	if len(s) <= 60 {
-		return s
-	}
-	n := 60
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func shorten(s string) string { return diag.Clip(s, 60, diag.Bytes) }
 
 // isControl reports whether r is a control character (C0, DEL, C1) or a
 // line or paragraph separator: none is written into a key.

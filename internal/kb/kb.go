@@ -6,7 +6,8 @@
 // contract test suite every implementation runs, so the embedded default
 // and the server stack cannot drift apart.
 //
-// kb imports only the standard library.
+// kb imports only the standard library and diag, which imports only the
+// standard library itself.
 package kb
 
 import (

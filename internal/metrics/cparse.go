@@ -35,10 +35,10 @@ func hasPrefixFold(s, prefix string) bool {
 	return true
 }
 
-// atof converts s as C's atof (strtod in the "C" locale) does: the longest
+// atof converts s as C's atof, strtod in the "C" locale, does. The longest
 // prefix of s that is a decimal or hexadecimal floating-point number, an
-// infinity or a NaN is converted, correctly rounded like glibc; anything
-// else (including the empty string) is 0. Out-of-range values become ±Inf
+// infinity or a NaN is converted, correctly rounded like glibc. Anything
+// else, the empty string included, is 0. Out-of-range values become ±Inf
 // or the nearest subnormal, as with strtod.
 func atof(s string) float64 {
 	if f, ok := atofFast(s); ok {
@@ -62,8 +62,8 @@ func atof(s string) float64 {
 		}
 		return math.Inf(1)
 	case hasPrefixFold(rest, "nan"):
-		// glibc keeps the sign of a NaN; only ordering and printing could
-		// see it and neither distinguishes it here.
+		// glibc keeps the sign of a NaN. Only ordering and printing could
+		// see it, and neither distinguishes it here.
 		return math.NaN()
 	case len(rest) >= 2 && rest[0] == '0' && rest[1]|0x20 == 'x':
 		return hexPrefix(s[start:], neg, rest)
@@ -143,8 +143,8 @@ func atofFast(s string) (float64, bool) {
 		}
 	}
 	if dot && m == 0 {
-		// "0.000" counts fraction zeros after the leading zeros skip;
-		// let the general path handle zeros and odd forms like "." .
+		// "0.000" counts fraction zeros after the leading zeros skip. Let
+		// the general path handle zeros and odd forms like "." .
 		return 0, false
 	}
 	if frac > 22 || (digits == 0 && !dot) {
@@ -157,8 +157,9 @@ func atofFast(s string) (float64, bool) {
 	return f, true
 }
 
-// hexPrefix converts a C99 hexadecimal float prefix ("0x1.8p3", "0x1.8",
-// "0x.8"). signed is the text from the optional sign on; rest follows the sign.
+// hexPrefix converts a C99 hexadecimal float prefix, such as "0x1.8p3",
+// "0x1.8" or "0x.8". signed is the text from the optional sign on, and rest
+// follows the sign.
 func hexPrefix(signed string, neg bool, rest string) float64 {
 	j := 2
 	digits := 0
@@ -210,9 +211,9 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// atol converts s as C's atol (strtol base 10) does: optional leading white
-// space and sign, then decimal digits; no digits gives 0; overflow clamps to
-// the int64 range, as glibc does on LP64 systems.
+// atol converts s as C's atol, strtol base 10, does: optional leading white
+// space and sign, then decimal digits. No digits gives 0. Overflow clamps
+// to the int64 range, as glibc does on LP64 systems.
 func atol(s string) int64 {
 	i := 0
 	for i < len(s) && cSpace(s[i]) {

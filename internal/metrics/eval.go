@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // Options are trec_eval's options that change what is computed.
@@ -15,29 +17,29 @@ type Options struct {
 	// Measures are the -m arguments: "map", "P", "P.5,10", "ndcg_cut.10",
 	// measure sets such as "official" or "all_trec", ….
 	Measures []string
-	// Complete is -c: average over every query of the qrels; qrels queries
+	// Complete is -c: average over every query of the qrels. Qrels queries
 	// absent from the run count as zero.
 	Complete bool
 	// RelLevel is -l: a document is relevant when its grade is >= RelLevel.
-	// trec_eval's default is DefaultRelLevel (1); the zero value means
+	// trec_eval's default is DefaultRelLevel, 1. The zero value means
 	// "grade >= 0".
 	RelLevel int
 	// MaxRetrieved is -M: evaluate only the first MaxRetrieved documents of
-	// each query's ranking. Negative means no limit (trec_eval's default);
+	// each query's ranking. Negative means no limit, trec_eval's default.
 	// 0 keeps no document.
 	MaxRetrieved int
 	// JudgedOnly is -J: drop the retrieved documents without a judgment
 	// (or judged with a negative grade) before computing anything.
 	JudgedOnly bool
-	// NumDocs is -N, the number of documents in the collection (utility's
-	// fourth coefficient); trec_eval's default is 0.
+	// NumDocs is -N, the number of documents in the collection, for
+	// utility's fourth coefficient. trec_eval's default is 0.
 	NumDocs int64
 	// ZScores is -Z: when set, every per-query value becomes a z score
 	// against the reference means and deviations (see ZScores).
 	ZScores *ZScores
-	// RelFormat is -R: "qrels" (or "") reads the qrels' second field as
-	// trec_eval does, not at all; "qrels_jg" reads it as a judgment group
-	// (one user's judgments) and computes the *_avgjg measures, averaged
+	// RelFormat is -R. "qrels" or "" reads the qrels' second field as
+	// trec_eval does, not at all. "qrels_jg" reads it as a judgment group,
+	// one user's judgments, and computes the *_avgjg measures, averaged
 	// over the groups of a query.
 	RelFormat string
 }
@@ -90,16 +92,16 @@ var ErrNoCommonQuery = errors.New("no query with both results and relevance judg
 
 // Eval evaluates run against qrels as trec_eval 9.0.8 does, for the
 // measures and options of opts. See the package documentation for the
-// exact semantics. Its cost is linear in the number of queries (and
-// n log n in the documents of a query).
+// exact semantics. Its cost is linear in the number of queries, and
+// n log n in the documents of a query.
 //
 // A docno repeated within an evaluated query, among the documents of the
-// run that -M keeps or among the judgments, is a *SyntaxError naming both
-// lines; the first such query in qid order is reported. So are
-// preferences at odds with themselves (a docno with two levels in a
-// judgment group of one sub-group, or with level 0 and a level above 0, or
-// preferences that contradict each other through the sub-groups), naming
-// the preferences file. A run without a judged query is ErrNoCommonQuery.
+// run that -M keeps or among the judgments, is a *diag.Error naming both
+// lines. The first such query in qid order is reported. Preferences at odds
+// with themselves are a *diag.Error naming the preferences file: a docno
+// with two levels in a judgment group of one sub-group, a docno with level
+// 0 and a level above 0, or preferences that contradict each other through
+// the sub-groups. A run without a judged query is ErrNoCommonQuery.
 func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	ms, err := parseMeasures(opts.Measures)
 	if err != nil {
@@ -179,7 +181,7 @@ func Eval(opts Options, qrels *Qrels, run *Run) (*Result, error) {
 	res.RunID = run.runID
 
 	// trec_eval only builds rankings for measures other than num_q and
-	// runid; with those alone, duplicates go unnoticed there too.
+	// runid. With those alone, duplicates go unnoticed there too.
 	needRanking := slices.ContainsFunc(ms, func(m measure) bool { return m.kind != kNumQ && m.kind != kRunid })
 
 	// A WaitGroup, not errgroup: the package imports only the standard
@@ -489,7 +491,7 @@ func (s *scratch) ranking(opts *Options, run *Run, rs span) ([]result, []int32, 
 		if j, dup := seen[d.docno]; dup {
 			other := ents[idx[j]].line
 			a, b := min(d.line, other), max(d.line, other)
-			return nil, nil, &SyntaxError{File: run.name, Line: b,
+			return nil, nil, &diag.Error{File: run.name, Line: b,
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", d.docno, rs.qid, a)}
 		}
 		seen[d.docno] = i
@@ -509,7 +511,7 @@ func (s *scratch) judge(opts *Options, ents []result, idx []int32, qrelsName, qi
 	for i := range js {
 		e := &js[i]
 		if j, dup := judged[e.docno]; dup {
-			return nil, &SyntaxError{File: qrelsName, Line: e.line,
+			return nil, &diag.Error{File: qrelsName, Line: e.line,
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", e.docno, qid, js[j].line)}
 		}
 		judged[e.docno] = i

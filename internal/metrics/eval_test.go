@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The hand-computed example of the tests below.
@@ -320,9 +322,9 @@ func TestEvalDuplicates(t *testing.T) {
 				}
 				return
 			}
-			var se *SyntaxError
+			var se *diag.Error
 			if !errors.As(err, &se) || err.Error() != tt.want {
-				t.Fatalf("error %v, want *SyntaxError %q", err, tt.want)
+				t.Fatalf("error %v, want *diag.Error %q", err, tt.want)
 			}
 		})
 	}

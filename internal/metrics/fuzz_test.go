@@ -5,10 +5,12 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The fuzz targets check that the readers never panic, that every error is
-// a *SyntaxError naming a line of the input, and that whatever they accept
+// a *diag.Error naming a line of the input, and that whatever they accept
 // evaluates to the same text twice, one line per value, with counts and
 // ratios within their bounds (checkResult).
 
@@ -73,9 +75,9 @@ func FuzzReadRun(f *testing.F) {
 
 func checkSyntaxError(t *testing.T, err error, in string) {
 	t.Helper()
-	var se *SyntaxError
+	var se *diag.Error
 	if !errors.As(err, &se) {
-		t.Fatalf("error %v is not a *SyntaxError", err)
+		t.Fatalf("error %v is not a *diag.Error", err)
 	}
 	if se.Line < 0 || se.Line > strings.Count(in, "\n")+1 {
 		t.Fatalf("error %v: line out of range", err)
@@ -96,7 +98,7 @@ func evalAll(t *testing.T, q *Qrels, run *Run) {
 	} {
 		res, err := Eval(opts, q, run)
 		if err != nil {
-			var se *SyntaxError
+			var se *diag.Error
 			if !errors.Is(err, ErrNoCommonQuery) && !errors.As(err, &se) {
 				t.Fatalf("Eval: %v", err)
 			}
@@ -187,7 +189,7 @@ func FuzzReadPrefs(f *testing.F) {
 			if err != nil {
 				// No common query, or inconsistent preferences: an error
 				// naming the preferences file.
-				var se *SyntaxError
+				var se *diag.Error
 				if !errors.Is(err, ErrNoCommonQuery) && !(errors.As(err, &se) && se.File == "p") {
 					t.Fatalf("Eval: %v", err)
 				}

@@ -5,15 +5,15 @@ import (
 	"sync"
 )
 
-// log2Rank returns log2(i+2), the discount of the document at 0-based
-// position i (rank i+1) in m_ndcg_cut.c.
+// log2Rank returns log2(i+2), the discount in m_ndcg_cut.c of the document
+// at 0-based position i, rank i+1.
 //
 // trec_eval calls the C library's log2. Go's math.Log2 is off by one unit
 // in the last place for 1.8% of integers (log2(3) among them), which would
 // move ndcg values by ~1e-16 and could, on a tie, change a printed digit.
 // So the discounts are computed in double-double arithmetic and rounded to
-// nearest, which is what glibc returns for every integer up to 100001 but
-// seven (see glibcLog2Misrounded).
+// nearest. That is what glibc returns for every integer up to 100001 but
+// seven, which glibcLog2Misrounded lists.
 func log2Rank(i int) float64 {
 	t := log2Table()
 	if i < len(t) {
@@ -31,8 +31,8 @@ var log2Table = sync.OnceValue(func() []float64 {
 })
 
 // glibcLog2Misrounded lists the integers up to 100001 whose log2 glibc
-// (2.28 and later, x86-64) rounds to the neighbour above the nearest double;
-// trec_eval's discounts are glibc's, so these are too.
+// 2.28 and later on x86-64 rounds to the neighbour above the nearest
+// double. trec_eval's discounts are glibc's, so these are too.
 var glibcLog2Misrounded = map[int]bool{1621: true, 3242: true, 6484: true, 12968: true, 25936: true, 51872: true, 57803: true}
 
 // log2Int returns log2(n) for n >= 1, correctly rounded (up to the rare
@@ -44,8 +44,8 @@ func log2Int(n int) float64 {
 	if m == 1 {
 		return float64(e)
 	}
-	// ln m = 2 atanh(s), s = (m-1)/(m+1) <= 1/3: the series gains more than
-	// three bits a term.
+	// ln m = 2 atanh(s) with s = (m-1)/(m+1) <= 1/3, so the series gains
+	// more than three bits a term.
 	s := ddDiv(dd{m - 1, 0}, dd{m + 1, 0})
 	s2 := ddMul(s, s)
 	term, sum := s, s

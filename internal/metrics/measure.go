@@ -298,14 +298,15 @@ type column struct {
 	real   float64 // pDoubleCut
 }
 
-// parseMeasures interprets -m arguments the way trec_eval.c (mark_measure)
-// and meas_init.c do:
+// parseMeasures interprets -m arguments the way mark_measure in
+// trec_eval.c and meas_init.c do:
 //
-//   - "name.params" marks name (a measure or a measure set) and records
-//     params under name; a measure takes the parameters of the first -m
-//     that gave its own name any (later ones are ignored, as in
-//     trec_eval), and parameters given to a measure without parameters,
-//     or to a measure set, are ignored;
+//   - "name.params" marks name, a measure or a measure set, and records
+//     params under name;
+//   - a measure takes the parameters of the first -m that gave its own name
+//     any, and later ones are ignored, as in trec_eval;
+//   - parameters given to a measure without parameters, or to a measure
+//     set, are ignored;
 //   - measures come out in trec_eval's table order, whatever the order of
 //     the arguments.
 func parseMeasures(args []string) ([]measure, error) {
@@ -426,7 +427,8 @@ func parseReals(s string) []float64 {
 }
 
 // parsePairs is get_param_pairs: "level=gain" items separated by commas,
-// each with exactly one '='; level read with atol, gain with atof.
+// each with exactly one '='. The level is read with atol, the gain with
+// atof.
 func parsePairs(s string) ([]gainPair, error) {
 	var out []gainPair
 	for _, item := range strings.Split(s, ",") {

@@ -6,21 +6,23 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
-// Preference judgments (trec_eval's -R prefs and -R qrels_prefs, read by
-// get_prefs.c and get_qrels_prefs.c, evaluated by form_prefs_counts.c and
-// the m_prefs_*.c measures).
+// Preference judgments: trec_eval's -R prefs and -R qrels_prefs. trec_eval
+// reads them with get_prefs.c and get_qrels_prefs.c, and evaluates them
+// with form_prefs_counts.c and the m_prefs_*.c measures.
 //
-// A preference line is "qid jg jsg docno rel_level": within one judgment
+// A preference line is "qid jg jsg docno rel_level". Within one judgment
 // sub-group (jsg) of a judgment group (jg, one user), a document with a
 // higher rel_level is preferred to every document with a lower one. A jg
-// with a single jsg is a set of equivalence classes (every pair of
-// different levels is a preference); a jg with several jsgs is a partial
+// with a single jsg is a set of equivalence classes, where every pair of
+// different levels is a preference. A jg with several jsgs is a partial
 // order, closed transitively across its jsgs. rel_level > 0 is "relevant",
-// 0 (or below) "non-relevant", which the *_Rnonrel measures treat apart.
+// and 0 or below "non-relevant", which the *_Rnonrel measures treat apart.
 // qrels_prefs reads an ordinary qrels file as preferences: the second field
-// is the jg, every line is in jsg "0", the grade is the rel_level.
+// is the jg, every line is in jsg "0", and the grade is the rel_level.
 
 // prefLine is one preference judgment.
 type prefLine struct {
@@ -31,8 +33,8 @@ type prefLine struct {
 
 // ReadPrefs reads a trec_eval preferences file (-R prefs): lines "qid jg
 // jsg docno rel_level", rel_level read with atof. A line whose first byte
-// is '#' is a comment; a blank line, a line with other than 5 fields, a
-// NUL byte, or a file without preferences is a *SyntaxError.
+// is '#' is a comment. A blank line, a line with other than 5 fields, a
+// NUL byte, or a file without preferences is a *diag.Error.
 func ReadPrefs(r io.Reader, name string) (*Qrels, error) {
 	return readPrefs(r, name, 5)
 }
@@ -50,19 +52,19 @@ func readPrefs(r io.Reader, name string, nf int) (*Qrels, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	if len(text) == 0 {
-		return nil, &SyntaxError{File: name, Msg: "empty preferences file"}
+		return nil, &diag.Error{File: name, Msg: "empty preferences file"}
 	}
 	want := "qid jg jsg docno rel_level"
 	if nf == 4 {
 		want = "qid jg docno rel"
 	}
-	p, err := parseFile(text, name, func(line string, lineNo int) (string, prefLine, bool, *SyntaxError) {
+	p, err := parseFile(text, name, func(line string, lineNo int) (string, prefLine, bool, *diag.Error) {
 		if len(line) > 0 && line[0] == '#' {
 			return "", prefLine{}, false, nil
 		}
 		var f [5]string
 		if n := splitFields(line, f[:nf]); n != nf {
-			return "", prefLine{}, false, &SyntaxError{File: name, Line: lineNo,
+			return "", prefLine{}, false, &diag.Error{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want %d fields (%s), found %s", nf, want, countFields(n, nf))}
 		}
 		if nf == 4 {
@@ -74,7 +76,7 @@ func readPrefs(r io.Reader, name string, nf int) (*Qrels, error) {
 		return nil, err
 	}
 	if p == nil {
-		return nil, &SyntaxError{File: name, Msg: "no preferences"}
+		return nil, &diag.Error{File: name, Msg: "no preferences"}
 	}
 	return &Qrels{name: name, prefs: p.entries, queries: p.spans, index: p.index}, nil
 }
@@ -123,7 +125,7 @@ func rankPrefs(opts *Options, run *Run, rs span) ([]string, error) {
 		d := &ents[e]
 		if j, dup := seen[d.docno]; dup {
 			other := ents[idx[j]].line
-			return nil, &SyntaxError{File: run.name, Line: max(d.line, other),
+			return nil, &diag.Error{File: run.name, Line: max(d.line, other),
 				Msg: fmt.Sprintf("duplicate docno %q for query %q (also on line %d)", d.docno, rs.qid, min(d.line, other))}
 		}
 		seen[d.docno] = i
@@ -216,7 +218,7 @@ func prefsOf(opts *Options, run *Run, rs span, qrels *Qrels, qs span, withCounts
 		g := items[start:end]
 		var jg prefsJG
 		if subgroups <= 1 {
-			// Equivalence classes by level, best first; ids ascending.
+			// Equivalence classes by level, best first, ids ascending.
 			type ec struct {
 				rel        float64
 				start, end int // in pool
@@ -300,7 +302,7 @@ type prefItem struct {
 
 // prefsConflict is the error for document id judged at odds with itself in
 // the lines g: it names the last of its lines and the one before.
-func prefsConflict(g []prefItem, id int, what string) *SyntaxError {
+func prefsConflict(g []prefItem, id int, what string) *diag.Error {
 	var lines []int
 	var docno string
 	for _, it := range g {
@@ -310,7 +312,7 @@ func prefsConflict(g []prefItem, id int, what string) *SyntaxError {
 		}
 	}
 	slices.Sort(lines)
-	e := &SyntaxError{Msg: fmt.Sprintf("docno %q %s", docno, what)}
+	e := &diag.Error{Msg: fmt.Sprintf("docno %q %s", docno, what)}
 	if n := len(lines); n >= 2 {
 		e.Line = lines[n-1]
 		e.Msg += fmt.Sprintf(" (also on line %d)", lines[n-2])
@@ -320,7 +322,7 @@ func prefsConflict(g []prefItem, id int, what string) *SyntaxError {
 
 // prefsError completes an error of judgment group jg of query qid with
 // the preferences file's name.
-func prefsError(e *SyntaxError, file, qid, jg string) *SyntaxError {
+func prefsError(e *diag.Error, file, qid, jg string) *diag.Error {
 	e.File = file
 	e.Msg = fmt.Sprintf("query %q, judgment group %q: %s", qid, jg, e.Msg)
 	return e
@@ -412,7 +414,7 @@ func rnonrelEC(jg *prefsJG, pool []int, ecs [][2]int, njr int) {
 // transitively, and a pair preferred both ways is an error.
 //
 // The caller completes an error with prefsError.
-func prefsArray(jg *prefsJG, g []prefItem, n, njr int, count func(i, j int)) *SyntaxError {
+func prefsArray(jg *prefsJG, g []prefItem, n, njr int, count func(i, j int)) *diag.Error {
 	relOf := make([]float64, n)
 	for i := range relOf {
 		relOf[i] = -1
@@ -455,7 +457,7 @@ func prefsArray(jg *prefsJG, g []prefItem, n, njr int, count func(i, j int)) *Sy
 	for i := range n {
 		for j := range n {
 			if i != j && a[i*n+j] && a[j*n+i] {
-				return &SyntaxError{Msg: fmt.Sprintf("inconsistent preferences: docnos %q and %q are each preferred to the other (through the sub-groups)", docOf(g, i), docOf(g, j))}
+				return &diag.Error{Msg: fmt.Sprintf("inconsistent preferences: docnos %q and %q are each preferred to the other (through the sub-groups)", docOf(g, i), docOf(g, j))}
 			}
 		}
 	}
@@ -595,8 +597,9 @@ func fillPrefs(v []float64, ms []measure, pq *prefsQuery) {
 		return 0
 	}
 	// pair averages, over document pairs with a preference either way, the
-	// share of preferences for the first document; areas: 1 both
-	// retrieved, 2 one retrieved, 3 neither (counted, scoring 0).
+	// share of preferences for the first document. The areas are 1 when
+	// both are retrieved, 2 when one is, and 3 when neither is, counted and
+	// scoring 0.
 	pair := func(areas int) float64 {
 		n, njr := pq.judged, pq.judgedRet
 		c := pq.counts

@@ -5,9 +5,10 @@ import (
 	"slices"
 )
 
-// Judgments maps docno → relevance grade for one query (judged documents
-// only). A document absent from the map is unjudged; a negative grade marks
-// a document that was pooled but not judged (trec_eval's -1 convention).
+// Judgments maps docno → relevance grade for the judged documents of one
+// query. A document absent from the map is unjudged. A negative grade
+// marks a document that was pooled but not judged, trec_eval's -1
+// convention.
 type Judgments map[string]int
 
 // Relevance values of a ranked document that is not a plain judged grade,
@@ -165,10 +166,10 @@ func sortDesc(a []int) {
 
 // RecipRank is trec_eval's recip_rank for one query: 1/rank of the first
 // document whose grade is >= relLevel, 0 when there is none. There is no
-// cutoff; truncate ranking to get one (trec_eval -M).
+// cutoff: truncate ranking to get one, as trec_eval -M does.
 //
-// ranking lists docnos in rank order without duplicates (duplicates are not
-// checked; each occurrence counts). Documents absent from j are
+// ranking lists docnos in rank order without duplicates. Duplicates are
+// not checked, and each occurrence counts. Documents absent from j are
 // non-relevant.
 func RecipRank(ranking []string, j Judgments, relLevel int) float64 {
 	return newQuery(ranking, j, relLevel).recipRank()

@@ -8,21 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
-
-// SyntaxError reports a malformed qrels or run file.
-type SyntaxError struct {
-	File string // name given to ReadQrels or ReadRun
-	Line int    // 1-based line number; 0 when the error is about the whole file
-	Msg  string
-}
-
-func (e *SyntaxError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return e.File + ": " + e.Msg
-}
 
 // Qrels holds the relevance judgments of a TREC qrels file
 // ("qid iter docno rel" lines), grouped by query.
@@ -128,12 +116,12 @@ func (r *Run) Ranking(qid string) []string {
 	return ranking
 }
 
-// ReadQrels reads a TREC qrels file as trec_eval 9.0.8 does (get_qrels.c):
-// each line is "qid iter docno rel", fields separated by white space, rel
-// read as C's atol reads it ("2.5" is 2, "x" is 0); the iter field is
-// ignored. A line whose first byte is '#' is a comment. A blank line, a
+// ReadQrels reads a TREC qrels file as trec_eval 9.0.8 does in
+// get_qrels.c. Each line is "qid iter docno rel", fields separated by white
+// space. rel is read as C's atol reads it, so "2.5" is 2 and "x" is 0. The
+// iter field is ignored. A line whose first byte is '#' is a comment. A blank line, a
 // line with other than 4 fields, a NUL byte, or a file without judgments is
-// a *SyntaxError naming the file and line. name is used in errors only.
+// a *diag.Error naming the file and line. name is used in errors only.
 //
 // Duplicate docnos within a query are kept here and reported by Eval, as
 // trec_eval reports them only for the queries it evaluates.
@@ -145,19 +133,19 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 	return parseQrels(text, name)
 }
 
-// ReadRun reads a TREC run file as trec_eval 9.0.8 does
-// (get_trec_results.c): each line is "qid iter docno rank score tag",
-// fields separated by white space, fields after the sixth ignored; score is
-// read as C's atof reads it (the longest numeric prefix, "1e3x" is 1000,
-// "x" is 0); iter and rank are ignored, and the tag of the file's last data
-// line is the runid (trec_eval checks no other tag). Blank lines are
-// skipped, and so is a line whose first non-blank byte is '#'. A line with
-// fewer than 6 fields, a NUL byte, or a file without results is a
-// *SyntaxError naming the file and line. name is used in errors only.
+// ReadRun reads a TREC run file as trec_eval 9.0.8 does in
+// get_trec_results.c. Each line is "qid iter docno rank score tag", fields
+// separated by white space, and fields after the sixth are ignored. score
+// is read as C's atof reads it, as the longest numeric prefix, so "1e3x" is
+// 1000 and "x" is 0. iter and rank are ignored. The tag of the file's last
+// data line is the runid, and trec_eval checks no other tag. Blank lines
+// are skipped, and so is a line whose first non-blank byte is '#'. A line
+// with fewer than 6 fields, a NUL byte, or a file without results is a
+// *diag.Error naming the file and line. name is used in errors only.
 //
 // Duplicate docnos within a query are kept here and reported by Eval, as
-// trec_eval reports them only for the queries it evaluates (and only among
-// the documents -M keeps).
+// trec_eval reports them only for the queries it evaluates, and only among
+// the documents -M keeps.
 func ReadRun(r io.Reader, name string) (*Run, error) {
 	text, err := readAll(r)
 	if err != nil {
@@ -166,7 +154,7 @@ func ReadRun(r io.Reader, name string) (*Run, error) {
 	return parseRun(text, name)
 }
 
-// readAll reads r into one string; fields are substrings of it, so parsing
+// readAll reads r into one string. Fields are substrings of it, so parsing
 // allocates nothing per line.
 func readAll(r io.Reader) (string, error) {
 	var b strings.Builder
@@ -227,12 +215,12 @@ func checkNUL(text, name string) error {
 	if i < 0 {
 		return nil
 	}
-	return &SyntaxError{File: name, Line: 1 + strings.Count(text[:i], "\n"), Msg: "NUL byte"}
+	return &diag.Error{File: name, Line: 1 + strings.Count(text[:i], "\n"), Msg: "NUL byte"}
 }
 
 // parseLine parses one line of a file: the query id and entry of a data
 // line, keep false for a line to skip (comment, blank), or an error.
-type parseLine[E any] func(line string, lineNo int) (qid string, e E, keep bool, err *SyntaxError)
+type parseLine[E any] func(line string, lineNo int) (qid string, e E, keep bool, err *diag.Error)
 
 // parsed is a file's entries grouped by query.
 type parsed[E any] struct {
@@ -248,7 +236,7 @@ func parseFile[E any](text, name string, parse parseLine[E]) (*parsed[E], error)
 	if err := checkNUL(text, name); err != nil {
 		return nil, err
 	}
-	// Chunks end at line ends; at least minChunk bytes each.
+	// Chunks end at line ends, each at least minChunk bytes long.
 	n := max(1, min(2*runtime.GOMAXPROCS(0), len(text)/minChunk))
 	bounds := make([]int, n+1)
 	bounds[n] = len(text)
@@ -385,7 +373,7 @@ type chunk struct {
 	qids   []string         // local query id → qid
 	cur    int32
 	curQID string
-	err    *SyntaxError
+	err    *diag.Error
 }
 
 // add returns the local id of qid, remembering the last one: lines of a
@@ -419,18 +407,18 @@ func forEach(n int, f func(int)) {
 
 func parseQrels(text, name string) (*Qrels, error) {
 	if len(text) == 0 {
-		return nil, &SyntaxError{File: name, Msg: "empty qrels file"}
+		return nil, &diag.Error{File: name, Msg: "empty qrels file"}
 	}
-	p, err := parseFile(text, name, func(line string, lineNo int) (string, judgment, bool, *SyntaxError) {
+	p, err := parseFile(text, name, func(line string, lineNo int) (string, judgment, bool, *diag.Error) {
 		if len(line) > 0 && line[0] == '#' {
 			return "", judgment{}, false, nil
 		}
 		var f [4]string
 		switch n := splitFields(line, f[:]); {
 		case n == 0:
-			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo, Msg: "blank line (a qrels line is: qid iter docno rel)"}
+			return "", judgment{}, false, &diag.Error{File: name, Line: lineNo, Msg: "blank line (a qrels line is: qid iter docno rel)"}
 		case n != 4:
-			return "", judgment{}, false, &SyntaxError{File: name, Line: lineNo,
+			return "", judgment{}, false, &diag.Error{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 4 fields (qid iter docno rel), found %s", countFields(n, 4))}
 		}
 		return f[0], judgment{docno: f[2], group: f[1], rel: int(atol(f[3])), line: lineNo}, true, nil
@@ -439,7 +427,7 @@ func parseQrels(text, name string) (*Qrels, error) {
 		return nil, err
 	}
 	if p == nil {
-		return nil, &SyntaxError{File: name, Msg: "no judgments"}
+		return nil, &diag.Error{File: name, Msg: "no judgments"}
 	}
 	q := &Qrels{name: name, entries: p.entries, queries: p.spans, index: p.index}
 	for i := range q.entries {
@@ -452,9 +440,9 @@ func parseQrels(text, name string) (*Qrels, error) {
 
 func parseRun(text, name string) (*Run, error) {
 	if len(text) == 0 {
-		return nil, &SyntaxError{File: name, Msg: "empty run file"}
+		return nil, &diag.Error{File: name, Msg: "empty run file"}
 	}
-	p, err := parseFile(text, name, func(line string, lineNo int) (string, result, bool, *SyntaxError) {
+	p, err := parseFile(text, name, func(line string, lineNo int) (string, result, bool, *diag.Error) {
 		i := 0
 		for i < len(line) && spaceTable[line[i]] {
 			i++
@@ -464,7 +452,7 @@ func parseRun(text, name string) (*Run, error) {
 		}
 		var f [6]string
 		if n := splitFields(line[i:], f[:]); n < 6 {
-			return "", result{}, false, &SyntaxError{File: name, Line: lineNo,
+			return "", result{}, false, &diag.Error{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 6 fields (qid iter docno rank score tag), found %d", n)}
 		}
 		return f[0], result{docno: f[2], tag: f[5], sim: atof(f[4]), line: lineNo}, true, nil
@@ -473,7 +461,7 @@ func parseRun(text, name string) (*Run, error) {
 		return nil, err
 	}
 	if p == nil {
-		return nil, &SyntaxError{File: name, Msg: "no results"}
+		return nil, &diag.Error{File: name, Msg: "no results"}
 	}
 	// get_trec_results.c keeps the tag of the last data line of the file
 	// (in file order, whatever its query) as every query's runid.

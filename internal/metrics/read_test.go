@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 func TestAtof(t *testing.T) {
@@ -171,9 +173,9 @@ func TestReadErrors(t *testing.T) {
 			} else {
 				_, err = ReadRun(strings.NewReader(tt.in), "r.txt")
 			}
-			var se *SyntaxError
+			var se *diag.Error
 			if !errors.As(err, &se) || err.Error() != tt.want {
-				t.Fatalf("error %v, want *SyntaxError %q", err, tt.want)
+				t.Fatalf("error %v, want *diag.Error %q", err, tt.want)
 			}
 		})
 	}

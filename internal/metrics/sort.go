@@ -32,16 +32,16 @@ type ranker struct {
 	tmp  []int32
 }
 
-// order sorts idx (indices into ents) into rank order: cmpResult, with the
+// order sorts idx, indices into ents, into rank order: cmpResult, with the
 // docno comparison short-cut by prefix keys.
 //
 // For scores without NaN the comparison is a total order, so any sort gives
-// trec_eval's ranking. A NaN score compares equal to every score (the
-// comparison then falls through to the docno), which is no order at all; the
-// result then depends on the sort algorithm. This is glibc's qsort
-// (msort.c): a top-down merge sort splitting n into n/2 and n-n/2 that
-// takes from the left run on ties, so NaN rankings come out as trec_eval's
-// do with glibc's merge sort.
+// trec_eval's ranking. A NaN score compares equal to every score, and the
+// comparison then falls through to the docno. That is no order at all, and
+// the result then depends on the sort algorithm. This one is glibc's qsort
+// of msort.c: a top-down merge sort splitting n into n/2 and n-n/2 that
+// takes from the left run on ties. NaN rankings thus come out as
+// trec_eval's do with glibc's merge sort.
 func (r *ranker) order(ents []result, idx []int32) {
 	n := len(ents)
 	if cap(r.sims) < n {

@@ -12,22 +12,22 @@ type TextOptions struct {
 	// PerQuery is trec_eval's -q: print each evaluated query's values
 	// before the "all" values.
 	PerQuery bool
-	// Decimals is the number of decimals of non-integer values; 0 means
-	// trec_eval's 4 ("%6.4f"). Other values are not trec_eval's output and
+	// Decimals is the number of decimals of non-integer values. 0 means
+	// trec_eval's 4, "%6.4f". Other values are not trec_eval's output and
 	// serve cross-checks at full precision.
 	Decimals int
 	// NoSummary is trec_eval's -n: no "all" lines.
 	NoSummary bool
 }
 
-// WriteText writes r as trec_eval prints it: one line per value,
-// "%-22s\t%s\t%6.4f" (name, qid or "all", value; num_* as integers;
-// runid and relstring as text, relstring between single quotes), the
-// queries of -q first, in qid byte order, each with its values in column
-// order (num_q, gm_* and runid only for "all", relstring only for the
-// queries), then the "all" values. With z scores (-Z) every name but runid
-// and relstring is prefixed with "Z" ("Z%-22s") and every number has 4
-// decimals.
+// WriteText writes r as trec_eval prints it, one "%-22s\t%s\t%6.4f" line
+// per value with the name, the qid or "all", and the value. num_* are
+// integers, runid and relstring text, relstring between single quotes. The
+// queries of -q come first, in qid byte order, each with its values in
+// column order, then the "all" values. num_q, gm_* and runid are only for
+// "all", relstring only for the queries. With z scores (-Z) every name but
+// runid and relstring is prefixed with "Z", as "Z%-22s", and every number
+// has 4 decimals.
 //
 // Values are rounded as glibc's printf rounds them: to nearest, ties to
 // even, on the exact binary value.
@@ -103,7 +103,7 @@ func appendName(b []byte, name string) []byte {
 func appendLong(b []byte, v float64) []byte {
 	switch {
 	case math.IsNaN(v), v >= math.MaxInt64, v <= math.MinInt64:
-		// (long) of such a double is undefined in C; x86-64 yields
+		// (long) of such a double is undefined in C. x86-64 yields
 		// LONG_MIN for all of them.
 		return strconv.AppendInt(b, math.MinInt64, 10)
 	}
@@ -140,12 +140,13 @@ func appendFixed(b []byte, v float64, dec int) []byte {
 	return append(b, s...)
 }
 
-// appendFixed4 is "%6.4f" without strconv's exact decimal conversion, for
-// 0 <= v < 2^20 when x = v·10^4 is not within 2^-16 of a rounding tie: x
-// is below 2^34, so the product is off by at most half an ulp, 2^-20, too
-// little to move x across that margin (x − floor(x) is exact), and the
-// nearest integer is the one of the exact value. It reports false for
-// anything else, which appendFixed then prints with strconv.
+// appendFixed4 is "%6.4f" without strconv's exact decimal conversion. It
+// serves 0 <= v < 2^20 when x = v·10^4 is not within 2^-16 of a rounding
+// tie. x is below 2^34, so the product is off by at most half an ulp,
+// 2^-20, too little to move x across that margin, as x − floor(x) is
+// exact. The nearest integer is then the one of the exact value. It
+// reports false for anything else, which appendFixed then prints with
+// strconv.
 func appendFixed4(b []byte, v float64) ([]byte, bool) {
 	if !(v >= 0 && v < 1<<20) {
 		return b, false

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The tests below pin the places where a trec_eval measure's definition
@@ -316,9 +318,9 @@ func TestPrefs(t *testing.T) {
 		"q u s a 1\nq v s a 1\nq u s a 0\n":                `prefs:3: query "q", judgment group "u": docno "a" has two levels (also on line 1)`,
 	} {
 		_, err := Eval(opts, prefs(text), run)
-		var se *SyntaxError
+		var se *diag.Error
 		if !errors.As(err, &se) || err.Error() != want {
-			t.Errorf("%q: %v, want the *SyntaxError %s", text, err, want)
+			t.Errorf("%q: %v, want the *diag.Error %s", text, err, want)
 		}
 	}
 	opts.RelFormat = "qrels"

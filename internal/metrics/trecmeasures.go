@@ -5,12 +5,12 @@ import (
 	"slices"
 )
 
-// This file holds trec_eval's measures beyond the judge's (rank.go), each
+// This file holds trec_eval's measures beyond the judge's of rank.go, each
 // written from its definition in trec_eval 9.0.8's m_*.c. Every sum is
-// accumulated in trec_eval's order and every product is rounded on its own
-// (explicit float64 conversions keep the compiler from fusing a
-// multiply-add), so values are trec_eval's bit for bit wherever the C
-// library's log2, log and exp agree with Go's (see log2.go).
+// accumulated in trec_eval's order and every product is rounded on its own.
+// Explicit float64 conversions keep the compiler from fusing a
+// multiply-add. Values are thus trec_eval's bit for bit wherever the C
+// library's log2, log and exp agree with Go's (log2.go).
 
 // minGeoMean is trec_eval's MIN_GEO_MEAN: gm_map and gm_bpref take the log
 // of max(value, minGeoMean), so a query scoring 0 counts as 0.00001.
@@ -20,7 +20,7 @@ const minGeoMean = 0.00001
 const infAPEpsilon = 0.00001
 
 // finish fills the counts the measures share. grades holds the judged
-// grades >= 0 of the query (any order; sorted here).
+// grades >= 0 of the query, in any order, and is sorted here.
 func (q *query) finish(grades []int, cum []int32) {
 	q.grades, q.levelsReady = grades, false
 	q.relRet, q.nonpool, q.unjudged = 0, 0, 0
@@ -103,9 +103,9 @@ func (q *query) gmMap() float64 { return gmLog(q.avgPrec()) }
 
 // bpref is m_bpref.c. Only judged documents count: unjudged and unpooled
 // ones are skipped. Each relevant retrieved document scores
-// 1 - min(n, R)/min(N, R), n the judged non-relevant documents above it and
-// N all judged non-relevant documents of the query; the sum is divided by
-// R. The min(·, R) caps are the trap: past R judged non-relevant
+// 1 - min(n, R)/min(N, R), with n the judged non-relevant documents above
+// it and N all judged non-relevant documents of the query. The sum is
+// divided by R. The min(·, R) caps are the trap: past R judged non-relevant
 // documents, a relevant document scores 0 however far down it is.
 func (q *query) bpref() float64 {
 	numNonrel := 0
@@ -137,8 +137,8 @@ func (q *query) bpref() float64 {
 }
 
 // infAP is m_infap.c, Yilmaz and Aslam's inferred AP: judgments are a
-// sample of the pool. Documents outside the pool count as non-relevant;
-// pooled but unjudged ones (negative grade in the qrels) are assumed
+// sample of the pool. Documents outside the pool count as non-relevant.
+// Pooled but unjudged ones, with a negative grade in the qrels, are assumed
 // relevant in the proportion of the judged ones above them.
 func (q *query) infAP() float64 {
 	nonrel, rel, unjudged := 0, 0, 0
@@ -183,20 +183,20 @@ func recallCounts(fracs []float64, numRel int, out []int64) []int64 {
 }
 
 // recallCount is trec_eval 9.0.8's (long)(f*R + 0.9): a fraction of the
-// relevant documents rounded up unless just above an integer (0.1 of 31
-// relevant documents is 4, 0.1 of 38 is 4). Later trec_eval versions round
-// to nearest instead; 9.0.8 is the reference here.
+// relevant documents rounded up unless just above an integer. 0.1 of 31
+// relevant documents is 4, and 0.1 of 38 is 4. Later trec_eval versions
+// round to nearest instead, but 9.0.8 is the reference here.
 func recallCount(f float64, numRel int) int64 {
 	return int64(float64(f*float64(numRel)) + 0.9)
 }
 
 // interpolated walks the ranking from the bottom keeping the best precision
-// seen so far (interpolated precision: the maximum precision at any rank at
-// or below) and calls emit(i, p) for each cut i, a number of relevant
-// documents, with the interpolated precision at the rank where that many
-// relevant documents are retrieved. cuts are visited from the last one
-// down, as in trec_eval; cuts above the relevant documents retrieved get
-// no call (they score 0).
+// seen so far. That is the interpolated precision, the maximum precision at
+// any rank at or below. It calls emit(i, p) for each cut i, a number of
+// relevant documents, with the interpolated precision at the rank where
+// that many relevant documents are retrieved. cuts are visited from the
+// last one down, as in trec_eval. Cuts above the relevant documents
+// retrieved get no call and score 0.
 func (q *query) interpolated(cuts []int64, emit func(i int, p float64)) {
 	cur := len(cuts) - 1
 	for cur >= 0 && cuts[cur] > int64(q.relRet) {
@@ -223,8 +223,8 @@ func (q *query) interpolated(cuts []int64, emit func(i int, p float64)) {
 }
 
 // rprecMult is m_Rprec_mult.c for one multiple x: precision at
-// (long)(x*R + 0.9) documents (a cutoff beyond the ranking counts the
-// missing documents as non-relevant; a cutoff of 0 scores 0).
+// (long)(x*R + 0.9) documents. A cutoff beyond the ranking counts the
+// missing documents as non-relevant. A cutoff of 0 scores 0.
 func (q *query) rprecMult(x float64) float64 {
 	c := int64(float64(x*float64(q.numRel)) + 0.9)
 	if c > int64(len(q.rels)) {
@@ -248,7 +248,7 @@ func (q *query) utility(p []float64, numDocs int64) float64 {
 }
 
 // binG is m_binG.c: each relevant retrieved document gains
-// 1/log2(2 + non-relevant documents above it); the sum is divided by R.
+// 1/log2(2 + non-relevant documents above it). The sum is divided by R.
 func (q *query) binG() float64 {
 	rel := 0
 	sum := 0.0
@@ -271,10 +271,10 @@ type relGain struct {
 	gain  float64
 }
 
-// maxDenseLevel bounds the levels listed one by one as trec_eval lists
-// them (0 to the highest judged grade); beyond it only the judged grades
-// are listed, which differs from trec_eval only in the order of levels
-// whose gains differ by less than 1 (see gainTable).
+// maxDenseLevel bounds the levels listed one by one, from 0 to the highest
+// judged grade, as trec_eval lists them. Beyond it only the judged grades
+// are listed. That differs from trec_eval only in the order of levels whose
+// gains differ by less than 1 (gainTable).
 const maxDenseLevel = 1 << 16
 
 // gainTable is the gain of each relevance level: the pairs given with the
@@ -446,9 +446,9 @@ func (q *query) ndcg(g *gains) float64 {
 	return 0
 }
 
-// ndcgRel is m_ndcg_rel.c: nDCG averaged over the relevant documents
-// (gain > 0); a relevant document not retrieved scores the final DCG over
-// the full ideal DCG.
+// ndcgRel is m_ndcg_rel.c: nDCG averaged over the relevant documents,
+// those of gain > 0. A relevant document not retrieved scores the final
+// DCG over the full ideal DCG.
 func (q *query) ndcgRel(g *gains) float64 {
 	n := len(g.rg)
 	l1 := g.firstLoop(n)
@@ -532,7 +532,7 @@ func (q *query) rndcg(g *gains) float64 {
 
 // gMeasure is m_G.c: each document gains gain/log2(2 + cost − gained),
 // where gained is the gain retrieved so far and cost the ideal gain so
-// far (each rank costing at least 1); the sum is divided by the total ideal
+// far, each rank costing at least 1. The sum is divided by the total ideal
 // gain.
 func (q *query) gMeasure(g *gains) float64 {
 	n := len(g.rg)

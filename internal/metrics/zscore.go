@@ -3,6 +3,8 @@ package metrics
 import (
 	"fmt"
 	"io"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // MissingZScore is the value trec_eval gives a measure whose mean and
@@ -17,12 +19,11 @@ type ZScores struct {
 
 type zscore struct{ mean, stddev float64 }
 
-// ReadZScores reads a z-score file as trec_eval 9.0.8 does
-// (get_zscores.c): lines "qid measure mean stddev" separated by white
-// space, mean and stddev read with atof. A line with other than 4 fields
-// (a blank line included) is a *SyntaxError, and so is a (qid, measure)
-// given twice (trec_eval would pick one of the two). name is used in
-// errors only.
+// ReadZScores reads a z-score file as trec_eval 9.0.8 does in
+// get_zscores.c: lines "qid measure mean stddev" separated by white space,
+// mean and stddev read with atof. A line with other than 4 fields, a blank
+// line included, is a *diag.Error. So is a (qid, measure) given twice,
+// where trec_eval would pick one of the two. name is used in errors only.
 func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 	text, err := readAll(r)
 	if err != nil {
@@ -32,7 +33,7 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 		return nil, err
 	}
 	if len(text) == 0 {
-		return nil, &SyntaxError{File: name, Msg: "empty z-score file"}
+		return nil, &diag.Error{File: name, Msg: "empty z-score file"}
 	}
 	z := &ZScores{byQuery: make(map[string]map[string]zscore)}
 	lineNo := 0
@@ -46,7 +47,7 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 		pos = end + 1
 		var f [4]string
 		if n := splitFields(line, f[:]); n != 4 {
-			return nil, &SyntaxError{File: name, Line: lineNo,
+			return nil, &diag.Error{File: name, Line: lineNo,
 				Msg: fmt.Sprintf("want 4 fields (qid measure mean stddev), found %s", countFields(n, 4))}
 		}
 		m := z.byQuery[f[0]]
@@ -55,7 +56,7 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 			z.byQuery[f[0]] = m
 		}
 		if _, dup := m[f[1]]; dup {
-			return nil, &SyntaxError{File: name, Line: lineNo, Msg: fmt.Sprintf("measure %q of query %q given twice", f[1], f[0])}
+			return nil, &diag.Error{File: name, Line: lineNo, Msg: fmt.Sprintf("measure %q of query %q given twice", f[1], f[0])}
 		}
 		m[f[1]] = zscore{mean: atof(f[2]), stddev: atof(f[3])}
 	}
@@ -63,10 +64,10 @@ func ReadZScores(r io.Reader, name string) (*ZScores, error) {
 }
 
 // convert replaces the values of one query by z scores as
-// convert_zscores.c does: (value − mean)/stddev; with a zero stddev, 0 if
-// the value equals the mean and MissingZScore otherwise; MissingZScore
-// for every value when the query, or the measure, is not in the file. Text
-// columns are left alone.
+// convert_zscores.c does: (value − mean)/stddev. With a zero stddev a value
+// becomes 0 if it equals the mean and MissingZScore otherwise. Every value
+// becomes MissingZScore when the query, or the measure, is not in the
+// file. Text columns are left alone.
 func (z *ZScores) convert(qid string, cols []Column, v []float64) {
 	m, ok := z.byQuery[qid]
 	for c, col := range cols {

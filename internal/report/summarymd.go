@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
@@ -210,18 +210,18 @@ func firstBlock(blocks []EvidenceBlock) string {
 	return s
 }
 
-// clip shortens s to at most n bytes, at a rune boundary, marking the cut.
+// clip shortens s to at most n bytes, marking the cut with " …". The mark
+// counts in the n bytes, since the summary has a byte budget. When it does
+// not fit, the cut is unmarked.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	mark := " …"
+	mark := " " + diag.Ellipsis
 	cut := n - len(mark)
 	if cut <= 0 {
 		mark, cut = "", n
 	}
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
+	head, _ := diag.Prefix(s, cut, diag.Bytes)
+	return head + mark
 }

@@ -19,9 +19,9 @@ type Ref struct {
 
 // ParseRef parses the reference at the start of s, which starts with
 // "${", and returns it with its length in bytes. The name is
-// [A-Za-z_][A-Za-z0-9_]*; the default is any text up to the first "}"
-// (so it cannot hold one). Errors: no closing brace (ErrUnterminated),
-// and a name that is not one.
+// [A-Za-z_][A-Za-z0-9_]*. The default is any text up to the first "}", so
+// it cannot hold one. ParseRef fails with ErrUnterminated when there is
+// no closing brace, and with another error when the name is not one.
 func ParseRef(s string) (Ref, int, error) {
 	if !strings.HasPrefix(s, "${") {
 		return Ref{}, 0, fmt.Errorf("not a ${ reference")
@@ -38,9 +38,10 @@ func ParseRef(s string) (Ref, int, error) {
 	return Ref{Name: name, Default: def, HasDefault: hasDef}, 2 + end + 1, nil
 }
 
-// Value returns the variable's value, fromEnv true, when getenv says it
-// is set (even empty); else the default, fromEnv false; else an error
-// naming the variable.
+// Value returns the variable's value and fromEnv true when getenv says it
+// is set, even to the empty string. Otherwise it returns the default and
+// fromEnv false. Without a default, it returns an error naming the
+// variable.
 func (r Ref) Value(getenv func(string) (string, bool)) (v string, fromEnv bool, err error) {
 	if v, ok := getenv(r.Name); ok {
 		return v, true, nil
@@ -68,13 +69,13 @@ func ValidName(s string) bool {
 func isNameStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // Scan reads s as text with ${NAME} and ${NAME:-default} references, the
-// syntax Expand reads: it calls text with each run of literal text and ref
-// with each reference, in order. $$ is a literal $ and $${ the literal ${,
-// each passed to text in a call of its own, so that a caller giving braces
-// a meaning of its own (a placeholder) never sees the brace of an escape
-// as the start of one. Any other $ is itself. Errors: an unterminated ${
-// (the error gives its byte offset), a reference whose name is not one,
-// and the first error text or ref returns.
+// syntax Expand reads. It calls text with each run of literal text and ref
+// with each reference, in order. $$ is a literal $ and $${ the literal ${.
+// Each escape is passed to text in a call of its own, so that a caller
+// giving braces a meaning of its own, such as a placeholder, never sees the
+// brace of an escape as the start of one. Any other $ is itself. The errors
+// are an unterminated ${, whose error gives its byte offset, a reference
+// whose name is not one, and the first error text or ref returns.
 func Scan(s string, text func(string) error, ref func(Ref) error) error {
 	start := 0 // of the literal text not yet passed to text
 	flush := func(end int) error {
@@ -123,13 +124,14 @@ func Scan(s string, text func(string) error, ref func(Ref) error) error {
 }
 
 // Expand replaces each ${NAME} and ${NAME:-default} in s by the variable's
-// value (getenv reports whether it is set; a set but empty variable is
-// empty, not defaulted) and adds every value read from the environment to
-// secrets (nil: none kept); a default, written in s itself, is not a
-// secret. $$ is a literal $ (so $${NAME} is the text ${NAME}); any other $
-// is itself. Errors: a variable neither set nor given a default (the
-// error names it), an unterminated ${ (the error gives its byte offset),
-// a reference whose name is not one. The errors never hold a value.
+// value. getenv reports whether a variable is set, and a set but empty
+// variable is empty, not defaulted. Expand adds every value read from the
+// environment to secrets, unless secrets is nil. A default is written in s
+// itself and is no secret. $$ is a literal $, so $${NAME} is the text
+// ${NAME}. Any other $ is itself. The errors are a variable neither set nor
+// given a default, which the error names, an unterminated ${, whose error
+// gives its byte offset, and a reference whose name is not one. The errors
+// never hold a value.
 func Expand(s string, getenv func(string) (string, bool), secrets *Set) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil

@@ -1,21 +1,21 @@
-// Package secret keeps values read from the environment (tokens, URLs with
-// credentials) out of everything a tool writes: a Set collects them as
-// they are read, and Scrub and Redact replace each with a reference to its
-// variable, ${NAME}, in a message or an error.
+// Package secret keeps values read from the environment, such as tokens and
+// URLs with credentials, out of everything a tool writes. A Set collects
+// them as they are read. Scrub and Redact replace each with a reference to
+// its variable, ${NAME}, in a message or an error.
 //
-// Expand reads ${NAME} and ${NAME:-default} references in a string, as a
-// shell would but with nothing else of a shell's syntax, and puts every
-// value it reads into a Set: the header values of rag-snapshot's
-// --lookup-header and --sidecar-header use it, and the mapped pipeline's
-// templates share its reading of the references and escapes (Scan) and
-// its lookup rule (Ref.Value).
+// Expand reads ${NAME} and ${NAME:-default} references in a string as a
+// shell would, with nothing else of a shell's syntax, and puts every value
+// it reads into a Set. The header values of rag-snapshot's --lookup-header
+// and --sidecar-header use it. The mapped pipeline's templates share its
+// reading of the references and escapes, Scan, and its lookup rule,
+// Ref.Value.
 //
-// What a Set hides: each value of at least MinLen bytes, and, for a value
-// that is a URL, its host and its user info (and password), also in their
-// URL-escaped forms; AddCredentials adds only a URL's user info and
-// password, for data, where a host or a name is no secret. Shorter values
-// are left alone: replacing every "1" or "on" in a message would garble
-// it, and such values hide nothing.
+// A Set hides each value of at least MinLen bytes. For a value that is a
+// URL it also hides the host, the user info and the password. It hides
+// each of them in their URL-escaped forms too. AddCredentials adds only a
+// URL's user info and password, for data, where a host or a name is no
+// secret. Shorter values are left alone: replacing every "1" or "on" in a
+// message would garble it, and such values hide nothing.
 package secret
 
 import (
@@ -28,8 +28,8 @@ import (
 const MinLen = 4
 
 // A Set holds the values read from the environment, each with the name of
-// its variable. The zero Set is empty and ready to use; a nil *Set scrubs
-// nothing. A Set is not safe for concurrent Add; Scrub and Redact may run
+// its variable. The zero Set is empty and ready to use. A nil *Set scrubs
+// nothing. A Set is not safe for concurrent Add. Scrub and Redact may run
 // concurrently once it is filled.
 type Set struct {
 	pairs []pair
@@ -37,9 +37,9 @@ type Set struct {
 
 type pair struct{ value, name string }
 
-// Add records value, read from the variable name: the value itself and,
-// when it is a URL with a host, the host and the user info (and the
-// password alone) too.
+// Add records value, read from the variable name. When value is a URL
+// with a host, Add records the host, the user info and the password alone
+// too.
 func (s *Set) Add(name, value string) {
 	s.addValue(name, value)
 	if u, err := url.Parse(strings.TrimSpace(value)); err == nil && u.Host != "" {
@@ -54,9 +54,9 @@ func (s *Set) Add(name, value string) {
 }
 
 // AddCredentials records only what of value is a credential when it is a
-// URL: its user info and password. A URL's host, or a name in its path
-// (an index, a collection), hides nothing, and replacing it in data (the
-// text of a result) would change the data.
+// URL: its user info and password. A URL's host hides nothing, and neither
+// does a name in its path, such as an index or a collection. Replacing
+// them in data, such as the text of a result, would change the data.
 func (s *Set) AddCredentials(name, value string) {
 	if u, err := url.Parse(strings.TrimSpace(value)); err == nil && u.Host != "" && u.User != nil {
 		s.addValue(name, u.User.String())
@@ -89,7 +89,7 @@ func (s *Set) Len() int {
 }
 
 // Scrub replaces every value of the Set in msg by ${NAME}, also in its
-// URL-escaped (query and path) forms.
+// URL-escaped forms for a query and for a path.
 func (s *Set) Scrub(msg string) string {
 	if s == nil {
 		return msg
@@ -107,7 +107,7 @@ func (s *Set) Scrub(msg string) string {
 	return msg
 }
 
-// Redact returns err with its message scrubbed (nil for nil). The error
+// Redact returns err with its message scrubbed, and nil for nil. The error
 // it wraps stays reachable through Unwrap, for errors.Is and errors.As:
 // only the message changes.
 func (s *Set) Redact(err error) error {
@@ -117,9 +117,9 @@ func (s *Set) Redact(err error) error {
 	return &redactedError{msg: s.Scrub(err.Error()), err: err}
 }
 
-// redactedError is an error whose message has the secrets removed; Unwrap
-// keeps the original for errors.Is and errors.As (the transient and
-// unreachable classification).
+// redactedError is an error whose message has the secrets removed. Unwrap
+// keeps the original for errors.Is and errors.As, which classify an error
+// as transient or unreachable.
 type redactedError struct {
 	msg string
 	err error

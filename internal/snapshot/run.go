@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
@@ -59,7 +60,7 @@ func (o *Options) fill() error {
 	seen := make(map[string]string, len(o.Cases.Cases))
 	for i := range o.Cases.Cases {
 		id := o.Cases.Cases[i].CaseID
-		if !validCaseID(id) {
+		if !contract.ValidCaseID(id) {
 			return usagef("caseId %q cannot name a fixture file", id)
 		}
 		if prev, ok := seen[strings.ToLower(id)]; ok {
@@ -89,24 +90,6 @@ func (o *Options) fill() error {
 		o.Now = time.Now
 	}
 	return nil
-}
-
-// validCaseID reports whether id is a safe file name stem: the golden
-// parser's rule, [A-Za-z0-9][A-Za-z0-9._-]*, at most MaxCaseIDLen bytes.
-func validCaseID(id string) bool {
-	if id == "" || len(id) > contract.MaxCaseIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func sameDir(a, b string) bool {
@@ -225,12 +208,8 @@ func kWarnings(o *Options, p contract.Pipeline) []error {
 	var ws []error
 	for _, k := range ks {
 		ids := byK[k]
-		list := strings.Join(ids, ", ")
-		if len(ids) > 10 {
-			list = strings.Join(ids[:10], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-10)
-		}
 		ws = append(ws, fmt.Errorf("golden K %d is larger than topK %d for %d case(s), so ranks %d..%d cannot count: %s",
-			k, topK, len(ids), topK+1, k, list))
+			k, topK, len(ids), topK+1, k, diag.Join(ids, 10)))
 	}
 	return ws
 }

@@ -742,6 +742,7 @@ func TestOptionErrors(t *testing.T) {
 		{"bad mode", func(o *Options) { o.SearchMode = "sparse" }, `search mode must be hybrid or dense, got "sparse"`},
 		{"same dirs", func(o *Options) { o.Sidecar, o.SidecarDir = newCanned(), o.FixturesDir }, "is the fixture directory"},
 		{"traversal", func(o *Options) { o.Cases.Cases[0].CaseID = "../evil" }, `caseId "../evil" cannot name a fixture file`},
+		{"long caseId", func(o *Options) { o.Cases.Cases[0].CaseID = strings.Repeat("a", contract.MaxCaseIDLen+1) }, `caseId "` + strings.Repeat("a", contract.MaxCaseIDLen+1) + `" cannot name a fixture file`},
 		{"case collision", func(o *Options) { o.Cases.Cases[0].CaseID = "POOL" }, `would name the same fixture file`},
 		{"no kbScope", func(o *Options) { o.Cases.KBScope = "" }, "no kbScope"},
 	}

@@ -86,13 +86,13 @@ func asciiLower(s string) string {
 }
 
 // normalizeCommon normalises text made only of ASCII, CJK unified
-// ideographs, common CJK punctuation and full-width ASCII forms (the bulk of
-// mixed Chinese/English runbooks) without the general NFKC and case-folding
-// machinery. For these characters the result is exactly normalizeFull's:
-// ideographs and the listed punctuation are NFKC-stable and caseless,
-// full-width forms U+FF01–U+FF5E are NFKC-equivalent to ASCII U+0021–U+007E,
-// and ASCII folds by lowering A–Z. It reports false for any other
-// character.
+// ideographs, common CJK punctuation and full-width ASCII forms, the bulk of
+// mixed Chinese/English runbooks, without the general NFKC and case-folding
+// machinery. For these characters the result is exactly normalizeFull's.
+// Ideographs and the listed punctuation are NFKC-stable and caseless. The
+// full-width forms U+FF01–U+FF5E are NFKC-equivalent to ASCII
+// U+0021–U+007E. ASCII folds by lowering A–Z. normalizeCommon reports false
+// for any other character.
 func normalizeCommon(s string) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(s))

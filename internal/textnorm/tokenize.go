@@ -13,8 +13,8 @@ import (
 //     "max_connections".
 //  2. CJK characters are the letters, marks and numbers of the Han,
 //     Hiragana, Katakana and Hangul scripts, plus the prolonged sound mark
-//     'ー' (U+30FC, script Common); symbols of those scripts (the radical ⺀)
-//     separate tokens. A maximal run of CJK characters emits each
+//     'ー', U+30FC, whose script is Common. Symbols of those scripts, such
+//     as the radical ⺀, separate tokens. A maximal run of CJK characters emits each
 //     character as a unigram, in order, and then each adjacent pair of
 //     the run as a bigram, in order: "连接池" gives 连, 接, 池, 连接, 接池.
 //     A run of one character gives only its unigram.

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
@@ -345,7 +346,7 @@ func (c *Client) lookup(ctx context.Context, req pipeline.Request) (*contract.Lo
 // evidenceBlocks. A known field of the wrong type is an error naming it,
 // and unknown fields are dropped.
 func DecodeResult(raw []byte) (*contract.LookupResult, error) {
-	return decodeResult(raw, excerpt)
+	return decodeResult(raw, Excerpt)
 }
 
 // decodeResult is DecodeResult quoting a value in a message by quote. It
@@ -628,31 +629,25 @@ func errorMessage(body []byte) string {
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
 		return e.Error
 	}
-	return excerpt(body)
+	return Excerpt(body)
 }
 
-// excerpt is excerpt of b with the Secrets replaced first: replaced after
-// the cut, a secret the cut split would keep its start.
+// excerpt is the Excerpt of b with the Secrets replaced first: replaced
+// after the cut, a secret the cut split would keep its start.
 func (c *Client) excerpt(b []byte) string {
 	if c.Secrets.Len() == 0 {
-		return excerpt(b)
+		return Excerpt(b)
 	}
-	return excerpt([]byte(c.Secrets.Scrub(string(b))))
+	return Excerpt([]byte(c.Secrets.Scrub(string(b))))
 }
 
-// excerpt returns the start of b as one line of valid UTF-8.
-func excerpt(b []byte) string { return Excerpt(b) }
-
-// Excerpt returns the start of b, as an error message quotes a body: one
-// line of valid UTF-8, cut after 200 characters. Replace secrets before:
-// cut, a secret would keep its start.
+// Excerpt returns the start of b as an error message quotes a body: one
+// line of valid UTF-8, cut after 200 characters. A caller replaces the
+// secrets in b first. Replaced after the cut, a secret the cut split would
+// keep its start.
 func Excerpt(b []byte) string {
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
-	if utf8.RuneCountInString(s) <= bodyExcerptLen {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:bodyExcerptLen]) + "…"
+	return diag.Clip(s, bodyExcerptLen, diag.Chars)
 }
 
 // DefaultClient is the HTTP client of the external pipelines (http and

@@ -83,6 +83,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline/builtin"
@@ -403,20 +404,17 @@ func clip(s string, n int) string {
 		}
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
+	return diag.Clip(s, n, diag.Chars)
 }
 
 // quote returns the first quoteLen characters of s, Go-quoted (so a line
 // break shows as \n), followed by "…" when cut.
 func quote(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= quoteLen {
-		return strconv.Quote(s)
+	head, cut := diag.Prefix(strings.ToValidUTF8(s, "\uFFFD"), quoteLen, diag.Chars)
+	if cut {
+		return strconv.Quote(head) + diag.Ellipsis
 	}
-	return strconv.Quote(string([]rune(s)[:quoteLen])) + "…"
+	return strconv.Quote(head)
 }
 
 // secrets match credentials that an error from a backing service may

@@ -7,8 +7,10 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // The fields a mapped block may have, and their JSON types. rank and
@@ -284,8 +286,9 @@ func describe(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:57]) + "…"
+	if utf8.RuneCountInString(s) > 60 {
+		head, _ := diag.Prefix(s, 57, diag.Chars)
+		s = head + diag.Ellipsis
 	}
 	return s
 }

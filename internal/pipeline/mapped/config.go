@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline/builtin"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline/lookuphttp"
 )
@@ -158,7 +159,7 @@ type step struct {
 }
 
 // Load reads and checks the config file at path (YAML, or JSON, which is
-// YAML too). Every problem is a *ConfigError naming the file, the line and
+// YAML too). Every problem is a *diag.Error naming the file, the line and
 // the field. jq programs are compiled here, so a syntax error is reported
 // before anything runs.
 func Load(path string) (*Config, error) {
@@ -172,7 +173,7 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("pipeline config %s: %w", path, err)
 	}
 	if len(data) > MaxConfigBytes {
-		return nil, &ConfigError{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxConfigBytes)}
+		return nil, &diag.Error{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxConfigBytes)}
 	}
 	return Parse(path, data)
 }
@@ -185,14 +186,14 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, yamlError(name, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &ConfigError{File: name, Msg: "empty config"}
+		return nil, &diag.Error{File: name, Msg: "empty config"}
 	}
 	if len(doc.Content) != 1 {
-		return nil, &ConfigError{File: name, Msg: "more than one YAML document"}
+		return nil, &diag.Error{File: name, Msg: "more than one YAML document"}
 	}
 	root := doc.Content[0]
 	if isNull(root) { // "---" alone: yaml.v3 puts its null on the line after
-		return nil, &ConfigError{File: name, Msg: "empty config"}
+		return nil, &diag.Error{File: name, Msg: "empty config"}
 	}
 	m, _, err := r.mapping(root, "", []string{"name", "version", "store", "searchMode", "capabilities",
 		"embedQuery", "topK", "headers", "setup", "request", "response", "score", "thresholds"})
@@ -346,9 +347,9 @@ func Parse(name string, data []byte) (*Config, error) {
 	return c, nil
 }
 
-// yamlError is a YAML syntax error as a *ConfigError: the parser's
+// yamlError is a YAML syntax error as a *diag.Error: the parser's
 // "yaml: line N: message" becomes file:N: message, as every other error.
-func yamlError(file string, err error) *ConfigError {
+func yamlError(file string, err error) *diag.Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var line int
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
@@ -358,7 +359,7 @@ func yamlError(file string, err error) *ConfigError {
 			}
 		}
 	}
-	return &ConfigError{File: file, Line: line, Msg: msg}
+	return &diag.Error{File: file, Line: line, Msg: msg}
 }
 
 // headers reads a mapping of header names to templates.

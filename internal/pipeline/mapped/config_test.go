@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // minimal is a valid config; the bad cases below replace one line each.
@@ -148,11 +149,11 @@ func TestParseErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got  %v\nwant %s…", err, tc.want)
 			}
-			var ce *ConfigError
+			var ce *diag.Error
 			if !errors.As(err, &ce) {
-				t.Errorf("%T is not a *ConfigError", err)
+				t.Errorf("%T is not a *diag.Error", err)
 			} else if ce.File != "svc.yaml" {
-				t.Errorf("ConfigError.File %q, want svc.yaml", ce.File)
+				t.Errorf("diag.Error.File %q, want svc.yaml", ce.File)
 			}
 		})
 	}
@@ -248,7 +249,7 @@ func TestCapabilitiesAreContractOnes(t *testing.T) {
 }
 
 // FuzzParse: whatever the bytes, Parse returns a config or a
-// *ConfigError naming the file, and never panics.
+// *diag.Error naming the file, and never panics.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
 	f.Add([]byte("{}"))
@@ -271,12 +272,12 @@ func FuzzParse(f *testing.F) {
 		defer close(done)
 		c, err := Parse("f.yaml", data)
 		if err != nil {
-			var ce *ConfigError
+			var ce *diag.Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("%T %v is not a *ConfigError", err, err)
+				t.Fatalf("%T %v is not a *diag.Error", err, err)
 			}
 			if ce.File != "f.yaml" {
-				t.Fatalf("%v: ConfigError.File %q, want f.yaml", err, ce.File)
+				t.Fatalf("%v: diag.Error.File %q, want f.yaml", err, ce.File)
 			}
 			if lines := yamlLines(data); ce.Line < 0 || ce.Line > lines {
 				t.Fatalf("%v: line %d of a file of %d lines", err, ce.Line, lines)

@@ -10,7 +10,7 @@
 //
 // Load, or Parse, reads a YAML or JSON config strictly. Unknown fields,
 // duplicate keys, values of the wrong type, jq programs that do not compile
-// and unknown {placeholders} are *ConfigError values naming the file, the
+// and unknown {placeholders} are *diag.Error values naming the file, the
 // 1-based line and the field path. The document is walked as a yaml.Node
 // tree rather than decoded into structs, because struct decoding cannot
 // report the line of a semantic error, such as a bad enum or a jq syntax

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
@@ -20,15 +21,15 @@ func TestHeaderValueControlChar(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(cfg, Options{LookupEnv: envOf(map[string]string{"SVC_URL": "http://127.0.0.1:1", "SVC_TOKEN": "abcd\nefgh"})})
-	var ce *ConfigError
+	var ce *diag.Error
 	if !errors.As(err, &ce) {
-		t.Fatalf("got %v, want a *ConfigError", err)
+		t.Fatalf("got %v, want a *diag.Error", err)
 	}
 	if ce.Line != 6 {
 		t.Errorf("error %v: line %d, want 6", err, ce.Line)
 	}
-	if ce.Field != "headers.Authorization" {
-		t.Errorf("error %v: field %q, want headers.Authorization", err, ce.Field)
+	if ce.Where != "headers.Authorization" {
+		t.Errorf("error %v: where %q, want headers.Authorization", err, ce.Where)
 	}
 	if !strings.Contains(err.Error(), "control character") {
 		t.Errorf("error %v does not say control character", err)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/itchyny/gojq"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
 // maxOutputs bounds the values one jq program may yield.
@@ -45,7 +47,7 @@ func (r *reader) program(n *yaml.Node, field string, vars []string) (*program, e
 		if errors.As(err, &pe) {
 			line += strings.Count(s[:min(max(pe.Offset, 0), len(s))], "\n")
 		}
-		return nil, &ConfigError{File: r.file, Line: line, Field: field, Msg: "jq: " + err.Error()}
+		return nil, &diag.Error{File: r.file, Line: line, Where: field, Msg: "jq: " + err.Error()}
 	}
 	names := make([]string, len(vars))
 	for i, v := range vars {
@@ -59,7 +61,7 @@ func (r *reader) program(n *yaml.Node, field string, vars []string) (*program, e
 		} else {
 			msg += " (no variables here)"
 		}
-		return nil, &ConfigError{File: r.file, Line: line, Field: field, Msg: msg}
+		return nil, &diag.Error{File: r.file, Line: line, Where: field, Msg: msg}
 	}
 	return &program{src: s, field: field, line: line, vars: vars, code: code}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline/builtin"
@@ -101,7 +102,7 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 	resolveT := func(t *template) (*resolved, error) {
 		r, err := t.resolve(opt.LookupEnv, &p.secrets, &p.credentials)
 		if err != nil {
-			return nil, &ConfigError{File: cfg.File, Line: t.line, Field: t.field, Msg: err.Error()}
+			return nil, &diag.Error{File: cfg.File, Line: t.line, Where: t.field, Msg: err.Error()}
 		}
 		return r, nil
 	}
@@ -116,7 +117,7 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 			if !httpguts.ValidHeaderFieldValue(v) {
 				// Sent, it would fail every call as if the service were
 				// unreachable.
-				return nil, &ConfigError{File: cfg.File, Line: h.value.line, Field: h.value.field,
+				return nil, &diag.Error{File: cfg.File, Line: h.value.line, Where: h.value.field,
 					Msg: "the value holds a control character (a newline?) once its ${…} references are expanded"}
 			}
 			out = append(out, resolvedHeader{h.name, v})

@@ -7,34 +7,13 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
-// ConfigError is a problem of a config file: the file, the 1-based line
-// (0 when the whole file is meant) and the field path
-// ("request.headers.Authorization", "setup[0].name").
-type ConfigError struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *ConfigError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Field != "" {
-		b.WriteString(": " + e.Field)
-	}
-	b.WriteString(": " + e.Msg)
-	return b.String()
-}
-
 // reader walks a parsed YAML document strictly: every key must be known,
-// every value of the right kind, and each problem is a *ConfigError with
-// the line of the node at fault.
+// every value of the right kind, and each problem is a *diag.Error with
+// the line of the node at fault and its field path as Where.
 type reader struct {
 	file string
 }
@@ -44,7 +23,7 @@ func (r *reader) errf(n *yaml.Node, field, format string, args ...any) error {
 	if n != nil {
 		line = n.Line
 	}
-	return &ConfigError{File: r.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &diag.Error{File: r.file, Line: line, Where: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // kindName names a node's kind for messages.

@@ -68,6 +68,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/testkit/kbtest"
@@ -325,9 +326,7 @@ func do(ctx context.Context, method, url, contentType string, body any, out any,
 	}
 	if resp.StatusCode/100 != 2 {
 		msg := string(data)
-		if len(msg) > maxErrorBody {
-			msg = msg[:maxErrorBody] + "…"
-		}
+		msg = diag.Clip(msg, maxErrorBody, diag.Bytes)
 		return resp.StatusCode, &HTTPError{Method: method, URL: url, Status: resp.StatusCode, Body: strings.TrimSpace(msg)}
 	}
 	if out != nil {

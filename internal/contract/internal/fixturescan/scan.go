@@ -1,15 +1,15 @@
 // Package fixturescan is the hand-tuned JSON scanner under
-// contract.DecodeFixture: it validates a document held in memory exactly as
-// encoding/json does (syntax, escapes, UTF-8, nesting depth) and hands out
-// its keys, strings and numbers by byte position, so the fixture decoder can
-// read the few fields the judge needs and skip the rest at close to the
-// speed of reading the file. See README.md for why it exists and what would
-// let it be deleted.
+// contract.DecodeFixture. It validates a document held in memory exactly as
+// encoding/json does, for syntax, escapes, UTF-8 and nesting depth. It
+// hands out the document's keys, strings and numbers by byte position, so
+// the fixture decoder can read the few fields the judge needs and skip the
+// rest at close to the speed of reading the file. README.md says why it
+// exists and what would let it be deleted.
 //
-// The caller drives the scan: every method takes the position of a value
-// (or of what follows one) and returns the position after what it read, or
-// -1 once the document is found invalid. The first problem is kept (Err);
-// its message uses encoding/json's words.
+// The caller drives the scan. Every method takes the position of a value,
+// or of what follows one, and returns the position after what it read, or
+// -1 once the document is found invalid. The first problem is kept in Err.
+// Its message uses encoding/json's words.
 package fixturescan
 
 import (
@@ -35,7 +35,7 @@ const errEOF = "unexpected end of input"
 type Kind uint8
 
 // The kinds of value. Missing is the zero Kind, for a value that is not
-// there; Invalid is a byte that starts no value.
+// there. Invalid is a byte that starts no value.
 const (
 	Missing Kind = iota
 	String
@@ -79,7 +79,7 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// Scanner reads one JSON document. The zero Scanner is not usable; call
+// Scanner reads one JSON document. The zero Scanner is not usable: call
 // Reset first.
 type Scanner struct {
 	data []byte
@@ -192,7 +192,7 @@ func (s *Scanner) Key(i int) ([]byte, int) {
 
 // OpenObject enters the object at data[i] == '{', whose own depth is
 // depth. more reports whether a member follows, at the returned position
-// (inside data); otherwise the position is after the closing brace.
+// inside data. Otherwise the position is after the closing brace.
 func (s *Scanner) OpenObject(i, depth int) (next int, more bool) {
 	return s.open(i, depth, '}')
 }
@@ -249,8 +249,8 @@ func (s *Scanner) next(i int, closing byte, context string) (int, bool) {
 	return s.Fail(i, "invalid character "+quoteChar(data, i)+" "+context), false
 }
 
-// SkipValue validates and skips the value at data[i]; depth is the depth
-// of the enclosing container (0 at top level).
+// SkipValue validates and skips the value at data[i]. depth is the depth
+// of the enclosing container, 0 at top level.
 func (s *Scanner) SkipValue(i, depth int) int {
 	data := s.data
 	if i >= len(data) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/textnorm"
 )
@@ -114,14 +115,11 @@ func checkDocument(doc kb.Document, chunks []kb.Chunk) ([]term, error) {
 	return terms, nil
 }
 
-// quote quotes v for a message, shortened to about 60 bytes.
+// quote quotes v for a message, shortened to about 60 bytes. The ellipsis
+// of a cut goes after the closing quote.
 func quote(v string) string {
-	if len(v) > 60 {
-		n := 60
-		for n > 0 && !utf8.RuneStart(v[n]) {
-			n--
-		}
-		return fmt.Sprintf("%q…", v[:n])
+	if head, cut := diag.Prefix(v, 60, diag.Bytes); cut {
+		return fmt.Sprintf("%q", head) + diag.Ellipsis
 	}
 	return fmt.Sprintf("%q", v)
 }

@@ -43,10 +43,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/kb/embed"
 )
@@ -533,15 +533,8 @@ func (e *Embedder) describe(err error, timedOut bool) (int, string) {
 		return apiErr.HTTPStatusCode, e.scrub(msg)
 	case errors.As(err, &reqErr):
 		// Scrub before cutting: a key echoed across the cut would
-		// otherwise leave its first part behind. Cut on a rune boundary.
-		msg := e.scrub(strings.TrimSpace(string(reqErr.Body)))
-		if len(msg) > 300 {
-			cut := 300
-			for cut > 0 && !utf8.RuneStart(msg[cut]) {
-				cut--
-			}
-			msg = msg[:cut] + "…"
-		}
+		// otherwise leave its first part behind.
+		msg := diag.Clip(e.scrub(strings.TrimSpace(string(reqErr.Body))), 300, diag.Bytes)
 		if msg == "" {
 			msg = reqErr.HTTPStatus
 		}
