@@ -228,6 +228,9 @@ func (p *Pipeline) setupVars(ctx context.Context) (map[string]any, error) {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %s (%s): %v", p.cfg.File, s.field, s.Name, err), err: err}
 		}
 		v, err := p.one(ctx, s.Value, resp, vars)
+		if err == nil {
+			err = s.check(v)
+		}
 		if err != nil {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %v", p.cfg.File, err), err: err}
 		}
