@@ -26,7 +26,7 @@ func BenchmarkMapping(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				out, err := p.cfg.Blocks.run(ctx, doc, env)
+				out, err := p.cfg.Blocks.run(ctx, doc, env, p.jq)
 				if err != nil {
 					b.Fatal(err)
 				}

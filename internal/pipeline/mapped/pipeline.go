@@ -45,6 +45,14 @@ type Options struct {
 	// MaxResponseBytes bounds a response body. 0 means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// MaxJQTime bounds each evaluation of a jq program. 0 means
+	// DefaultMaxJQTime, or half of Timeout when that is shorter, so that
+	// an endless program is stopped as such before the lookup's own
+	// deadline.
+	MaxJQTime time.Duration
+	// MaxJQMemory stops an evaluation of a jq program during which the
+	// process's heap grows by more. 0 means DefaultMaxJQMemory.
+	MaxJQMemory int64
 }
 
 // Pipeline runs lookups through the HTTP API a Config describes. It
@@ -64,6 +72,8 @@ type Pipeline struct {
 	headers []resolvedHeader
 	setup   []resolvedCall
 	request resolvedCall
+
+	jq jqLimits
 
 	mu   sync.Mutex
 	vars map[string]any // the setup values, once the setup ran
@@ -98,7 +108,16 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 	if opt.HTTPClient == nil {
 		opt.HTTPClient = lookuphttp.DefaultClient
 	}
-	p := &Pipeline{cfg: cfg, opt: opt}
+	if opt.MaxJQTime <= 0 {
+		opt.MaxJQTime = DefaultMaxJQTime
+		if opt.Timeout > 0 {
+			opt.MaxJQTime = min(opt.MaxJQTime, opt.Timeout/2)
+		}
+	}
+	if opt.MaxJQMemory <= 0 {
+		opt.MaxJQMemory = DefaultMaxJQMemory
+	}
+	p := &Pipeline{cfg: cfg, opt: opt, jq: jqLimits{time: opt.MaxJQTime, memory: opt.MaxJQMemory}}
 	resolveT := func(t *template) (*resolved, error) {
 		r, err := t.resolve(opt.LookupEnv, &p.secrets, &p.credentials)
 		if err != nil {
@@ -549,15 +568,18 @@ func (p *Pipeline) excerpt(b []byte) string {
 // it failed on cut to 30 bytes, which could keep the start of a secret
 // (a token the service echoed) that no later replacement recognises.
 func (p *Pipeline) run(ctx context.Context, prog *program, input any, env map[string]any) ([]any, error) {
-	out, err := prog.run(ctx, input, env)
-	if err == nil || p.secrets.Len() == 0 || ctx.Err() != nil {
+	out, err := prog.run(ctx, input, env, p.jq)
+	var le *JQLimitError
+	if err == nil || p.secrets.Len() == 0 || ctx.Err() != nil || errors.As(err, &le) {
+		// A program stopped by a limit quotes nothing, and would take as
+		// long again.
 		return out, err
 	}
 	senv := make(map[string]any, len(env))
 	for k, v := range env {
 		senv[k] = p.scrubValue(v)
 	}
-	if _, err := prog.run(ctx, p.scrubValue(input), senv); err != nil {
+	if _, err := prog.run(ctx, p.scrubValue(input), senv, p.jq); err != nil {
 		return nil, err
 	}
 	// Without the secrets it does not fail: its message would quote one.
