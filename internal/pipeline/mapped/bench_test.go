@@ -30,7 +30,7 @@ func BenchmarkMapping(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				blocks, err := p.toBlocks(out)
+				blocks, _, err := p.toBlocks(out, BlocksPerTopK*5)
 				if err != nil || len(p.result(blocks, 5).EvidenceBlocks) == 0 {
 					b.Fatal(err)
 				}

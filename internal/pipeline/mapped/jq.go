@@ -2,7 +2,6 @@ package mapped
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/metrics"
@@ -15,7 +14,8 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/diag"
 )
 
-// maxOutputs bounds the values one jq program may yield.
+// maxOutputs bounds the values one jq program may yield, and the blocks
+// an array the blocks program yields may hold.
 const maxOutputs = 10000
 
 // The bounds of a jq evaluation (Options.MaxJQTime, Options.MaxJQMemory).
@@ -214,19 +214,4 @@ func compact(v any) (string, error) {
 		return "", err
 	}
 	return string(b), nil
-}
-
-// decodeJSON decodes a response body for jq: numbers stay exact
-// (json.Number, which gojq reads).
-func decodeJSON(body []byte) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value")
-	}
-	return v, nil
 }
