@@ -258,7 +258,7 @@ func TestJQEndlessLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const timeout = time.Second
+		const timeout = 2 * time.Second
 		p, err := New(cfg, Options{LookupEnv: envOf(map[string]string{"U": api.URL}), Timeout: timeout})
 		if err != nil {
 			t.Fatal(err)
@@ -280,7 +280,7 @@ func TestJQEndlessLoop(t *testing.T) {
 			t.Fatalf("%s: got %v, want one failed case", tc.field, err)
 		}
 		msg := fe.Failures[0].Error
-		want := tc.field + ": jq: did not finish within 500ms"
+		want := tc.field + ": jq: did not finish within 1s"
 		if !strings.Contains(msg, want) || strings.Contains(msg, "attempts") || strings.Contains(msg, "no result within") {
 			t.Errorf("%s: failed with %q, want …%s…, not retried", tc.field, msg, want)
 		}
