@@ -137,9 +137,10 @@ func sideCell(s, other *CaseSide) string {
 	return strings.Join(parts, " · ")
 }
 
-// blockCell renders position i of a top-K list: source, breadcrumb, then
-// category · scoreLabel · relevanceLevel · qualityScore. The fields named
-// in diff are bold.
+// blockCell renders position i of a top-K list: source, breadcrumb, the
+// block's label (its evidenceKey, else the start of its excerpt), then
+// category · scoreLabel · relevanceLevel · qualityScore. The label tells
+// apart two chunks of one section. The fields named in diff are bold.
 func blockCell(l []judge.Candidate, i int, diff []string) string {
 	if i >= len(l) {
 		return "—"
@@ -156,7 +157,11 @@ func blockCell(l []judge.Candidate, i int, diff []string) string {
 		}
 		return v
 	}
-	return f(DiffSource, c.Source) + "<br>" + f(DiffBreadcrumb, c.Breadcrumb) + "<br>" +
+	label := ""
+	if l := c.Label(); l != "" {
+		label = mdcell.Escape(l) + "<br>"
+	}
+	return f(DiffSource, c.Source) + "<br>" + f(DiffBreadcrumb, c.Breadcrumb) + "<br>" + label +
 		f(DiffCategory, c.Category) + " · " + f(DiffScoreLabel, c.ScoreLabel) + " · " +
 		f(DiffRelevanceLevel, c.RelevanceLevel) + " · " + mdcell.Float(c.QualityScore)
 }

@@ -53,13 +53,19 @@
 // declares it lacks (docs/checks.md). So the report of a run without
 // skipped checks keeps its bytes.
 //
-// The one difference from the judge's types is a top candidate's
-// scoreLabel, which rag-eval compare shows: it is not in the report.
+// The differences from the judge's types are in a top candidate. Its
+// scoreLabel, which rag-eval compare shows, is not in the report.
 // schemaVersion 1 predates it, and adding it would change every baseline.
+// Its evidenceKey, or the start of its excerpt when it has none
+// (excerptStart), ends it, each written only when not "". encoding/json
+// leaves them out of the judge's types, so the comparison's JSON has
+// neither. The baseline diff reads them back (ReadJSON), to show which
+// chunk a baseline's block was.
 //
 // The output is indented by two spaces, with no HTML escaping and a
 // trailing newline. It is byte for byte what encoding/json writes for the
-// Report less that scoreLabel (TestWriteJSONMatchesEncodingJSON). The
+// Report less that scoreLabel and with those two keys
+// (TestWriteJSONMatchesEncodingJSON). The
 // cases are written by hand rather than by reflection, which dominated
 // rag-eval's time on 10,000 cases (make bench-judge). The other members go
 // through encoding/json.

@@ -125,6 +125,26 @@ func ReadJSON(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("not a rag-eval JSON report: %w", err)
 	}
+	// The candidates' evidenceKey and excerptStart are not judge.Candidate's
+	// JSON (WriteJSON writes them by hand). A report written before they
+	// were has neither.
+	var blocks struct {
+		Cases []struct {
+			TopCandidates []struct {
+				EvidenceKey  string `json:"evidenceKey"`
+				ExcerptStart string `json:"excerptStart"`
+			} `json:"topCandidates"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &blocks); err != nil {
+		return nil, fmt.Errorf("not a rag-eval JSON report: %w", err)
+	}
+	for i := range min(len(r.Cases), len(blocks.Cases)) {
+		tops := r.Cases[i].TopCandidates
+		for j, b := range blocks.Cases[i].TopCandidates[:min(len(tops), len(blocks.Cases[i].TopCandidates))] {
+			tops[j].EvidenceKey, tops[j].ExcerptStart = b.EvidenceKey, b.ExcerptStart
+		}
+	}
 	return &r, nil
 }
 

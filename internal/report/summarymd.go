@@ -197,13 +197,17 @@ func plural(n int) string {
 	return "s"
 }
 
-// firstBlock is a block's compact form in the summary: "source (0.55)".
+// firstBlock is a block's compact form in the summary: "source · key
+// kb/doc#Setup@2 (0.55)", with the block's judge.BlockLabel.
 func firstBlock(blocks []EvidenceBlock) string {
 	if len(blocks) == 0 {
 		return "none"
 	}
 	t := blocks[0]
 	s := escape(t.Source)
+	if l := judge.BlockLabel(t.EvidenceKey, t.ExcerptStart); l != "" {
+		s += " · " + escape(l)
+	}
 	if t.QualityScore != nil {
 		s += " (" + mdcell.Float(t.QualityScore) + ")"
 	}

@@ -129,6 +129,8 @@ type positionCell struct {
 	DSource, DBreadcrumb, DCategory, DLevel    bool
 	DLabel                                     bool
 	Excerpt                                    []segment
+	// Key and Start tell apart two chunks of one section (keyOrStart).
+	Key, Start string
 }
 
 const forestW, forestPad = 180.0, 8.0
@@ -399,7 +401,9 @@ func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string) (compa
 				continue
 			}
 			b := &l[i]
+			key, start := keyOrStart(b)
 			row.Cells = append(row.Cells, positionCell{
+				Key: key, Start: start,
 				Source: b.Source, Breadcrumb: b.Breadcrumb, Category: b.Category, Label: b.ScoreLabel, Level: b.RelevanceLevel,
 				Quality:     mdcell.Float(b.QualityScore),
 				DSource:     diff[compare.DiffSource],

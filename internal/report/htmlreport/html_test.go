@@ -351,3 +351,49 @@ func TestJudgeDiffListsMetricRegressions(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksToldApart: a block shows its evidenceKey, or the start of its
+// excerpt when it has no key and no excerpt is shown, in the judge's
+// blocks, the diff's blocks before and after, and the comparison's cells,
+// escaped.
+func TestBlocksToldApart(t *testing.T) {
+	c := testCases()[0]
+	c.TopCandidates[0].EvidenceKey = "kb/billing/refunds.md#Refunds@2<b>"
+	c.TopCandidates[1].Excerpt, c.TopCandidates[1].ExcerptStart = "", "Invoices are sent monthly."
+	v := caseOf(&c)
+	if b := v.Blocks[0]; b.Key != c.TopCandidates[0].EvidenceKey || b.Start != "" {
+		t.Errorf("block 1: key %q start %q, want its evidenceKey", b.Key, b.Start)
+	}
+	if b := v.Blocks[1]; b.Key != "" || b.Start != "Invoices are sent monthly." {
+		t.Errorf("block 2: key %q start %q, want the start of its excerpt", b.Key, b.Start)
+	}
+	res := &judge.Result{Golden: &contract.GoldenFile{}, Fixtures: "fixtures", Cases: []judge.CaseResult{c}}
+	cur := report.Build(res, "cases.json", "0123456789abcdef")
+	base := report.Build(&judge.Result{Golden: &contract.GoldenFile{}, Fixtures: "fixtures", Cases: testCases()[:1]}, "cases.json", "0123456789abcdef")
+	base.Cases[0].TopCandidates[0].EvidenceKey = "kb/billing/refunds.md#Refunds@1"
+	cur.Cases[0].Status, cur.Cases[0].HitLevel = judge.StatusFail, sp(judge.HitMiss)
+	var b bytes.Buffer
+	if err := Judge(&b, cur, report.Compare(base, cur, "baseline.json", "current.json")); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"evidenceKey <code>kb/billing/refunds.md#Refunds@2&lt;b&gt;</code>",
+		"· “Invoices are sent monthly.”</div>",
+		"<td>billing/refunds.md · Billing &gt; Refunds · key kb/billing/refunds.md#Refunds@1 · 0.71</td><td>billing/refunds.md · Billing &gt; Refunds · key kb/billing/refunds.md#Refunds@2&lt;b&gt; · 0.71</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("judge page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "@2<b>") {
+		t.Error("judge page has the key unescaped")
+	}
+	b.Reset()
+	if err := Compare(&b, shippedComparison(t)); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<div class="meta">evidenceKey <code>rag-eval/`; !strings.Contains(b.String(), want) {
+		t.Errorf("comparison page lacks %s", want)
+	}
+}

@@ -94,6 +94,19 @@ type blockView struct {
 	Quality                                    string
 	Expected                                   bool
 	Excerpt                                    []segment
+	// Key is the block's evidenceKey. Start is the start of its excerpt
+	// when it has neither a key nor an excerpt shown (blockOf). One of
+	// them tells apart two chunks of one section.
+	Key, Start string
+}
+
+// keyOrStart are a block's Key and Start: its evidenceKey, else the start
+// of its excerpt when the page shows no excerpt.
+func keyOrStart(t *judge.Candidate) (key, start string) {
+	if t.EvidenceKey != "" || t.Excerpt != "" {
+		return t.EvidenceKey, ""
+	}
+	return "", t.ExcerptStart
 }
 
 // Judge writes the HTML report of a judge run: r, and, when diff is not
@@ -254,12 +267,14 @@ func caseOf(c *judge.CaseResult) caseView {
 		exp = judge.ExpectedOf(g)
 	}
 	for _, t := range c.TopCandidates {
-		v.Blocks = append(v.Blocks, blockView{
+		bv := blockView{
 			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
 			Level: t.RelevanceLevel, Quality: mdcell.Float(t.QualityScore),
 			Expected: exp.Has(t.Source, t.DocID),
 			Excerpt:  highlight(t.Excerpt, v.Keywords),
-		})
+		}
+		bv.Key, bv.Start = keyOrStart(&t)
+		v.Blocks = append(v.Blocks, bv)
 	}
 	v.Fields = []figure{
 		{"search mode", mdcell.Or(c.SearchMode, mdcell.None)},
