@@ -91,6 +91,21 @@
 // row adds "skipped: …" after its failed checks. Every cell is escaped
 // (pipes, line breaks, HTML), and a null shows as "—".
 //
+// # Parts the pipeline lacks
+//
+// A pipeline that declares its capabilities may lack parts of a lookup
+// result (Report.Lacks, from the snapshot's manifest). The Markdown, text,
+// JUnit, PR summary and HTML then leave out what no case can have:
+//
+//   - without trace, the fallback rate and the selected attempt
+//   - without evidenceStatus, the evidence status histogram
+//   - without qualityScore, the relevance levels histogram
+//
+// Each says once, near the top, which checks the pipeline cannot be judged
+// on and why (Report.Unjudgeable). A report of a pipeline that declares
+// nothing, the builtin one, keeps every row. The JSON report is the same
+// either way.
+//
 // # JUnit and text
 //
 // WriteJUnit writes one testsuite named rag-eval with one testcase per

@@ -163,10 +163,10 @@ func writeSnapshotLine(b *bufio.Writer, s *Snapshot) {
 //
 //	hybrid, kbScope rag-eval, builtin pipeline, embedder use-multilingual-v3 (512), fusion anchored; seeded with chunk size 800, overlap 100, 40 documents (corpus 13134c7f8ec5)
 //
-// A pipeline's own declared search mode replaces the requested one, and its
-// declared capabilities are listed:
+// A pipeline's own declared search mode replaces the requested one, which
+// it does not run, and its declared capabilities are listed:
 //
-//	bm25 (as the pipeline declares; hybrid requested), kbScope rag-eval, http pipeline, declares contextPack
+//	bm25 (as the pipeline declares), kbScope rag-eval, http pipeline, declares contextPack
 //
 // It is "" without a snapshot.
 func SnapshotLine(s *Snapshot) string {
@@ -176,7 +176,7 @@ func SnapshotLine(s *Snapshot) string {
 	parts := []string{s.SearchMode, "kbScope " + s.KBScope}
 	if p := s.Pipeline; p != nil {
 		if p.SearchMode != "" && p.SearchMode != s.SearchMode {
-			parts[0] = fmt.Sprintf("%s (as the pipeline declares; %s requested)", p.SearchMode, s.SearchMode)
+			parts[0] = p.SearchMode + " (as the pipeline declares)"
 		}
 		parts = append(parts, p.Name+" pipeline")
 		if p.Embedder != "" || p.Dim != 0 {

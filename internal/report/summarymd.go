@@ -33,6 +33,9 @@ const summaryLineLimit = 1000
 //   - a compact summary table, with the baseline's values and the deltas
 //     when d is set
 //
+// With a pipeline that declares it lacks parts, a line after the verdict
+// says which checks it cannot be judged on and why.
+//
 // Every part is always there but the two lists. They are cut at a line
 // boundary when the whole would exceed SummaryMarkdownLimit bytes. A note
 // then says how many lines were left out and where the full reports are.
@@ -62,6 +65,9 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	head.WriteString(".\n\n")
 	if s.NothingJudged() {
 		fmt.Fprintf(&head, "%s\n\n", nothingJudged)
+	}
+	if u := r.Unjudgeable(); u != "" {
+		fmt.Fprintf(&head, "%s\n\n", escape(u))
 	}
 	if n := s.SkippedCheckCount(); n > 0 {
 		fmt.Fprintf(&head, "Skipped checks (neither passed nor failed): %d: %s.\n\n", n, escape(skippedChecksList(&s)))
