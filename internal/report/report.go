@@ -121,31 +121,52 @@ func ReadJSON(data []byte) (*Report, error) {
 	if *head.SchemaVersion != SchemaVersion {
 		return nil, &ErrSchemaVersion{Got: *head.SchemaVersion}
 	}
-	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
+	// One decoding, into types that also read the candidates' evidenceKey
+	// and excerptStart, which are not judge.Candidate's JSON (WriteJSON
+	// writes them by hand). A report written before they were has neither.
+	var rj reportJSON
+	if err := json.Unmarshal(data, &rj); err != nil {
 		return nil, fmt.Errorf("not a rag-eval JSON report: %w", err)
 	}
-	// The candidates' evidenceKey and excerptStart are not judge.Candidate's
-	// JSON (WriteJSON writes them by hand). A report written before they
-	// were has neither.
-	var blocks struct {
-		Cases []struct {
-			TopCandidates []struct {
-				EvidenceKey  string `json:"evidenceKey"`
-				ExcerptStart string `json:"excerptStart"`
-			} `json:"topCandidates"`
-		} `json:"cases"`
+	r := rj.Report
+	if rj.Cases != nil {
+		r.Cases = make([]judge.CaseResult, len(rj.Cases))
 	}
-	if err := json.Unmarshal(data, &blocks); err != nil {
-		return nil, fmt.Errorf("not a rag-eval JSON report: %w", err)
-	}
-	for i := range min(len(r.Cases), len(blocks.Cases)) {
-		tops := r.Cases[i].TopCandidates
-		for j, b := range blocks.Cases[i].TopCandidates[:min(len(tops), len(blocks.Cases[i].TopCandidates))] {
-			tops[j].EvidenceKey, tops[j].ExcerptStart = b.EvidenceKey, b.ExcerptStart
+	for i := range rj.Cases {
+		c := &rj.Cases[i]
+		r.Cases[i] = c.CaseResult
+		if c.TopCandidates == nil {
+			r.Cases[i].TopCandidates = nil
+			continue
 		}
+		tops := make([]judge.Candidate, len(c.TopCandidates))
+		for j, t := range c.TopCandidates {
+			tops[j] = t.Candidate
+			tops[j].EvidenceKey, tops[j].ExcerptStart = t.EvidenceKey, t.ExcerptStart
+		}
+		r.Cases[i].TopCandidates = tops
 	}
 	return &r, nil
+}
+
+// reportJSON, caseJSON and candidateJSON are Report, judge.CaseResult and
+// judge.Candidate as ReadJSON decodes them: a candidate's evidenceKey and
+// excerptStart included. The outer fields hide the embedded ones of the
+// same JSON name.
+type reportJSON struct {
+	Report
+	Cases []caseJSON `json:"cases"`
+}
+
+type caseJSON struct {
+	judge.CaseResult
+	TopCandidates []candidateJSON `json:"topCandidates"`
+}
+
+type candidateJSON struct {
+	judge.Candidate
+	EvidenceKey  string `json:"evidenceKey"`
+	ExcerptStart string `json:"excerptStart"`
 }
 
 // writeSnapshotLine writes, after the Markdown report's inputs line, the
