@@ -497,3 +497,69 @@ func TestCachedVariant(t *testing.T) {
 		t.Errorf("cache keys %d, want 2 with the plain one under CacheKey(name, dim, kind, text)", len(cache.m))
 	}
 }
+
+// Lookup and Store are Embed in two halves, for a caller that batches the
+// misses itself: Lookup answers from the cache only, Store checks and
+// stores what the wrapped embedder returned, and Embed then hits.
+func TestCachedLookupStore(t *testing.T) {
+	ctx := context.Background()
+	inner := &fakeEmbedder{}
+	c := &modelCache{mapCache: newMapCache()}
+	ce := Cached(inner, c)
+	if ce.Uncached() != inner {
+		t.Fatal("Uncached is not the wrapped embedder")
+	}
+	if _, err := ce.Embed(ctx, kb.Passage, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	c.m[CacheKey("fake", 3, kb.Passage, "d")] = []float32{1} // damaged: a miss
+
+	got, err := ce.Lookup(ctx, kb.Passage, []string{"a", "b", "a", "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, [][]float32{vecOf("a"), nil, vecOf("a"), nil}) {
+		t.Errorf("Lookup = %v, want a's vector twice and two misses", got)
+	}
+	got[0][0] = 42
+	if got[2][0] == 42 {
+		t.Error("Lookup's vectors of equal texts share memory")
+	}
+	if got, err := ce.Lookup(ctx, kb.Query, []string{"a"}); err != nil || got[0] != nil {
+		t.Errorf("Lookup as a query = %v, %v; the passage's vector is not the query's", got, err)
+	}
+	if len(inner.calls) != 1 {
+		t.Errorf("Lookup called the embedder: %q", inner.calls)
+	}
+
+	if err := ce.Store(ctx, kb.Passage, []string{"b", "b"}, [][]float32{{1, 0}, {1, 0}}); err == nil {
+		t.Error("Store took vectors of the wrong dimension")
+	}
+	if err := ce.Store(ctx, kb.Passage, []string{"b", "b", "d"}, [][]float32{vecOf("b"), vecOf("b"), vecOf("d")}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.models, []string{"fake", "fake"}) || c.puts != 2 || len(c.m) != 3 {
+		t.Errorf("PutModel calls %v, %d puts, %d entries: want one write per Store, b once", c.models, c.puts, len(c.m))
+	}
+	got, err = ce.Embed(ctx, kb.Passage, []string{"b", "d"})
+	if err != nil || !reflect.DeepEqual(got, [][]float32{vecOf("b"), vecOf("d")}) || len(inner.calls) != 1 {
+		t.Errorf("Embed after Store = %v, %v with %d embedder calls; want hits", got, err, len(inner.calls))
+	}
+	if s := ce.Stats(); s != (CacheStats{Texts: 8, Hits: 4, Embedded: 3}) {
+		t.Errorf("stats %+v, want 8 texts, 4 hits, 3 embedded", s)
+	}
+}
+
+// sizedEmbedder is a fakeEmbedder with a preferred batch size.
+type sizedEmbedder struct{ fakeEmbedder }
+
+func (*sizedEmbedder) BatchSize() int { return 7 }
+
+func TestCachedBatchSize(t *testing.T) {
+	if n := Cached(&sizedEmbedder{}, newMapCache()).BatchSize(); n != 7 {
+		t.Errorf("BatchSize = %d, want the wrapped embedder's 7", n)
+	}
+	if n := Cached(&fakeEmbedder{}, newMapCache()).BatchSize(); n != 0 {
+		t.Errorf("BatchSize = %d, want 0 for an embedder without one", n)
+	}
+}
