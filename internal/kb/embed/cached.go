@@ -109,6 +109,18 @@ func (ce *CachedEmbedder) BatchSize() int {
 
 // Embed implements kb.Embedder.
 func (ce *CachedEmbedder) Embed(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
+	return ce.EmbedUsing(ctx, kind, texts, func(misses []string) ([][]float32, error) {
+		return ce.e.Embed(ctx, kind, misses)
+	})
+}
+
+// EmbedUsing is Embed with the misses embedded by embedMisses instead of
+// the wrapped embedder: the same cache reads and writes, for a caller
+// that embedded the texts ahead (a seed embeds its chunks in batches
+// across documents, then writes each document as Embed would have).
+// embedMisses gets the distinct texts the cache lacks, in first-seen
+// order, and must return what the wrapped embedder would for them.
+func (ce *CachedEmbedder) EmbedUsing(ctx context.Context, kind kb.InputType, texts []string, embedMisses func([]string) ([][]float32, error)) ([][]float32, error) {
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
@@ -121,7 +133,7 @@ func (ce *CachedEmbedder) Embed(ctx context.Context, kind kb.InputType, texts []
 		for j, k := range l.missKeys {
 			missTexts[j] = texts[l.first[k]]
 		}
-		vecs, err := ce.e.Embed(ctx, kind, missTexts)
+		vecs, err := embedMisses(missTexts)
 		if err != nil {
 			return nil, err
 		}
@@ -144,11 +156,11 @@ func (ce *CachedEmbedder) Embed(ctx context.Context, kind kb.InputType, texts []
 	return out, nil
 }
 
-// Lookup is the first half of Embed: the cached vector of each text, in
-// order, and nil for a text the cache does not have (or has with the wrong
-// length). A caller that batches the misses itself, such as a seed that
-// embeds the chunks of many documents at once, embeds them with Uncached
-// and stores them with Store. Vectors of equal texts are distinct slices.
+// Lookup returns the cached vector of each text, in order, and nil for a
+// text the cache does not have (or has with the wrong length), without
+// embedding or storing anything: a caller that embeds ahead, with
+// Uncached, learns which texts it need not embed. Vectors of equal texts
+// are distinct slices.
 func (ce *CachedEmbedder) Lookup(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	if len(texts) == 0 {
@@ -172,31 +184,6 @@ func (ce *CachedEmbedder) Lookup(ctx context.Context, kind kb.InputType, texts [
 
 // Uncached returns the embedder the cache is in front of.
 func (ce *CachedEmbedder) Uncached() kb.Embedder { return ce.e }
-
-// Store is the second half of Embed: it checks vecs, the vectors Uncached
-// returned for texts (Check), and stores them as kind in one cache write,
-// each distinct text once.
-func (ce *CachedEmbedder) Store(ctx context.Context, kind kb.InputType, texts []string, vecs [][]float32) error {
-	if err := Check(ce.e.Name(), ce.e.Dim(), len(texts), vecs); err != nil {
-		return err
-	}
-	if len(texts) == 0 {
-		return nil
-	}
-	keyModel, dim := cacheModel(ce.e), ce.e.Dim()
-	keys := make([]string, 0, len(texts))
-	seen := make(map[string]bool, len(texts))
-	uniq := make([][]float32, 0, len(texts))
-	for i, t := range texts {
-		k := CacheKey(keyModel, dim, kind, t)
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-			uniq = append(uniq, vecs[i])
-		}
-	}
-	return ce.store(ctx, keys, uniq)
-}
 
 // lookup is what Embed and Lookup share: the key of every text, the
 // distinct keys, and what the cache has of them. missKeys are the distinct

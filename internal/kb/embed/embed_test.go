@@ -498,10 +498,9 @@ func TestCachedVariant(t *testing.T) {
 	}
 }
 
-// Lookup and Store are Embed in two halves, for a caller that batches the
-// misses itself: Lookup answers from the cache only, Store checks and
-// stores what the wrapped embedder returned, and Embed then hits.
-func TestCachedLookupStore(t *testing.T) {
+// Lookup answers from the cache only; EmbedUsing is Embed with the misses
+// embedded by the caller's function.
+func TestCachedLookupEmbedUsing(t *testing.T) {
 	ctx := context.Background()
 	inner := &fakeEmbedder{}
 	c := &modelCache{mapCache: newMapCache()}
@@ -532,21 +531,31 @@ func TestCachedLookupStore(t *testing.T) {
 		t.Errorf("Lookup called the embedder: %q", inner.calls)
 	}
 
-	if err := ce.Store(ctx, kb.Passage, []string{"b", "b"}, [][]float32{{1, 0}, {1, 0}}); err == nil {
-		t.Error("Store took vectors of the wrong dimension")
+	var asked [][]string
+	ahead := func(misses []string) ([][]float32, error) {
+		asked = append(asked, misses)
+		out := make([][]float32, len(misses))
+		for i, m := range misses {
+			out[i] = vecOf(m)
+		}
+		return out, nil
 	}
-	if err := ce.Store(ctx, kb.Passage, []string{"b", "b", "d"}, [][]float32{vecOf("b"), vecOf("b"), vecOf("d")}); err != nil {
-		t.Fatal(err)
+	got, err = ce.EmbedUsing(ctx, kb.Passage, []string{"b", "a", "b", "d"}, ahead)
+	if err != nil || !reflect.DeepEqual(got, [][]float32{vecOf("b"), vecOf("a"), vecOf("b"), vecOf("d")}) {
+		t.Fatalf("EmbedUsing = %v, %v", got, err)
 	}
-	if !reflect.DeepEqual(c.models, []string{"fake", "fake"}) || c.puts != 2 || len(c.m) != 3 {
-		t.Errorf("PutModel calls %v, %d puts, %d entries: want one write per Store, b once", c.models, c.puts, len(c.m))
+	if !reflect.DeepEqual(asked, [][]string{{"b", "d"}}) || len(inner.calls) != 1 {
+		t.Errorf("misses asked %q, wrapped embedder called %d times: want b and d from the function only", asked, len(inner.calls))
 	}
-	got, err = ce.Embed(ctx, kb.Passage, []string{"b", "d"})
-	if err != nil || !reflect.DeepEqual(got, [][]float32{vecOf("b"), vecOf("d")}) || len(inner.calls) != 1 {
-		t.Errorf("Embed after Store = %v, %v with %d embedder calls; want hits", got, err, len(inner.calls))
+	if !reflect.DeepEqual(c.models, []string{"fake", "fake"}) || len(c.m) != 3 {
+		t.Errorf("PutModel calls %v, %d entries: want one write per call", c.models, len(c.m))
 	}
-	if s := ce.Stats(); s != (CacheStats{Texts: 8, Hits: 4, Embedded: 3}) {
-		t.Errorf("stats %+v, want 8 texts, 4 hits, 3 embedded", s)
+	wrong := func(misses []string) ([][]float32, error) { return [][]float32{{1, 0}}, nil }
+	if _, err := ce.EmbedUsing(ctx, kb.Passage, []string{"e"}, wrong); err == nil {
+		t.Error("EmbedUsing stored a vector of the wrong dimension")
+	}
+	if s := ce.Stats(); s != (CacheStats{Texts: 11, Hits: 3, Embedded: 3}) {
+		t.Errorf("stats %+v, want 11 texts, 3 hits, 3 embedded", s)
 	}
 }
 
