@@ -35,6 +35,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil/progress"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/ingest"
@@ -137,6 +138,7 @@ them.`,
 	fs.DurationVar(&o.LockWait, "lock-wait", 10*time.Minute, "server store: how long to wait for another rag-seed of the same database and collection to finish")
 	fs.IntVar(&o.Chunk.Overlap, "chunk-overlap", o.Chunk.Overlap, "characters of overlap between pieces of a long section")
 	o.Config.BindFlags(fs)
+	o.Config.BindSeedFlags(fs)
 	return cmd
 }
 
@@ -222,7 +224,9 @@ func seedRun(ctx context.Context, o *seedOptions) error {
 	sum, err := ingest.Seed(ctx, docs, ingest.Backends{Catalog: stack.Catalog, Index: stack.Index, Embedder: stack.Embedder}, ingest.Options{
 		KBScope: o.KBScope, Recreate: o.Recreate, Prune: o.Prune, DryRun: o.DryRun, Chunk: o.Chunk,
 		KnowledgeDir: o.Config.KnowledgeDir(),
-		Progress:     func(done, total int, _ *kb.Document) { bar.Set(done, total) },
+		Progress: func(p ingest.Progress) {
+			bar.SetNote(p.Done, p.Total, progress.Pace(p.Rate(), "chunks", p.Left()))
+		},
 	})
 	bar.Done()
 	var dimErr *kb.DimensionMismatchError
