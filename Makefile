@@ -17,7 +17,7 @@ WITH_SERVICES = if [ -f $(SERVICES_ENV) ]; then . ./$(SERVICES_ENV); fi; if [ -f
 # The settings of the external servers, which the recipe needs.
 NEED_EXT_ENV = if [ ! -f $(EXT_ENV) ]; then echo "$(EXT_ENV) not found: start the servers with make ext-services (docs/external-servers.md)" >&2; exit 2; fi; . ./$(EXT_ENV);
 
-.PHONY: all build browser screenshots models semantic-eval bench-embed demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load ext-eval ext-eval-check test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
+.PHONY: all build browser screenshots models semantic-eval bench-embed bench-seed bench-seed-scale demo eval eval-check snapshot-check test test-short test-integration services services-stop services-clean ext-services services-weaviate services-opensearch services-chroma ext-services-stop ext-services-clean ext-services-load ext-eval ext-eval-check test-ext faults bench bench-judge bench-trec fuzz vet lint dist dist-check docker lint-release clean
 
 all: build
 
@@ -117,6 +117,17 @@ models:
 # The Go embedder and the Python package side by side on the same texts.
 bench-embed:
 	scripts/bench_embed.sh
+
+# rag-seed end to end and the Python package on the same chunk texts, on
+# 2,000 one-chunk documents and on 200 documents of 10 sections
+# (docs/performance-seed.md).
+bench-seed: models
+	scripts/bench_seed.sh
+
+# The embedded store at 1k, 20k and 100k chunks: seed time, disk, peak
+# RSS, search p50/p95 against an exact numpy search (docs/performance-seed.md).
+bench-seed-scale:
+	scripts/bench_seed.sh scale
 
 # Install (Debian packages, PyPI) and start MariaDB, Redis and Milvus Lite on
 # loopback; idempotent; writes .ragbaseline/services.env.
