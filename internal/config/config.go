@@ -160,7 +160,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 // BindSeedFlags registers the flags only rag-seed takes, with c's values as
 // defaults: --embed-concurrency, which only a seed's many texts can use.
 func (c *Config) BindSeedFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&c.EmbedConcurrency, "embed-concurrency", c.EmbedConcurrency, "openai: embedding requests in flight at once (0: the default) [RAG_EMBED_CONCURRENCY]")
+	fs.IntVar(&c.EmbedConcurrency, "embed-concurrency", c.EmbedConcurrency, "openai: embedding requests in flight at once [RAG_EMBED_CONCURRENCY]")
 }
 
 var slug = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
