@@ -24,10 +24,10 @@ import (
 // the embedding cache, a cacheGroup at a time (a cache read, then a write
 // of what it lacked, with the vectors embedded ahead), BeginIndexing, the
 // index writes and the knowledge copy (these two side by side), then
-// MarkReady. Every file of the store is read and written by the same calls
-// in the same order as by a seed that embedded one document at a time, so
-// the store holds the same bytes; only the embedding moved ahead, where it
-// overlaps the writes.
+// MarkReady. Every file of the store is written by the same calls in the
+// same order as by a seed that embedded one document at a time, with the
+// same cache reads between them, so the store holds the same bytes; only
+// the embedding moved ahead, where it overlaps the writes.
 //
 // The cache is consulted first: before anything is written, lookAhead
 // reads which chunks it has, and the embedder skips those. It reads then,
@@ -180,7 +180,7 @@ type chunkRef struct {
 // may be waiting for. It returns when in is closed and every job is sent,
 // or at the first error.
 func (p *pipeline) embedStage(ctx context.Context, in <-chan *job, out chan<- *job) error {
-	var waiting []*job     // looked up, not sent yet, in order
+	var waiting []*job     // received, not sent yet, in order
 	var pending []chunkRef // misses to embed, in order
 	for {
 		var got []*job
