@@ -26,7 +26,7 @@ NEED_EXT_ENV = if [ ! -f $(EXT_ENV) ]; then echo "$(EXT_ENV) not found: start th
 SET := eval/rag-retrieval
 
 .PHONY: all help build eval test demo models eval-check semantic-eval lint fuzz bench clean \
-	bench-judge bench-trec bench-embed browser screenshots \
+	bench-judge bench-trec bench-embed bench-seed bench-seed-scale browser screenshots \
 	services services-stop services-clean test-integration \
 	ext-services services-weaviate services-opensearch services-chroma ext-services-load ext-eval test-ext ext-services-stop ext-services-clean faults \
 	snapshot-check ext-eval-check test-short vet lint-release dist dist-check docker
@@ -112,6 +112,12 @@ bench-trec: ## rag-eval trec vs pytrec_eval on 10,000 to 40,000 queries (hyperfi
 
 bench-embed: ## the Go embedder vs the Python package, same texts, 2 threads
 	scripts/bench_embed.sh
+
+bench-seed: models ## rag-seed end to end vs the Python package embedding the same chunk texts, two corpora
+	scripts/bench_seed.sh
+
+bench-seed-scale: ## the embedded store at 1k, 20k and 100k chunks: seed time, disk, peak RSS, lookup p50/p95 vs numpy
+	scripts/bench_seed.sh scale
 
 # browser is idempotent. It serves the browser tests of internal/report/htmlreport
 # and make screenshots.

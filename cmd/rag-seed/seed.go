@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/cmdutil/progress"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/diag"
@@ -97,6 +100,7 @@ them.`,
 	fs.DurationVar(&o.LockWait, "lock-wait", 10*time.Minute, "server store: how long to wait for another rag-seed of the same database and collection to finish")
 	fs.IntVar(&o.Chunk.Overlap, "chunk-overlap", o.Chunk.Overlap, "characters of overlap between pieces of a long section")
 	o.Config.BindFlags(fs)
+	o.Config.BindSeedFlags(fs)
 	return cmd
 }
 
@@ -180,11 +184,19 @@ func seedRun(ctx context.Context, o *seedOptions) error {
 		ctx = held
 	}
 
+	// The embedded index keeps every vector on the heap. Collecting when
+	// the heap has grown by half, not doubled, keeps a seed of 100,000
+	// chunks under 1 GB (docs/performance.md). GOGC, when set, wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 	bar := o.IO.Progress("seeding")
 	sum, err := ingest.Seed(ctx, docs, ingest.Backends{Catalog: stack.Catalog, Index: stack.Index, Embedder: stack.Embedder}, ingest.Options{
 		KBScope: o.KBScope, Recreate: o.Recreate, Prune: o.Prune, DryRun: o.DryRun, Chunk: o.Chunk,
 		KnowledgeDir: o.Config.KnowledgeDir(),
-		Progress:     func(done, total int, _ *kb.Document) { bar.Set(done, total) },
+		Progress: func(p ingest.Progress) {
+			bar.SetNote(p.Done, p.Total, progress.Pace(p.Rate(), "chunks", p.Left()))
+		},
 	})
 	bar.Done()
 	var dimErr *kb.DimensionMismatchError

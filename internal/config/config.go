@@ -17,6 +17,7 @@
 //	--embed-model        RAG_EMBED_MODEL        openai: model name
 //	--embed-dim          RAG_EMBED_DIM          vector dimension (use 512; local default 512; openai required)
 //	--embed-input-type   RAG_EMBED_INPUT_TYPE   openai: how query/passage is sent (auto|field|prefix|none)
+//	--embed-concurrency  RAG_EMBED_CONCURRENCY  openai: requests in flight (default 4; a rag-seed flag)
 //	--openai-base-url    OPENAI_BASE_URL        openai: server base URL
 //	                     OPENAI_API_KEY         openai: API key (environment only)
 //
@@ -78,6 +79,9 @@ type Config struct {
 	EmbedModel       string
 	EmbedDim         int
 	EmbedInputType   string // openai: openai.InputTypeMode
+	// EmbedConcurrency is the number of embedding requests the openai
+	// embedder keeps in flight; 0 means openai.DefaultConcurrency.
+	EmbedConcurrency int
 	OpenAIBaseURL    string
 	OpenAIKey        string // from OPENAI_API_KEY only
 	// Timeout bounds every call to a service.
@@ -99,6 +103,7 @@ func Defaults() Config {
 		Embedder:         env("RAG_EMBEDDER", EmbedderUSE),
 		EmbedModel:       os.Getenv("RAG_EMBED_MODEL"),
 		EmbedInputType:   env("RAG_EMBED_INPUT_TYPE", string(openai.InputTypeAuto)),
+		EmbedConcurrency: openai.DefaultConcurrency,
 		OpenAIBaseURL:    os.Getenv("OPENAI_BASE_URL"),
 		OpenAIKey:        os.Getenv("OPENAI_API_KEY"), // trimmed by package openai
 		Timeout:          30 * time.Second,
@@ -109,6 +114,13 @@ func Defaults() Config {
 			c.envErr = fmt.Errorf("RAG_EMBED_DIM=%q is not an integer", v)
 		}
 		c.EmbedDim = d
+	}
+	if v := os.Getenv("RAG_EMBED_CONCURRENCY"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			c.envErr = errors.Join(c.envErr, fmt.Errorf("RAG_EMBED_CONCURRENCY=%q is not an integer", v))
+		}
+		c.EmbedConcurrency = n
 	}
 	return c
 }
@@ -148,6 +160,12 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	if f := fs.Lookup("openai-base-url"); f != nil && f.DefValue != "" {
 		f.DefValue = RedactURL(f.DefValue)
 	}
+}
+
+// BindSeedFlags registers the flags only rag-seed takes, with c's values as
+// defaults: --embed-concurrency, which only a seed's many texts can use.
+func (c *Config) BindSeedFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&c.EmbedConcurrency, "embed-concurrency", c.EmbedConcurrency, "openai: embedding requests in flight at once [RAG_EMBED_CONCURRENCY]")
 }
 
 var slug = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -203,6 +221,9 @@ func (c *Config) embedderErrors() []error {
 			if err := m.Valid(); err != nil {
 				errs = append(errs, fmt.Errorf("--embed-input-type (RAG_EMBED_INPUT_TYPE): %w", err))
 			}
+		}
+		if c.EmbedConcurrency < 0 {
+			errs = append(errs, fmt.Errorf("--embed-concurrency (RAG_EMBED_CONCURRENCY) cannot be negative, got %d", c.EmbedConcurrency))
 		}
 		if c.OpenAIBaseURL != "" {
 			if u, err := url.Parse(c.OpenAIBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed/openai"
 )
 
 func TestPrecedenceFlagEnvDefault(t *testing.T) {
@@ -94,5 +96,47 @@ func TestValidate(t *testing.T) {
 	}
 	if err := ValidKBScope("../x"); err == nil {
 		t.Error("kb scope ../x accepted")
+	}
+}
+
+// --embed-concurrency (rag-seed only) and RAG_EMBED_CONCURRENCY set the
+// openai embedder's requests in flight, flag over variable over default.
+func TestEmbedConcurrency(t *testing.T) {
+	t.Setenv("RAG_EMBED_CONCURRENCY", "")
+	if c := Defaults(); c.EmbedConcurrency != openai.DefaultConcurrency {
+		t.Errorf("default %d, want %d", c.EmbedConcurrency, openai.DefaultConcurrency)
+	}
+	t.Setenv("RAG_EMBED_CONCURRENCY", "7")
+	c := Defaults()
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	c.BindFlags(fs)
+	if fs.Lookup("embed-concurrency") != nil {
+		t.Error("BindFlags registers --embed-concurrency, a rag-seed flag")
+	}
+	c.BindSeedFlags(fs)
+	if c.EmbedConcurrency != 7 {
+		t.Errorf("from the environment: %d, want 7", c.EmbedConcurrency)
+	}
+	if err := fs.Parse([]string{"--embed-concurrency", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Embedder, c.EmbedModel, c.EmbedDim, c.OpenAIBaseURL = EmbedderOpenAI, "m", 8, "http://127.0.0.1:1/v1"
+	e, err := OpenEmbedder(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := e.(*openai.Embedder).BatchSize(); n != openai.DefaultBatchSize*3 {
+		t.Errorf("BatchSize %d, want %d requests of %d texts", n, 3, openai.DefaultBatchSize)
+	}
+
+	c.EmbedConcurrency = -1
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--embed-concurrency (RAG_EMBED_CONCURRENCY) cannot be negative") {
+		t.Errorf("negative: %v", err)
+	}
+	t.Setenv("RAG_EMBED_CONCURRENCY", "many")
+	t.Setenv("RAG_EMBED_DIM", "x")
+	c = Defaults()
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `RAG_EMBED_CONCURRENCY="many" is not an integer`) || !strings.Contains(err.Error(), `RAG_EMBED_DIM="x"`) {
+		t.Errorf("bad variables: %v", err)
 	}
 }

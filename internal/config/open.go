@@ -302,7 +302,7 @@ func openEmbedder(c Config) (kb.Embedder, error) {
 	case EmbedderOpenAI:
 		e, err := openai.New(openai.Options{
 			BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIKey, Model: c.EmbedModel, Dim: c.EmbedDim, Timeout: c.Timeout,
-			InputTypeMode: openai.InputTypeMode(c.EmbedInputType),
+			InputTypeMode: openai.InputTypeMode(c.EmbedInputType), Concurrency: c.EmbedConcurrency,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("openai embedder at %s: %w", RedactURL(c.OpenAIBaseURL), err)

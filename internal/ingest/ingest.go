@@ -21,7 +21,8 @@
 //     reported, and removed with Prune.
 //
 // Embedding goes through the embedder it is given (callers wrap it with the
-// embedding cache).
+// embedding cache). Chunks are embedded in batches across documents, ahead
+// of the writes, which stay one document at a time (pipeline.go).
 package ingest
 
 import (
@@ -32,11 +33,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed"
 )
 
 // Options control a seed run.
@@ -51,13 +54,50 @@ type Options struct {
 	// chunks or vectors (opening the store may create it, empty).
 	DryRun bool
 	Chunk  corpus.ChunkOptions
-	// BatchSize is the number of chunks embedded per call (default 64).
+	// BatchSize is the number of chunks embedded per call, from any
+	// documents (default: the embedder's embed.BatchSizer size, else 64).
 	BatchSize int
+	// QueueChunks bounds the chunks cut and embedded ahead of the writes
+	// (default 4 × BatchSize, at least 1,024). A document with more
+	// chunks than that is still cut and embedded whole.
+	QueueChunks int
 	// KnowledgeDir, when set, receives a copy of every document as
 	// <KnowledgeDir>/<kbScope>/<source>.md (the production upload keeps one).
 	KnowledgeDir string
-	// Progress, when set, is called after each document.
-	Progress func(done, total int, doc *kb.Document)
+	// Progress, when set, is called after each document, from the
+	// goroutine that called Seed.
+	Progress func(Progress)
+}
+
+// Progress is how far a seed is, after a document.
+type Progress struct {
+	// Done documents of Total, the input's: indexed, or found unchanged.
+	Done, Total int
+	Doc         *kb.Document // the document just done
+	// Chunks is the number of chunks written so far.
+	Chunks int
+	// Bytes of ToIndex are the body bytes of the documents indexed so far
+	// and of all that the run indexes: a measure of the work done and to
+	// do that is known before the documents are cut.
+	Bytes, ToIndex int64
+	Elapsed        time.Duration // since Seed was called
+}
+
+// Rate is the chunks written per second so far.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Chunks) / p.Elapsed.Seconds()
+}
+
+// Left estimates the time the run still needs at its pace so far, or 0
+// when nothing is indexed yet.
+func (p Progress) Left() time.Duration {
+	if p.Bytes <= 0 || p.ToIndex <= p.Bytes {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * float64(p.ToIndex-p.Bytes) / float64(p.Bytes))
 }
 
 // Summary reports what a run did (or, with DryRun, would do).
@@ -122,6 +162,12 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	start := time.Now()
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 64
+		if bs, ok := b.Embedder.(embed.BatchSizer); ok && bs.BatchSize() > 0 {
+			opts.BatchSize = bs.BatchSize()
+		}
+	}
+	if opts.QueueChunks <= 0 {
+		opts.QueueChunks = max(4*opts.BatchSize, 1024)
 	}
 	sum := &Summary{DryRun: opts.DryRun}
 	dim := b.Embedder.Dim()
@@ -220,29 +266,80 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 
 	docs = append([]kb.Document(nil), docs...)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].DocID < docs[j].DocID })
+	// What to index, in docId order; a nil job is a document found
+	// unchanged.
+	jobs := make([]*job, len(docs))
+	var toIndex []*job
+	var toIndexBytes int64
 	for i := range docs {
 		d := &docs[i]
 		old, existed := have[d.DocID]
 		hash := indexHash(d, b.Embedder, opts.Chunk)
+		if existed && !force && old.Status == kb.StatusReady && old.ContentHash == hash {
+			continue
+		}
+		jobs[i] = &job{seq: len(toIndex), doc: d, hash: hash, existed: existed}
+		toIndex = append(toIndex, jobs[i])
+		toIndexBytes += int64(len(d.Body))
+	}
+
+	var done <-chan *job
+	var p *pipeline
+	var embedErr error
+	if !opts.DryRun && len(toIndex) > 0 {
+		p = newPipeline(b, opts)
+		if err := p.lookAhead(ctx, toIndex); err != nil {
+			return sum, fmt.Errorf("seed %s: embed: %w", toIndex[0].doc.Path, err)
+		}
+		pctx, cancel := context.WithCancel(ctx)
+		chunked := make(chan *job, 256)
+		embedded := make(chan *job, 256)
+		var wg sync.WaitGroup
+		wg.Go(func() { p.chunkStage(pctx, toIndex, chunked) })
+		wg.Go(func() {
+			embedErr = p.embedStage(pctx, chunked, embedded)
+			close(embedded)
+		})
+		// Whatever the writer does, the stages are stopped and gone
+		// before Seed returns: nothing touches the backends after.
+		defer func() {
+			cancel()
+			wg.Wait()
+		}()
+		done = embedded
+	}
+	var bytesDone int64
+	for i := range docs {
+		d, j := &docs[i], jobs[i]
 		switch {
-		case existed && !force && old.Status == kb.StatusReady && old.ContentHash == hash:
+		case j == nil:
 			sum.Unchanged = append(sum.Unchanged, d.DocID)
 		default:
 			if !opts.DryRun {
-				n, err := indexDocument(ctx, d, hash, b, opts)
-				if err != nil {
+				got, ok := <-done
+				if !ok {
+					return sum, fmt.Errorf("seed %s: %w", d.Path, embedErr)
+				}
+				if got != j {
+					panic("ingest: documents out of order") // the stages keep it
+				}
+				if err := p.write(ctx, j); err != nil {
 					return sum, fmt.Errorf("seed %s: %w", d.Path, err)
 				}
-				sum.ChunksWritten += n
+				p.budget.Release(j.weight)
+				sum.ChunksWritten += len(j.chunks)
+				j.chunks, j.cached = nil, nil
 			}
-			if existed {
+			bytesDone += int64(len(d.Body))
+			if j.existed {
 				sum.Updated = append(sum.Updated, d.DocID)
 			} else {
 				sum.Added = append(sum.Added, d.DocID)
 			}
 		}
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(docs), d)
+			opts.Progress(Progress{Done: i + 1, Total: len(docs), Doc: d, Chunks: sum.ChunksWritten,
+				Bytes: bytesDone, ToIndex: toIndexBytes, Elapsed: time.Since(start)})
 		}
 	}
 
@@ -302,34 +399,6 @@ func Chunks(ctx context.Context, d *kb.Document, e kb.Embedder, c corpus.ChunkOp
 		}
 	}
 	return chunks, nil
-}
-
-// indexDocument writes one document: indexing → vectors → ready.
-func indexDocument(ctx context.Context, d *kb.Document, hash string, b Backends, opts Options) (int, error) {
-	chunks, err := Chunks(ctx, d, b.Embedder, opts.Chunk, opts.BatchSize)
-	if err != nil {
-		return 0, err
-	}
-	if err := b.Catalog.BeginIndexing(ctx, *d, chunks); err != nil {
-		return 0, fmt.Errorf("catalog: %w", err)
-	}
-	if err := b.Index.DeleteDocument(ctx, d.KBScope, d.DocID); err != nil {
-		return 0, fmt.Errorf("index: %w", err)
-	}
-	if len(chunks) > 0 {
-		if err := b.Index.Upsert(ctx, chunks); err != nil {
-			return 0, fmt.Errorf("index: %w", err)
-		}
-	}
-	if opts.KnowledgeDir != "" {
-		if err := writeKnowledgeCopy(opts.KnowledgeDir, d); err != nil {
-			return 0, err
-		}
-	}
-	if err := b.Catalog.MarkReady(ctx, d.KBScope, d.DocID, hash); err != nil {
-		return 0, fmt.Errorf("catalog: %w", err)
-	}
-	return len(chunks), nil
 }
 
 func pruneDocument(ctx context.Context, old kb.DocumentState, b Backends, opts Options) error {

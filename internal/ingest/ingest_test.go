@@ -336,8 +336,8 @@ func TestServiceDiesMidSeed(t *testing.T) {
 				os.WriteFile(d.Path, append(data, []byte("\n\n附录：修改于第二轮。\n")...), 0o644)
 			}
 			docs = load(t, dir)
-			_, err := ingest.Seed(ctx, docs, b, ingest.Options{KBScope: scope, Progress: func(done, _ int, _ *kb.Document) {
-				if done == 1 {
+			_, err := ingest.Seed(ctx, docs, b, ingest.Options{KBScope: scope, Progress: func(pr ingest.Progress) {
+				if pr.Done == 1 {
 					p.Cut()
 				}
 			}})

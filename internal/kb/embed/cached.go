@@ -98,22 +98,115 @@ func (ce *CachedEmbedder) Stats() CacheStats {
 	return CacheStats{Texts: ce.texts.Load(), Hits: ce.hits.Load(), Embedded: ce.embedded.Load(), Errors: ce.errs.Load()}
 }
 
+// BatchSize is the wrapped embedder's BatchSize when it is a BatchSizer,
+// else 0 (no preference).
+func (ce *CachedEmbedder) BatchSize() int {
+	if b, ok := ce.e.(BatchSizer); ok {
+		return b.BatchSize()
+	}
+	return 0
+}
+
 // Embed implements kb.Embedder.
 func (ce *CachedEmbedder) Embed(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
+	return ce.EmbedUsing(ctx, kind, texts, func(misses []string) ([][]float32, error) {
+		return ce.e.Embed(ctx, kind, misses)
+	})
+}
+
+// EmbedUsing is Embed with the misses embedded by embedMisses instead of
+// the wrapped embedder: the same cache reads and writes, for a caller
+// that embedded the texts ahead (a seed embeds its chunks in batches
+// across documents, then writes each document as Embed would have).
+// embedMisses gets the distinct texts the cache lacks, in first-seen
+// order, and must return what the wrapped embedder would for them.
+func (ce *CachedEmbedder) EmbedUsing(ctx context.Context, kind kb.InputType, texts []string, embedMisses func([]string) ([][]float32, error)) ([][]float32, error) {
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
-	name, dim, keyModel := ce.e.Name(), ce.e.Dim(), cacheModel(ce.e)
+	l, err := ce.lookup(ctx, kind, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.missKeys) > 0 {
+		missTexts := make([]string, len(l.missKeys))
+		for j, k := range l.missKeys {
+			missTexts[j] = texts[l.first[k]]
+		}
+		vecs, err := embedMisses(missTexts)
+		if err != nil {
+			return nil, err
+		}
+		if err := ce.store(ctx, l.missKeys, vecs); err != nil {
+			return nil, err
+		}
+		for j, k := range l.missKeys {
+			l.got[k] = vecs[j]
+		}
+	}
+	out := make([][]float32, len(texts))
+	for i, k := range l.keys {
+		v := l.got[k]
+		if l.first[k] != i {
+			v = slices.Clone(v)
+		}
+		out[i] = v
+	}
+	ce.hits.Add(int64(l.hits))
+	return out, nil
+}
+
+// Lookup returns the cached vector of each text, in order, and nil for a
+// text the cache does not have (or has with the wrong length), without
+// embedding or storing anything: a caller that embeds ahead, with
+// Uncached, learns which texts it need not embed. Vectors of equal texts
+// are distinct slices.
+func (ce *CachedEmbedder) Lookup(ctx context.Context, kind kb.InputType, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	if len(texts) == 0 {
+		return out, nil
+	}
+	l, err := ce.lookup(ctx, kind, texts)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range l.keys {
+		if v, ok := l.got[k]; ok && len(v) == ce.e.Dim() {
+			if l.first[k] != i {
+				v = slices.Clone(v)
+			}
+			out[i] = v
+		}
+	}
+	ce.hits.Add(int64(l.hits))
+	return out, nil
+}
+
+// Uncached returns the embedder the cache is in front of.
+func (ce *CachedEmbedder) Uncached() kb.Embedder { return ce.e }
+
+// lookup is what Embed and Lookup share: the key of every text, the
+// distinct keys, and what the cache has of them. missKeys are the distinct
+// keys it lacks (or has with the wrong length), in first-seen order.
+type lookup struct {
+	keys     []string
+	first    map[string]int // key -> index of its first text
+	got      map[string][]float32
+	missKeys []string
+	hits     int // texts found
+}
+
+func (ce *CachedEmbedder) lookup(ctx context.Context, kind kb.InputType, texts []string) (*lookup, error) {
+	dim, keyModel := ce.e.Dim(), cacheModel(ce.e)
 	ce.texts.Add(int64(len(texts)))
 
-	keys := make([]string, len(texts))
-	first := make(map[string]int, len(texts)) // key -> index of its first text
+	l := &lookup{keys: make([]string, len(texts)), first: make(map[string]int, len(texts))}
 	uniq := make([]string, 0, len(texts))
 	for i, t := range texts {
 		k := CacheKey(keyModel, dim, kind, t)
-		keys[i] = k
-		if _, ok := first[k]; !ok {
-			first[k] = i
+		l.keys[i] = k
+		if _, ok := l.first[k]; !ok {
+			l.first[k] = i
 			uniq = append(uniq, k)
 		}
 	}
@@ -128,61 +221,46 @@ func (ce *CachedEmbedder) Embed(ctx context.Context, kind kb.InputType, texts []
 	if got == nil {
 		got = make(map[string][]float32, len(uniq))
 	}
+	l.got = got
 
-	var missKeys []string
-	var missTexts []string
+	missed := make(map[string]bool)
 	for _, k := range uniq {
 		if v, ok := got[k]; ok && len(v) == dim {
 			continue
 		}
-		missKeys = append(missKeys, k)
-		missTexts = append(missTexts, texts[first[k]])
-	}
-
-	if len(missTexts) > 0 {
-		vecs, err := ce.e.Embed(ctx, kind, missTexts)
-		if err != nil {
-			return nil, err
-		}
-		if err := Check(name, dim, len(missTexts), vecs); err != nil {
-			return nil, err
-		}
-		ce.embedded.Add(int64(len(missTexts)))
-		entries := make(map[string][]float32, len(missKeys))
-		for j, k := range missKeys {
-			got[k] = vecs[j]
-			entries[k] = vecs[j]
-		}
-		if mp, ok := ce.c.(ModelPutter); ok {
-			err = mp.PutModel(ctx, name, entries)
-		} else {
-			err = ce.c.Put(ctx, entries)
-		}
-		if err != nil {
-			if err := ce.cacheErr(fmt.Errorf("embedding cache store of %d vectors: %w", len(entries), err)); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	missed := make(map[string]bool, len(missKeys))
-	for _, k := range missKeys {
+		l.missKeys = append(l.missKeys, k)
 		missed[k] = true
 	}
-	out := make([][]float32, len(texts))
-	hits := 0
-	for i, k := range keys {
-		v := got[k]
-		if first[k] != i {
-			v = slices.Clone(v)
-		}
-		out[i] = v
+	for _, k := range l.keys {
 		if !missed[k] {
-			hits++
+			l.hits++
 		}
 	}
-	ce.hits.Add(int64(hits))
-	return out, nil
+	return l, nil
+}
+
+// store checks what the wrapped embedder returned for the distinct keys
+// and stores it in one cache write.
+func (ce *CachedEmbedder) store(ctx context.Context, keys []string, vecs [][]float32) error {
+	name := ce.e.Name()
+	if err := Check(name, ce.e.Dim(), len(keys), vecs); err != nil {
+		return err
+	}
+	ce.embedded.Add(int64(len(keys)))
+	entries := make(map[string][]float32, len(keys))
+	for j, k := range keys {
+		entries[k] = vecs[j]
+	}
+	var err error
+	if mp, ok := ce.c.(ModelPutter); ok {
+		err = mp.PutModel(ctx, name, entries)
+	} else {
+		err = ce.c.Put(ctx, entries)
+	}
+	if err != nil {
+		return ce.cacheErr(fmt.Errorf("embedding cache store of %d vectors: %w", len(entries), err))
+	}
+	return nil
 }
 
 // cacheErr returns err, or reports it and returns nil when cache errors are

@@ -146,6 +146,16 @@ func Batches(n, size int) iter.Seq2[int, int] {
 	}
 }
 
+// BatchSizer is implemented by an embedder that embeds fastest given a
+// certain number of texts per Embed call: enough to keep every core (or
+// every request in flight) busy. A caller that can group its texts freely,
+// such as a seed, sends that many at a time.
+type BatchSizer interface {
+	// BatchSize is the number of texts per Embed call; 0 means no
+	// preference.
+	BatchSize() int
+}
+
 // Static interface checks.
 var (
 	_ kb.Embedder = (*CachedEmbedder)(nil)

@@ -515,3 +515,78 @@ func TestCachedVariant(t *testing.T) {
 		t.Errorf("cache keys %d, want 2 with the plain one under CacheKey(name, dim, kind, text)", len(cache.m))
 	}
 }
+
+// Lookup answers from the cache only; EmbedUsing is Embed with the misses
+// embedded by the caller's function.
+func TestCachedLookupEmbedUsing(t *testing.T) {
+	ctx := context.Background()
+	inner := &fakeEmbedder{}
+	c := &modelCache{mapCache: newMapCache()}
+	ce := Cached(inner, c)
+	if ce.Uncached() != inner {
+		t.Fatal("Uncached is not the wrapped embedder")
+	}
+	if _, err := ce.Embed(ctx, kb.Passage, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	c.m[CacheKey("fake", 3, kb.Passage, "d")] = []float32{1} // damaged: a miss
+
+	got, err := ce.Lookup(ctx, kb.Passage, []string{"a", "b", "a", "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, [][]float32{vecOf("a"), nil, vecOf("a"), nil}) {
+		t.Errorf("Lookup = %v, want a's vector twice and two misses", got)
+	}
+	got[0][0] = 42
+	if got[2][0] == 42 {
+		t.Error("Lookup's vectors of equal texts share memory")
+	}
+	if got, err := ce.Lookup(ctx, kb.Query, []string{"a"}); err != nil || got[0] != nil {
+		t.Errorf("Lookup as a query = %v, %v; the passage's vector is not the query's", got, err)
+	}
+	if len(inner.calls) != 1 {
+		t.Errorf("Lookup called the embedder: %q", inner.calls)
+	}
+
+	var asked [][]string
+	ahead := func(misses []string) ([][]float32, error) {
+		asked = append(asked, misses)
+		out := make([][]float32, len(misses))
+		for i, m := range misses {
+			out[i] = vecOf(m)
+		}
+		return out, nil
+	}
+	got, err = ce.EmbedUsing(ctx, kb.Passage, []string{"b", "a", "b", "d"}, ahead)
+	if err != nil || !reflect.DeepEqual(got, [][]float32{vecOf("b"), vecOf("a"), vecOf("b"), vecOf("d")}) {
+		t.Fatalf("EmbedUsing = %v, %v", got, err)
+	}
+	if !reflect.DeepEqual(asked, [][]string{{"b", "d"}}) || len(inner.calls) != 1 {
+		t.Errorf("misses asked %q, wrapped embedder called %d times: want b and d from the function only", asked, len(inner.calls))
+	}
+	if !reflect.DeepEqual(c.models, []string{"fake", "fake"}) || len(c.m) != 3 {
+		t.Errorf("PutModel calls %v, %d entries: want one write per call", c.models, len(c.m))
+	}
+	wrong := func(misses []string) ([][]float32, error) { return [][]float32{{1, 0}}, nil }
+	if _, err := ce.EmbedUsing(ctx, kb.Passage, []string{"e"}, wrong); err == nil {
+		t.Error("EmbedUsing stored a vector of the wrong dimension")
+	}
+	if s := ce.Stats(); s != (CacheStats{Texts: 11, Hits: 3, Embedded: 3}) {
+		t.Errorf("stats %+v, want 11 texts, 3 hits, 3 embedded", s)
+	}
+}
+
+// sizedEmbedder is a fakeEmbedder with a preferred batch size.
+type sizedEmbedder struct{ fakeEmbedder }
+
+func (*sizedEmbedder) BatchSize() int { return 7 }
+
+func TestCachedBatchSize(t *testing.T) {
+	if n := Cached(&sizedEmbedder{}, newMapCache()).BatchSize(); n != 7 {
+		t.Errorf("BatchSize = %d, want the wrapped embedder's 7", n)
+	}
+	if n := Cached(&fakeEmbedder{}, newMapCache()).BatchSize(); n != 0 {
+		t.Errorf("BatchSize = %d, want 0 for an embedder without one", n)
+	}
+}

@@ -191,7 +191,10 @@ type Embedder struct {
 	requests, retries, texts, tokens atomic.Int64
 }
 
-var _ kb.Embedder = (*Embedder)(nil)
+var (
+	_ kb.Embedder      = (*Embedder)(nil)
+	_ embed.BatchSizer = (*Embedder)(nil)
+)
 
 // New checks opts and returns the embedder. It does not contact the server.
 func New(opts Options) (*Embedder, error) {
@@ -339,6 +342,11 @@ type Stats struct {
 func (e *Embedder) Stats() Stats {
 	return Stats{Requests: e.requests.Load(), Retries: e.retries.Load(), Texts: e.texts.Load(), PromptTokens: e.tokens.Load()}
 }
+
+// BatchSize is the number of texts Embed is best given at a time (see
+// embed.BatchSizer): a request's worth for every request it may have in
+// flight, BatchSize × Concurrency of its Options.
+func (e *Embedder) BatchSize() int { return e.opt.BatchSize * e.opt.Concurrency }
 
 // Embed returns one unit-normalised vector per text, in order, embedded as
 // kind. The kind is kb.Query or kb.Passage, conveyed to the server as the

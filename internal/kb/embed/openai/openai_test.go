@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -775,5 +776,79 @@ func TestCacheVariant(t *testing.T) {
 	}
 	if NameOf("m") != "openai:m" {
 		t.Errorf("NameOf(m) = %q", NameOf("m"))
+	}
+}
+
+// TestConcurrencyLimit: Embed keeps up to Concurrency requests in flight,
+// never more, and retries a failed one without exceeding the limit. The
+// first Concurrency requests wait for each other, so the limit is reached,
+// then hold a little longer: a client that sent more at once would have
+// another request arrive meanwhile.
+func TestConcurrencyLimit(t *testing.T) {
+	const limit = 3
+	srv := newFakeServer(t, testKey, 8)
+	var (
+		mu              sync.Mutex
+		inFlight, most  int
+		arrived         int
+		allFirst        = make(chan struct{})
+		failedOnce      bool
+		timedOutWaiting bool
+	)
+	srv.hook = func(n int, w http.ResponseWriter, _ recordedRequest) bool {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		arrived++
+		if arrived == limit {
+			close(allFirst)
+		}
+		first := arrived <= limit
+		fail := n == limit+2 && !failedOnce
+		failedOnce = failedOnce || fail
+		mu.Unlock()
+		if first {
+			select {
+			case <-allFirst:
+				time.Sleep(100 * time.Millisecond)
+			case <-time.After(10 * time.Second):
+				mu.Lock()
+				timedOutWaiting = true
+				mu.Unlock()
+			}
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		if fail {
+			writeError(w, http.StatusServiceUnavailable, "server_error", "", "overloaded")
+			return true
+		}
+		return false
+	}
+	e, _ := newTestEmbedder(t, srv, Options{Model: "bge-small", Dim: 8, BatchSize: 4, Concurrency: limit})
+	if n := e.BatchSize(); n != 4*limit {
+		t.Errorf("BatchSize = %d, want BatchSize × Concurrency = %d", n, 4*limit)
+	}
+	in := texts(40)
+	got, err := e.Embed(context.Background(), kb.Passage, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range in {
+		if !bitsEqual(got[i], wantVector(text, 8)) {
+			t.Fatalf("vector %d is not the vector of its text", i)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if timedOutWaiting {
+		t.Errorf("the first %d requests were never in flight together", limit)
+	}
+	if most != limit {
+		t.Errorf("%d requests in flight at most, want %d", most, limit)
+	}
+	if s := e.Stats(); s.Requests != 11 || s.Retries != 1 {
+		t.Errorf("stats %+v, want 10 batches and 1 retry", s)
 	}
 }

@@ -3,6 +3,7 @@ package usem3
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,4 +113,31 @@ func BenchmarkTokenize(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "texts/s")
+}
+
+// BenchmarkEmbedBatch embeds the seed paragraphs in calls of n texts each,
+// the choice behind Embedder.BatchSize: one text a call leaves a core idle
+// and makes every call stream the weights again.
+func BenchmarkEmbedBatch(b *testing.B) {
+	texts := benchTexts(b)
+	e := loadModel(b)
+	ctx := context.Background()
+	for _, n := range []int{1, 16, 64, 256, 1024} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			all := texts
+			for len(all) < n {
+				all = append(all, texts...)
+			}
+			done := 0
+			for b.Loop() {
+				for start := 0; start < len(all); start += n {
+					if _, err := e.Embed(ctx, kb.Passage, all[start:min(start+n, len(all))]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				done += len(all)
+			}
+			b.ReportMetric(float64(done)/b.Elapsed().Seconds(), "texts/s")
+		})
+	}
 }

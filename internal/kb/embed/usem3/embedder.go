@@ -9,9 +9,13 @@ import (
 	"sync/atomic"
 
 	"github.com/ragbaseline/ragbaseline/internal/kb"
+	"github.com/ragbaseline/ragbaseline/internal/kb/embed"
 )
 
-var _ kb.Embedder = (*Embedder)(nil)
+var (
+	_ kb.Embedder      = (*Embedder)(nil)
+	_ embed.BatchSizer = (*Embedder)(nil)
+)
 
 // Embedder embeds texts with the model. It is immutable after Load and safe
 // for concurrent use. Each Embed call uses up to GOMAXPROCS goroutines.
@@ -73,6 +77,12 @@ func (e *Embedder) Tokenizer() *Tokenizer { return e.tok }
 // "avx512" or "avx2" on amd64, with fused multiply-adds, or "generic" for
 // portable Go.
 func (e *Embedder) Kernel() string { return activeKernel.name }
+
+// BatchSize is the number of texts Embed is best given at a time (see
+// embed.BatchSizer): enough token rows to give every goroutine full
+// batches and the output layers many texts per pass over their weights
+// (BenchmarkEmbedBatch).
+func (e *Embedder) BatchSize() int { return 256 }
 
 // Embed returns the unit-normalised vector of each text, in order. The
 // model embeds queries and passages alike, so kind is ignored. Texts are

@@ -475,3 +475,23 @@ func TestLargeUpsertSplits(t *testing.T) {
 		t.Error("chunks differ after encoding")
 	}
 }
+
+// TestSlabGrowth: the store grows its per-slot arrays together, so the
+// vector slab is never more than twice what it holds (a seed adds a
+// document's chunks at a time; grown apart, the arrays' capacities drifted
+// and the slab doubled while it still had room).
+func TestSlabGrowth(t *testing.T) {
+	const dim = 512
+	s := newStore(dim)
+	vec := make([]float32, dim)
+	for d := range 3000 {
+		ps := make([]prepared, 20)
+		for i := range ps {
+			ps[i] = prepared{chunk: kb.Chunk{KBScope: "s", DocID: strconv.Itoa(d), EvidenceKey: strconv.Itoa(d*20 + i), Vector: vec}}
+		}
+		s.upsertAll(ps)
+		if slots := cap(s.slab) / dim; slots > max(64, 2*len(s.meta)) {
+			t.Fatalf("after %d chunks the slab has room for %d", len(s.meta), slots)
+		}
+	}
+}

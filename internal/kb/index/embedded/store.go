@@ -110,20 +110,38 @@ func prepare(chunks []kb.Chunk) []prepared {
 
 // reserve makes room for n more chunks without reallocating the slab
 // chunk by chunk (append grows a large slice by only 1.25×, copying the
-// whole slab each time).
+// whole slab each time). Every per-slot array is given the same capacity:
+// grown apart, by slices.Grow, their capacities drifted, and the smallest
+// one running out doubled the slab while it still had room (at 100,000
+// chunks of 512 dimensions the slab reached 400 MiB, twice what it held).
 func (s *store) reserve(n int) {
 	need := len(s.meta) + n - len(s.free)
-	if need <= cap(s.meta) && need*s.dim <= cap(s.slab) {
+	if need <= s.slots() {
 		return
 	}
 	c := max(need, 2*len(s.meta), 64)
-	s.meta = slices.Grow(s.meta, c-len(s.meta))
-	s.scope = slices.Grow(s.scope, c-len(s.scope))
-	s.cat = slices.Grow(s.cat, c-len(s.cat))
-	s.invNorm = slices.Grow(s.invNorm, c-len(s.invNorm))
-	s.docLen = slices.Grow(s.docLen, c-len(s.docLen))
-	s.terms = slices.Grow(s.terms, c-len(s.terms))
-	s.slab = slices.Grow(s.slab, c*s.dim-len(s.slab))
+	s.meta = growTo(s.meta, c)
+	s.scope = growTo(s.scope, c)
+	s.cat = growTo(s.cat, c)
+	s.invNorm = growTo(s.invNorm, c)
+	s.docLen = growTo(s.docLen, c)
+	s.terms = growTo(s.terms, c)
+	s.slab = growTo(s.slab, c*s.dim)
+}
+
+// slots is how many slots the per-slot arrays have room for.
+func (s *store) slots() int {
+	return min(cap(s.meta), cap(s.scope), cap(s.cat), cap(s.invNorm), cap(s.docLen), cap(s.terms), cap(s.slab)/s.dim)
+}
+
+// growTo returns x with a capacity of exactly c when it has less.
+func growTo[T any](x []T, c int) []T {
+	if cap(x) >= c {
+		return x
+	}
+	y := make([]T, len(x), c)
+	copy(y, x)
+	return y
 }
 
 // upsertAll adds the prepared chunks in order.
