@@ -48,6 +48,7 @@
 //	    --dir string                 eval set directory: the defaults of --docs and --kb-scope come from it (default "eval/rag-retrieval")
 //	    --docs string                directory of seed documents (*.md) (default <dir>/seed-docs)
 //	    --dry-run                    validate and report what would change; write nothing
+//	    --embed-concurrency int      openai: embedding requests in flight at once [RAG_EMBED_CONCURRENCY] (default 4)
 //	    --embed-dim int              embedding dimension (use: 512, fixed; local: default 512; openai: the model's) [RAG_EMBED_DIM]
 //	    --embed-input-type string    openai: how query/passage is sent: auto, field (input_type), prefix ("query: "/"passage: "), none [RAG_EMBED_INPUT_TYPE] (default "auto")
 //	    --embed-model string         embedding model for --embedder openai [RAG_EMBED_MODEL]
