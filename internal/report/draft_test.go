@@ -149,3 +149,16 @@ func TestDiffDrafts(t *testing.T) {
 		t.Errorf("drafts moving: verdict %s, changed %d; want ok, 2", d.Verdict, d.Counts.Changed)
 	}
 }
+
+// A snapshot without a requested search mode, as a production side's,
+// says none.
+func TestSnapshotLineWithoutSearchMode(t *testing.T) {
+	p := &contract.Pipeline{Name: "production", Capabilities: []string{}}
+	if got, want := SnapshotLine(&Snapshot{KBScope: "kb", Pipeline: p}), "kbScope kb, production pipeline, declares none of the optional parts"; got != want {
+		t.Errorf("SnapshotLine = %q, want %q", got, want)
+	}
+	p.SearchMode = contract.ModeOther
+	if got, want := SnapshotLine(&Snapshot{KBScope: "kb", Pipeline: p}), "other (as the pipeline declares), kbScope kb, production pipeline, declares none of the optional parts"; got != want {
+		t.Errorf("SnapshotLine = %q, want %q", got, want)
+	}
+}

@@ -148,6 +148,11 @@ func writeSnapshotLine(b *bufio.Writer, s *Snapshot) {
 //
 //	bm25 (as the pipeline declares; hybrid requested), kbScope rag-eval, http pipeline, declares contextPack
 //
+// A pipeline's fixtures made without a search mode, as those of a
+// production side, say none:
+//
+//	kbScope rag-eval, production pipeline, declares none of the optional parts
+//
 // It is "" without a snapshot.
 func SnapshotLine(s *Snapshot) string {
 	if s == nil {
@@ -155,7 +160,11 @@ func SnapshotLine(s *Snapshot) string {
 	}
 	parts := []string{s.SearchMode, "kbScope " + s.KBScope}
 	if p := s.Pipeline; p != nil {
-		if p.SearchMode != "" && p.SearchMode != s.SearchMode {
+		switch {
+		case p.SearchMode == "" || p.SearchMode == s.SearchMode:
+		case s.SearchMode == "":
+			parts[0] = p.SearchMode + " (as the pipeline declares)"
+		default:
 			parts[0] = fmt.Sprintf("%s (as the pipeline declares; %s requested)", p.SearchMode, s.SearchMode)
 		}
 		parts = append(parts, p.Name+" pipeline")
@@ -172,6 +181,9 @@ func SnapshotLine(s *Snapshot) string {
 		default:
 			parts = append(parts, "declares "+strings.Join(p.Capabilities, ", "))
 		}
+	}
+	if parts[0] == "" && s.Pipeline != nil {
+		parts = parts[1:] // no search mode requested, as for a production side
 	}
 	line := strings.Join(parts, ", ")
 	if sd := s.Seed; sd != nil {

@@ -170,28 +170,40 @@ func stamp(ns uint64) string {
 	return time.Unix(0, int64(ns)).UTC().Format("2006-01-02T15:04:05Z")
 }
 
+// CheckProductionDir checks that dir may take a production side: it does
+// not exist, is empty, or holds a production side written before (its
+// manifest's tool is Tool).
+func CheckProductionDir(dir string) error {
+	_, err := productionDir(dir)
+	return err
+}
+
+// productionDir is CheckProductionDir, and reports whether dir exists.
+func productionDir(dir string) (exists bool, err error) {
+	switch entries, err := os.ReadDir(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case len(entries) > 0:
+		if m, err := contract.ReadManifest(dir); err != nil || m.Tool != Tool {
+			return false, fmt.Errorf("%s holds files that rag-eval draft did not write; give a new or empty directory", dir)
+		}
+	}
+	return true, nil
+}
+
 // WriteProduction writes p to the directory dir as a whole: into a staging
 // directory beside it (.DIR.staging-…), which then replaces dir. dir must
-// not exist, be empty, or hold a production side written before (its
-// manifest's tool is Tool): any other directory is refused, untouched.
+// pass CheckProductionDir: any other directory is refused, untouched.
 func WriteProduction(dir string, p *Production) error {
-	abs, err := filepath.Abs(dir)
+	exists, err := productionDir(dir)
 	if err != nil {
 		return err
 	}
-	exists := false
-	switch entries, err := os.ReadDir(abs); {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	abs, err := filepath.Abs(dir)
+	if err != nil {
 		return err
-	case len(entries) > 0:
-		m, err := contract.ReadManifest(abs)
-		if err != nil || m.Tool != Tool {
-			return fmt.Errorf("%s holds files that rag-eval draft did not write; give a new or empty directory", dir)
-		}
-		exists = true
-	default:
-		exists = true
 	}
 	parent, base := filepath.Dir(abs), filepath.Base(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {

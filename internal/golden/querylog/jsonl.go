@@ -3,6 +3,7 @@ package querylog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -42,14 +43,21 @@ func readJSONL(data []byte, p *problems) []Record {
 	return recs
 }
 
-// describeLine says what a line that is no JSON object is.
+// describeLine says what a line that is no JSON object is: a broken
+// object's syntax error, else the line's value or, when it is no JSON,
+// its text.
 func describeLine(line []byte, err error) string {
-	if err != nil {
-		if _, syntax := err.(*json.SyntaxError); syntax {
-			return "invalid JSON (" + err.Error() + ")"
-		}
+	line = bytes.TrimSpace(line)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return describe(line)
+	case line[0] == '{' && errors.As(err, &se):
+		return "a broken object (invalid JSON: " + err.Error() + ")"
+	case json.Valid(line):
+		return describe(line)
 	}
-	return describe(bytes.TrimSpace(line))
+	return "text that is no JSON: " + quote(string(line))
 }
 
 // describe names a JSON value for a message: its text when it is a short

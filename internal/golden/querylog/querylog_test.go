@@ -100,11 +100,12 @@ func TestReadJSONL(t *testing.T) {
 		`{"query": "a", "scenario": " "}`,
 		"{\"query\": \"\xff\"}",
 		`null`,
+		`not json, a text line`,
 		`{"query": "fine"}`,
 	}, "\n")
 	got := problemsOf(t, "bad.jsonl", bad, JSONL)
 	want := []string{
-		`bad.jsonl:1: expected a JSON object, got invalid JSON (unexpected end of JSON input)`,
+		`bad.jsonl:1: expected a JSON object, got a broken object (invalid JSON: unexpected end of JSON input)`,
 		`bad.jsonl:2: expected a JSON object, got an array`,
 		`bad.jsonl:3: field "query": missing required field`,
 		`bad.jsonl:4: field "query": expected a string, got 7`,
@@ -120,6 +121,7 @@ func TestReadJSONL(t *testing.T) {
 		`bad.jsonl:13: field "scenario": must not be blank; leave it out or use "" for the default`,
 		`bad.jsonl:14: not valid UTF-8`,
 		`bad.jsonl:15: expected a JSON object, got null`,
+		`bad.jsonl:16: expected a JSON object, got text that is no JSON: "not json, a text line"`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("problems\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
