@@ -486,7 +486,7 @@ func intValue(v anyValue) (string, bool) {
 func doubleValue(v anyValue) (float64, string) {
 	raw, has := v["doubleValue"]
 	if !has {
-		raw, has = v["intValue"]
+		raw = v["intValue"]
 	}
 	var text string
 	switch x := raw.(type) {
