@@ -80,7 +80,7 @@ func Draft(log *querylog.Log, opts Options) *Result {
 		}
 	}
 	all, st := group(log, scenario, func(id string) bool { return ids[id] })
-	r := &Result{Log: log, Stats: st}
+	r := &Result{Log: log, Stats: st, Queries: make([]Query, 0, len(all))}
 	for _, q := range all {
 		if c := existing[q.Key]; c != nil {
 			r.Known = append(r.Known, Known{Query: q, Case: c})

@@ -440,3 +440,13 @@ func TestMergeAvoidsTakenIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkDraft drafts 100,000 records and writes them as a new file.
+func BenchmarkDraft(b *testing.B) {
+	l := manyQueries(100000)
+	b.ReportAllocs()
+	for b.Loop() {
+		r := Draft(l, Options{Sample: 500})
+		NewFile(r.Drafts, "")
+	}
+}

@@ -59,8 +59,11 @@ type Stats struct {
 // go to, compared in lower case.
 func group(log *querylog.Log, scenario string, taken func(id string) bool) ([]Query, Stats) {
 	type acc struct {
-		q         *Query
-		forms     map[string]int
+		q     *Query
+		forms map[string]int // raw form → count; nil while there is one form
+		first string         // the one form while forms is nil
+		// scenarios counts the scenarios the records give, tags holds their
+		// tags. Both stay nil while there is none.
 		scenarios map[string]int
 		tags      map[string]bool
 		count     int64
@@ -76,16 +79,26 @@ func group(log *querylog.Log, scenario string, taken func(id string) bool) ([]Qu
 		k := Key(r.Query)
 		a := byKey[k]
 		if a == nil {
-			a = &acc{q: &Query{Key: k}, forms: map[string]int{}, scenarios: map[string]int{}, tags: map[string]bool{}}
+			a = &acc{q: &Query{Key: k}, first: r.Query}
 			byKey[k] = a
 			order = append(order, a)
+		} else if a.forms == nil && r.Query != a.first {
+			a.forms = map[string]int{a.first: int(min(a.count, math.MaxInt32))}
 		}
 		a.count += int64(r.Count)
-		a.forms[r.Query] = satAdd(a.forms[r.Query], r.Count)
+		if a.forms != nil {
+			a.forms[r.Query] = satAdd(a.forms[r.Query], r.Count)
+		}
 		if r.Scenario != "" {
+			if a.scenarios == nil {
+				a.scenarios = map[string]int{}
+			}
 			a.scenarios[r.Scenario] = satAdd(a.scenarios[r.Scenario], r.Count)
 		}
 		for _, t := range r.Tags {
+			if a.tags == nil {
+				a.tags = map[string]bool{}
+			}
 			a.tags[t] = true
 		}
 		a.q.Records = append(a.q.Records, i)
@@ -95,8 +108,10 @@ func group(log *querylog.Log, scenario string, taken func(id string) bool) ([]Qu
 	for i, a := range order {
 		q := a.q
 		q.Count = int(min(a.count, math.MaxInt32))
-		q.Forms = len(a.forms)
-		q.Query = mostFrequent(a.forms)
+		q.Forms, q.Query = 1, a.first
+		if a.forms != nil {
+			q.Forms, q.Query = len(a.forms), mostFrequent(a.forms)
+		}
 		q.Scenario = mostFrequent(a.scenarios)
 		if q.Scenario == "" {
 			q.Scenario = scenario

@@ -88,12 +88,15 @@ func sample(qs []Query, n int, seed uint64) ([]Query, []Stratum) {
 			continue
 		}
 		order := slices.Clone(m)
-		rank := func(i int) uint64 { return seededRank(seed, qs[i].Key) }
+		ranks := make(map[int]uint64, len(m))
+		for _, i := range m {
+			ranks[i] = seededRank(seed, qs[i].Key)
+		}
 		slices.SortFunc(order, func(a, b int) int {
 			if st.Frequent && qs[a].Count != qs[b].Count {
 				return qs[b].Count - qs[a].Count
 			}
-			if ra, rb := rank(a), rank(b); ra != rb {
+			if ra, rb := ranks[a], ranks[b]; ra != rb {
 				if ra < rb {
 					return -1
 				}
@@ -106,7 +109,10 @@ func sample(qs []Query, n int, seed uint64) ([]Query, []Stratum) {
 			picked[i] = true
 		}
 	}
-	var out []Query
+	if all {
+		return qs, strata
+	}
+	out := make([]Query, 0, n)
 	for i, q := range qs {
 		if picked[i] {
 			out = append(out, q)

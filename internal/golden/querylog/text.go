@@ -10,7 +10,7 @@ import (
 // white space removed. A line that is blank is skipped. Lines end with "\n" or "\r\n", and a leading byte order mark
 // is skipped. A line that is not valid UTF-8 is a problem.
 func readText(data []byte, p *problems) []Record {
-	var recs []Record
+	recs := make([]Record, 0, bytes.Count(data, []byte("\n"))+1)
 	eachLine(data, func(n int, line []byte) bool {
 		if !utf8.Valid(line) {
 			p.add(n, "", "not valid UTF-8")
