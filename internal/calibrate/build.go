@@ -155,8 +155,10 @@ type CaseLevel struct {
 
 // CaseSample is one judged case's observation. BestQuality is the best
 // qualityScore of its top-K blocks, with ScoreFrom "blocks". Else it is its
-// selected attempt's bestQuality, with ScoreFrom "attempt". Else both are
-// nil.
+// selected attempt's bestQuality, with ScoreFrom "attempt". Else it is nil.
+// ScoreFrom is then "nothingRetrieved" for a labelled case that retrieved
+// no block: it counts in its class as rejected at every threshold. It is
+// nil for any other case.
 type CaseSample struct {
 	CaseID      string           `json:"caseId"`
 	Label       string           `json:"label"`
@@ -168,6 +170,10 @@ type CaseSample struct {
 const (
 	ScoreFromBlocks  = "blocks"
 	ScoreFromAttempt = "attempt"
+	// ScoreFromNothing marks a labelled case without a score that retrieved
+	// no block. An off-topic one is a correct rejection, an answerable one a
+	// miss, at every threshold.
+	ScoreFromNothing = "nothingRetrieved"
 )
 
 // Names of the thresholds in Threshold.Name.
@@ -341,20 +347,25 @@ func buildMode(in *Input) Mode {
 
 // smallClasses says, in one warning, which classes have fewer than
 // MinClassSize scored members, in this order: relevant blocks,
-// non-relevant blocks, answered cases, off-topic cases. None when every
-// class is large enough.
+// non-relevant blocks, answered cases, off-topic cases. A class with
+// members that have no score says how many it has ("0 scored of 2
+// off-topic cases"). None when every class is large enough.
 func smallClasses(m *Mode) []string {
 	var small []string
 	for _, c := range []struct {
-		n    int
-		what string
+		n, of int
+		what  string
 	}{
-		{m.Blocks.Relevant.Count, "relevant blocks"},
-		{m.Blocks.NonRelevant.Count, "non-relevant blocks"},
-		{m.Cases.Relevant.Count, "answered cases"},
-		{m.Cases.NonRelevant.Count, "off-topic cases"},
+		{m.Blocks.Relevant.Count, m.Blocks.Counts.Relevant, "relevant blocks"},
+		{m.Blocks.NonRelevant.Count, m.Blocks.Counts.NonRelevant, "non-relevant blocks"},
+		{m.Cases.Relevant.Count, m.Cases.Counts.Relevant, "answered cases"},
+		{m.Cases.NonRelevant.Count, m.Cases.Counts.NonRelevant, "off-topic cases"},
 	} {
-		if c.n < MinClassSize {
+		switch {
+		case c.n >= MinClassSize:
+		case c.of > c.n:
+			small = append(small, fmt.Sprintf("%d scored of %d %s", c.n, c.of, c.what))
+		default:
 			small = append(small, fmt.Sprintf("%d %s", c.n, c.what))
 		}
 	}
@@ -434,11 +445,17 @@ func buildStats(results []judge.CaseResult, attemptBest map[string]float64, ship
 			top, cs.ScoreFrom = &q, strp(ScoreFromAttempt)
 		}
 		count(&cl.Counts, caseLabel, top == nil)
-		if top != nil {
+		switch {
+		case top != nil:
 			cs.BestQuality = f6p(contract.Float6(*top))
 			if caseLabel != Unlabelled {
 				caseSamples = append(caseSamples, Sample{Score: *top, Relevant: caseLabel == Relevant})
 			}
+		case caseLabel != Unlabelled && len(r.TopCandidates) == 0:
+			// Nothing retrieved, and no attempt score: the pipeline itself
+			// rejected the case, whatever the threshold.
+			cs.ScoreFrom = strp(ScoreFromNothing)
+			caseSamples = append(caseSamples, Sample{Relevant: caseLabel == Relevant, Rejected: true})
 		}
 		cl.Samples = append(cl.Samples, cs)
 	}

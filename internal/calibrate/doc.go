@@ -46,9 +46,10 @@
 // Cases are labelled for the evidence gate, lowQuality, which asks whether
 // the best block is good enough to call the evidence sufficient. A case is
 // relevant when one of its top-K blocks is relevant, and non-relevant when
-// it is off-topic. It is left out otherwise. A case whose expected
-// documents were all missed should have found evidence but did not, which
-// says nothing about the gate.
+// it is off-topic. A case that names expected documents and retrieved no
+// block at all is relevant too: a miss. It is left out otherwise. A case
+// that retrieved blocks of none of its expected documents should have
+// found evidence but did not, which says nothing about the gate.
 //
 // A case's score is the best qualityScore of its top-K blocks. A judged
 // case none of whose top-K blocks has a qualityScore has none. That is a
@@ -61,8 +62,17 @@
 // attempt with candidates, and the pipeline does not declare it lacks a
 // trace. Otherwise the case has no score and is counted as missingScore.
 // So the off-topic cases the floor rejected still count as the negatives
-// they are. The report says which source each case's score came from, in
-// scoreFrom: "blocks", "attempt", or null when it has none.
+// they are.
+//
+// A labelled case that retrieved no block and has no attempt score, as
+// from a pipeline without trace that finds nothing, still counts in its
+// class. It is rejected at every threshold: an off-topic one is a correct
+// rejection (a true negative), an answerable one a miss (a false
+// negative). It enters the rates, at the shipped thresholds and at the
+// best one, but no score summary, histogram or choice of threshold. The
+// report says which source each case's score came from, in scoreFrom:
+// "blocks", "attempt", "nothingRetrieved" for such a case, or null when it
+// has none.
 //
 // # Choosing a threshold
 //
@@ -95,7 +105,9 @@
 // perfectly separable it is the midpoint, adjusted as above, between the
 // highest non-relevant and the lowest relevant score, with J = 1. J needs
 // both classes: with no relevant or no non-relevant score the best
-// threshold is null. For example, relevant {0.6, 0.7, 0.8} and non-relevant
+// threshold is null. It is chosen on the scored members alone, as no
+// threshold moves a case that retrieved nothing. Its rates count those
+// cases too. For example, relevant {0.6, 0.7, 0.8} and non-relevant
 // {0.1, 0.2, 0.3, 0.65} give t = 0.45 with TPR 1, FPR 0.25 and J 0.75.
 // 0.675 would give J 0.67.
 //
@@ -131,7 +143,8 @@
 //	   "cases": {       null when unavailable
 //	     "counts", "relevant", "nonRelevant", "histogram", "best": as for blocks, over cases,
 //	     "atShipped": [ "lowQuality", "minQuality" ],
-//	     "samples": [{"caseId", "label", "bestQuality", "scoreFrom"}]   every judged case, golden-file order
+//	     "samples": [{"caseId", "label", "bestQuality", "scoreFrom"}]   every judged case, golden-file order;
+//	                scoreFrom "blocks", "attempt", "nothingRetrieved" or null
 //	   },
 //	   "warnings": ["…"]}]}   [] or one small-sample warning, below
 //
@@ -171,8 +184,10 @@
 // retrieved anything. A few cases make every figure coarse. The classes
 // are relevant blocks, non-relevant blocks, answered cases and off-topic
 // cases. A mode in which a class has fewer than MinClassSize (5) scored
-// members gets one warning naming those classes and their counts. The
-// warning is in the mode's "warnings", in the Markdown and on stderr.
+// members gets one warning naming those classes and their counts. A class
+// with unscored members says both counts, as in "0 scored of 2 off-topic
+// cases". The warning is in the mode's "warnings", in the Markdown and on
+// stderr.
 //
 // Blocks are the post-processed top K, so the minQuality floor has already
 // removed the candidates below it. The block statistics cannot show what a

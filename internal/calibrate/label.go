@@ -88,18 +88,24 @@ func BlockLabels(r *judge.CaseResult) []Label {
 }
 
 // CaseLabel labels a judged case for the case-level statistics, those of
-// the evidence gate. It is Relevant when a top-K block is relevant,
-// NonRelevant when the case is off-topic, else Unlabelled. A case whose
-// expected documents were all missed tells the gate nothing: it should
-// have found evidence but did not. blocks are BlockLabels(r).
+// the evidence gate. It is Relevant when a top-K block is relevant, and
+// when the case names expected documents and retrieved no block at all: a
+// miss. It is NonRelevant when the case is off-topic, whatever it
+// retrieved. It is Unlabelled otherwise. A case that retrieved blocks of
+// none of its expected documents tells the gate nothing: it should have
+// found evidence but did not. blocks are BlockLabels(r).
 func CaseLabel(r *judge.CaseResult, blocks []Label) Label {
 	for _, l := range blocks {
 		if l == Relevant {
 			return Relevant
 		}
 	}
-	if r.Status.Judged() && OffTopic(r.Case) {
+	switch {
+	case !r.Status.Judged():
+	case OffTopic(r.Case):
 		return NonRelevant
+	case r.Case.UsesExpectedDocs() && len(r.TopCandidates) == 0:
+		return Relevant
 	}
 	return Unlabelled
 }

@@ -52,11 +52,10 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 			fmt.Fprintf(b, "**Small sample.** %s.\n", mdcell.Escape(w))
 		}
 	}
-	bc, cc := m.Blocks.Counts, m.Cases.Counts
-	fmt.Fprintf(b, "\nTop-K blocks: %d relevant, %d non-relevant, %d unlabelled; %d without qualityScore.\n",
-		bc.Relevant, bc.NonRelevant, bc.Unlabelled, bc.MissingScore)
-	fmt.Fprintf(b, "Judged cases: %d with a relevant block, %d off-topic, %d neither; %d without any score.\n",
-		cc.Relevant, cc.NonRelevant, cc.Unlabelled, cc.MissingScore)
+	b.WriteString("\n")
+	for _, l := range m.CountLines() {
+		b.WriteString(l + "\n")
+	}
 
 	fmt.Fprintf(b, "\n### Thresholds\n\n")
 	mdcell.Row(b, "gate", "threshold", "value", "TPR", "FPR", "J", "precision")
@@ -89,6 +88,8 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 			case s.ScoreFrom == nil:
 			case *s.ScoreFrom == ScoreFromAttempt:
 				from = "selected attempt (no block)"
+			case *s.ScoreFrom == ScoreFromNothing:
+				from = "nothing retrieved: rejected at every threshold"
 			default:
 				from = mdcell.Escape(*s.ScoreFrom)
 			}
@@ -102,6 +103,51 @@ func writeModeMarkdown(b *bufio.Writer, m *Mode) {
 	for _, l := range m.Blocks.RelevanceLevels {
 		mdcell.Row(b, mdcell.Escape(l.Level), strconv.Itoa(l.Relevant), strconv.Itoa(l.NonRelevant), strconv.Itoa(l.Unlabelled), mdcell.Float(l.Precision))
 	}
+}
+
+// CountLines say how the blocks and the cases of an available mode were
+// labelled, and how many had no score, one sentence a line:
+//
+//	Top-K blocks: 5 relevant, 8 non-relevant, 1 unlabelled; 1 without qualityScore.
+//	Judged cases: 2 with a relevant block, 3 off-topic, 2 neither; 0 without any score.
+//
+// When cases retrieved nothing and have no score, the second line counts
+// the answerable ones apart, and a third line says how they count.
+func (m *Mode) CountLines() []string {
+	bc, cc := m.Blocks.Counts, m.Cases.Counts
+	misses, rejections := nothingRetrieved(m.Cases.Samples)
+	answered := fmt.Sprintf("%d with a relevant block", cc.Relevant-misses)
+	if misses > 0 {
+		answered += fmt.Sprintf(", %d answerable that retrieved nothing", misses)
+	}
+	out := []string{
+		fmt.Sprintf("Top-K blocks: %d relevant, %d non-relevant, %d unlabelled; %d without qualityScore.",
+			bc.Relevant, bc.NonRelevant, bc.Unlabelled, bc.MissingScore),
+		fmt.Sprintf("Judged cases: %s, %d off-topic, %d neither; %d without any score.",
+			answered, cc.NonRelevant, cc.Unlabelled, cc.MissingScore),
+	}
+	if misses+rejections > 0 {
+		out = append(out, fmt.Sprintf("The cases that retrieved nothing and have no score count as rejected at every threshold: %d off-topic (correct rejections), %d answerable (misses).",
+			rejections, misses))
+	}
+	return out
+}
+
+// nothingRetrieved counts the case samples that retrieved nothing and have
+// no score: the answerable ones (misses) and the off-topic ones
+// (rejections).
+func nothingRetrieved(samples []CaseSample) (misses, rejections int) {
+	for _, s := range samples {
+		if s.ScoreFrom == nil || *s.ScoreFrom != ScoreFromNothing {
+			continue
+		}
+		if s.Label == Relevant.String() {
+			misses++
+		} else {
+			rejections++
+		}
+	}
+	return misses, rejections
 }
 
 func thresholdRow(b *bufio.Writer, gate string, t *Threshold) {

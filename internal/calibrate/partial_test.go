@@ -3,6 +3,8 @@ package calibrate
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,4 +90,102 @@ func TestNoTraceNoAttemptScore(t *testing.T) {
 			t.Errorf("capabilities %s: attempt score taken %v, want %v", tc.caps, got, tc.want)
 		}
 	}
+}
+
+// A pipeline without trace whose off-topic cases retrieve nothing, as an
+// http or mapped pipeline that finds nothing returns: the two off-topic
+// cases count as off-topic, correct rejections at every threshold, and the
+// answerable case that retrieved nothing as a miss. Nothing says "0
+// off-topic cases", and the reports say how many cases had no score.
+func TestCasesThatRetrievedNothing(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(contract.ManifestName, `{"manifestVersion":1,"tool":"rag-snapshot","status":"available","searchMode":"hybrid","kbScope":"kb",
+		"pipeline":{"name":"mapped","version":"","store":"x","embedder":"","dim":0,"params":{"lowQuality":0.3},
+		"searchMode":"dense","capabilities":["qualityScore"]}}`)
+	no := false
+	g := &contract.GoldenFile{Version: 1, KBScope: "kb"}
+	for _, id := range []string{"a1", "a2", "a3", "miss"} {
+		g.Cases = append(g.Cases, contract.Case{CaseID: id, Query: "q", ExpectedSources: []string{"doc-" + id}})
+	}
+	for _, id := range []string{"off1", "off2"} {
+		g.Cases = append(g.Cases, contract.Case{CaseID: id, Query: "q", ExpectedFound: &no})
+	}
+	for i, id := range []string{"a1", "a2", "a3"} {
+		write(id+".json", `{"caseId":"`+id+`","query":"q","lookupResult":{"found":true,"evidenceBlocks":[
+			{"rank":1,"source":"doc-`+id+`","qualityScore":0.`+string(rune('5'+i))+`}]}}`)
+	}
+	for _, id := range []string{"miss", "off1", "off2"} {
+		write(id+".json", `{"caseId":"`+id+`","query":"q","lookupResult":{"found":false,"evidenceBlocks":[]}}`)
+	}
+	in, err := Load(g, dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Build("c.json", "", 5, []Input{in}).Modes[0]
+
+	if c, want := m.Cases.Counts, (Counts{Relevant: 4, NonRelevant: 2, MissingScore: 3}); c != want {
+		t.Errorf("case counts %+v, want %+v", c, want)
+	}
+	var from []string
+	for _, s := range m.Cases.Samples {
+		f := "-"
+		if s.ScoreFrom != nil {
+			f = *s.ScoreFrom
+		}
+		from = append(from, s.CaseID+":"+s.Label+":"+f)
+	}
+	wantFrom := []string{"a1:relevant:blocks", "a2:relevant:blocks", "a3:relevant:blocks",
+		"miss:relevant:nothingRetrieved", "off1:nonRelevant:nothingRetrieved", "off2:nonRelevant:nothingRetrieved"}
+	if !slices.Equal(from, wantFrom) {
+		t.Errorf("case samples %v, want %v", from, wantFrom)
+	}
+	// At lowQuality 0.3 the three answered cases are kept, the miss is not,
+	// and both off-topic cases are correctly rejected.
+	low := m.Cases.AtShipped[0]
+	if low.Name != NameLowQuality || low.TPR == nil || *low.TPR != 0.75 || low.FPR == nil || *low.FPR != 0 {
+		t.Errorf("at lowQuality: %s TPR %v FPR %v, want lowQuality TPR 0.75 FPR 0", low.Name, f6s(low.TPR), f6s(low.FPR))
+	}
+	// No off-topic case has a score: nothing to place a threshold between.
+	if m.Cases.Best != nil {
+		t.Errorf("best case threshold %v, want null", f6s(m.Cases.Best.Threshold))
+	}
+	if len(m.Warnings) != 1 {
+		t.Fatalf("warnings %q, want 1", m.Warnings)
+	}
+	if w := m.Warnings[0]; !strings.Contains(w, "3 scored of 4 answered cases, 0 scored of 2 off-topic cases") || strings.Contains(w, " 0 off-topic cases") {
+		t.Errorf("warning %q, want it to say 3 scored of 4 answered cases, 0 scored of 2 off-topic cases", w)
+	}
+
+	rep := &Report{Modes: []Mode{m}}
+	var md, txt strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Judged cases: 3 with a relevant block, 1 answerable that retrieved nothing, 2 off-topic, 0 neither; 3 without any score.",
+		"rejected at every threshold: 2 off-topic (correct rejections), 1 answerable (misses).",
+		"| off1 | off-topic | — | nothing retrieved: rejected at every threshold |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if want := "; without a score: 0 blocks, 3 cases\n"; !strings.HasSuffix(txt.String(), want) {
+		t.Errorf("text %q, want it to end %q", txt.String(), want)
+	}
+}
+
+func f6s(f *contract.Float6) string {
+	if f == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(float64(*f), 'g', -1, 64)
 }

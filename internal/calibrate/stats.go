@@ -15,9 +15,15 @@ import (
 // Sample is one labelled observation: a qualityScore (of a block, or the
 // best of a case's blocks) and whether it belongs to the relevant class.
 // Scores must not be NaN.
+//
+// A Rejected sample has no score: no threshold keeps it, and Score is not
+// read. It is a case that retrieved nothing. It counts in its class, as a
+// false negative or a true negative at every threshold, but in no score
+// summary or histogram.
 type Sample struct {
 	Score    float64
 	Relevant bool
+	Rejected bool
 }
 
 // Summary describes the scores of one class. Every field but Count is nil
@@ -47,11 +53,12 @@ func Summarize(scores []float64) Summary {
 	return Summary{Count: n, Min: ptr(s[0]), Median: ptr(med), Mean: ptr(sum / float64(n)), Max: ptr(s[n-1])}
 }
 
-// Scores returns the scores of the samples of one class, in input order.
+// Scores returns the scores of the samples of one class, in input order,
+// rejected ones left out.
 func Scores(samples []Sample, relevant bool) []float64 {
 	out := []float64{}
 	for _, s := range samples {
-		if s.Relevant == relevant {
+		if s.Relevant == relevant && !s.Rejected {
 			out = append(out, s.Score)
 		}
 	}
@@ -92,14 +99,17 @@ func BinOf(score float64) int {
 	return i
 }
 
-// Histogram counts the samples of each class per bin. It always returns
-// Bins bins.
+// Histogram counts the scored samples of each class per bin. It always
+// returns Bins bins.
 func Histogram(samples []Sample) []Bin {
 	bins := make([]Bin, Bins)
 	for i := range bins {
 		bins[i].Lo, bins[i].Hi = BinLo(i), BinLo(i+1)
 	}
 	for _, s := range samples {
+		if s.Rejected {
+			continue
+		}
 		b := &bins[BinOf(s.Score)]
 		if s.Relevant {
 			b.Relevant++
@@ -122,11 +132,12 @@ type Rates struct {
 	TPR, FPR, Precision, J *float64
 }
 
-// RatesAt applies threshold t to samples.
+// RatesAt applies threshold t to samples. A rejected sample is never
+// predicted relevant.
 func RatesAt(samples []Sample, t float64) Rates {
 	r := Rates{Threshold: t}
 	for _, s := range samples {
-		switch pred := s.Score >= t; {
+		switch pred := !s.Rejected && s.Score >= t; {
 		case s.Relevant && pred:
 			r.TP++
 		case s.Relevant:
@@ -170,9 +181,15 @@ func (r *Rates) fill() {
 // between the two adjacent scores it separates. Both then have more than 6
 // decimals and lie within the same 0.000001 step.
 //
-// ok is false when either class is empty, as J is then undefined.
+// The threshold is chosen on the scored samples alone, as no threshold
+// moves a rejected one. The rates it returns count the rejected samples
+// too, as false or true negatives.
+//
+// ok is false when either class has no scored sample, as there is then
+// nothing to place a threshold between.
 func BestThreshold(samples []Sample) (best Rates, ok bool) {
-	s, pos, neg := byScore(samples)
+	s, all, allNeg := byScore(samples)
+	pos, neg := scored(s)
 	if pos == 0 || neg == 0 {
 		return Rates{}, false
 	}
@@ -203,7 +220,7 @@ func BestThreshold(samples []Sample) (best Rates, ok bool) {
 		}
 		i = j
 	}
-	best.FN, best.TN = pos-best.TP, neg-best.FP
+	best.FN, best.TN = all-best.TP, allNeg-best.FP
 	best.fill()
 	return best, true
 }
@@ -264,10 +281,11 @@ type ROCPoint struct {
 // ROC returns the ROC curve of samples, from (0, 0) to (1, 1): the first
 // point keeps nothing (its Threshold is +Inf), then one point per distinct
 // score from the highest down, each keeping the samples at or above it.
-// Nil when either class is empty.
+// Rejected samples are never kept, so with them the curve ends below or
+// left of (1, 1). Nil when either class has no scored sample.
 func ROC(samples []Sample) []ROCPoint {
 	s, pos, neg := byScore(samples)
-	if pos == 0 || neg == 0 {
+	if !scoredBoth(s) {
 		return nil
 	}
 	out := []ROCPoint{{Threshold: math.Inf(1)}}
@@ -289,17 +307,21 @@ func ROC(samples []Sample) []ROCPoint {
 	return out
 }
 
-// byScore returns a copy of samples sorted by increasing score, and how
-// many of them are relevant (pos) and not (neg).
+// byScore returns a copy of the scored samples sorted by increasing score,
+// and how many of all the samples, rejected ones included, are relevant
+// (pos) and not (neg).
 func byScore(samples []Sample) (s []Sample, pos, neg int) {
+	s = make([]Sample, 0, len(samples))
 	for _, x := range samples {
 		if x.Relevant {
 			pos++
 		} else {
 			neg++
 		}
+		if !x.Rejected {
+			s = append(s, x)
+		}
 	}
-	s = slices.Clone(samples)
 	slices.SortFunc(s, func(a, b Sample) int {
 		switch {
 		case a.Score < b.Score:
@@ -310,4 +332,22 @@ func byScore(samples []Sample) (s []Sample, pos, neg int) {
 		return 0
 	})
 	return s, pos, neg
+}
+
+// scored counts the relevant and the non-relevant samples of s.
+func scored(s []Sample) (pos, neg int) {
+	for _, x := range s {
+		if x.Relevant {
+			pos++
+		} else {
+			neg++
+		}
+	}
+	return pos, neg
+}
+
+// scoredBoth reports whether s has a relevant and a non-relevant sample.
+func scoredBoth(s []Sample) bool {
+	pos, neg := scored(s)
+	return pos > 0 && neg > 0
 }

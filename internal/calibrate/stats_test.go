@@ -287,3 +287,54 @@ func TestROC(t *testing.T) {
 		t.Errorf("a ROC curve without relevant scores: %v, want none", c)
 	}
 }
+
+// Rejected samples, cases that retrieved nothing, count in their class at
+// every threshold and are never kept. They move no threshold: the best one
+// is the same with and without them, but its rates count them. They are in
+// no score summary or histogram, and without a scored member in both
+// classes there is no best threshold or ROC.
+func TestRejectedSamples(t *testing.T) {
+	scored := samples([]float64{0.6, 0.7, 0.8}, []float64{0.1, 0.2, 0.3, 0.65})
+	with := append(append([]Sample{}, scored...), Sample{Relevant: true, Rejected: true}, Sample{Rejected: true}, Sample{Rejected: true})
+
+	r := RatesAt(with, 0)
+	if r.TP != 3 || r.FN != 1 || r.FP != 4 || r.TN != 2 {
+		t.Errorf("at 0: TP %d FN %d FP %d TN %d, want 3 1 4 2", r.TP, r.FN, r.FP, r.TN)
+	}
+	b0, _ := BestThreshold(scored)
+	b, ok := BestThreshold(with)
+	if !ok {
+		t.Fatal("best: ok = false")
+	}
+	if b.Threshold != b0.Threshold {
+		t.Errorf("best threshold %v with rejected samples, %v without", b.Threshold, b0.Threshold)
+	}
+	if b.TP != 3 || b.FN != 1 || b.FP != 1 || b.TN != 5 || !near(*b.TPR, 0.75) || !near(*b.FPR, 1.0/6) {
+		t.Errorf("best: TP %d FN %d FP %d TN %d, TPR %v FPR %v; want 3 1 1 5, 0.75 1/6", b.TP, b.FN, b.FP, b.TN, *b.TPR, *b.FPR)
+	}
+	roc := ROC(with)
+	if last := roc[len(roc)-1]; !near(last.TPR, 0.75) || !near(last.FPR, 4.0/6) {
+		t.Errorf("ROC ends at (FPR %v, TPR %v), want (4/6, 0.75)", last.FPR, last.TPR)
+	}
+	if s := Summarize(Scores(with, false)); s.Count != 4 || *s.Min != 0.1 {
+		t.Errorf("non-relevant scores: count %d, min %v; want 4, 0.1", s.Count, *s.Min)
+	}
+	n := 0
+	for _, bin := range Histogram(with) {
+		n += bin.Relevant + bin.NonRelevant
+	}
+	if n != 7 {
+		t.Errorf("histogram counts %d samples, want the 7 scored", n)
+	}
+
+	onlyRejected := append(samples([]float64{0.6}, nil), Sample{Rejected: true})
+	if _, ok := BestThreshold(onlyRejected); ok {
+		t.Error("no scored non-relevant sample: a best threshold, want none")
+	}
+	if ROC(onlyRejected) != nil {
+		t.Error("no scored non-relevant sample: a ROC curve, want none")
+	}
+	if r := RatesAt(onlyRejected, 0.5); r.FPR == nil || *r.FPR != 0 {
+		t.Errorf("rejected non-relevant sample: FPR %v, want 0", r.FPR)
+	}
+}

@@ -27,10 +27,14 @@ func (r *Report) WriteText(w io.Writer) error {
 			continue
 		}
 		s := m.Shipped
-		fmt.Fprintf(b, "%s: blocks best %s vs shipped medium %s, high %s, minQuality %s; cases best %s vs shipped lowQuality %s\n",
+		fmt.Fprintf(b, "%s: blocks best %s vs shipped medium %s, high %s, minQuality %s; cases best %s vs shipped lowQuality %s",
 			oneLine(m.Name), bestText(m.Blocks.Best, m.Blocks.Relevant.Count, m.Blocks.NonRelevant.Count),
 			mdcell.Float(s.Levels.Medium), mdcell.Float(s.Levels.High), mdcell.Float(s.MinQuality),
 			bestText(m.Cases.Best, m.Cases.Relevant.Count, m.Cases.NonRelevant.Count), mdcell.Float(s.LowQuality))
+		if nb, nc := m.Blocks.Counts.MissingScore, m.Cases.Counts.MissingScore; nb+nc > 0 {
+			fmt.Fprintf(b, "; without a score: %d block%s, %d case%s", nb, plural(nb), nc, plural(nc))
+		}
+		b.WriteString("\n")
 	}
 	return b.Flush()
 }
@@ -51,4 +55,11 @@ func oneLine(s string) string {
 		return strconv.Quote(s)
 	}
 	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

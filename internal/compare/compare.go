@@ -98,6 +98,44 @@ type SideReport struct {
 	Status   string         `json:"status"`
 	Reason   *string        `json:"reason"`
 	Summary  *judge.Summary `json:"summary"`
+	// Pipeline is what the side's manifest says made its fixtures, nil
+	// without one. The outputs leave out what no side's pipeline can have
+	// (Report.NoSideHas). The JSON does not carry it.
+	Pipeline *contract.Pipeline `json:"-"`
+}
+
+// Lacks reports whether the side's pipeline declares that it lacks the
+// part capability (contract.Cap*). An unavailable side, and one without a
+// declaration, lacks nothing.
+func (s *SideReport) Lacks(capability string) bool {
+	return capability != "" && s.Summary != nil && s.Pipeline.Lacks(capability)
+}
+
+// Unjudgeable lists the checks the side's pipeline cannot be judged on,
+// each with its reason: "selected_attempt (pipeline declares no trace),
+// …". It is "" when there are none, or the side is unavailable.
+func (s *SideReport) Unjudgeable() string {
+	if s.Summary == nil {
+		return ""
+	}
+	return judge.UnjudgeableList(s.Pipeline)
+}
+
+// NoSideHas reports whether every available side's pipeline declares that
+// it lacks the part capability. The outputs then leave out its columns,
+// such as the fallback rate and the selected attempt without trace.
+func (r *Report) NoSideHas(capability string) bool {
+	some := false
+	for i := range r.Sides {
+		if r.Sides[i].Summary == nil {
+			continue
+		}
+		if !r.Sides[i].Lacks(capability) {
+			return false
+		}
+		some = true
+	}
+	return some
 }
 
 // Case is one golden case on every side. Sides[s] is null when side s is
@@ -274,6 +312,9 @@ func sideReport(s Side) SideReport {
 	}
 	sum := s.Result.Summarize().Overall
 	sr.Summary = &sum
+	if m := s.Result.Manifest; m != nil && m.Status == contract.StatusAvailable {
+		sr.Pipeline = m.Pipeline
+	}
 	return sr
 }
 

@@ -332,3 +332,39 @@ func TestMarkdownEscapesUserText(t *testing.T) {
 		}
 	}
 }
+
+// Two chunks of one section differ in the side-by-side blocks by their
+// evidenceKey, or the start of their excerpt when they have none, escaped.
+// The JSON carries neither, as before.
+func TestBlocksToldApart(t *testing.T) {
+	g := golden(1)
+	left := result(g, "l", func(int) bool { return true })
+	right := result(g, "r", func(int) bool { return false })
+	c := left.Cases[0].TopCandidates[0]
+	c.EvidenceKey = "kb/doc#B@1|<x>"
+	second := c
+	second.Rank, second.EvidenceKey = 2, "kb/doc#B@2"
+	left.Cases[0].TopCandidates = []judge.Candidate{c, second}
+	right.Cases[0].TopCandidates[0].ExcerptStart = "Raise max_connections first…"
+	r := Build(in, []Side{{Name: "a", Result: left}, {Name: "b", Result: right}}, -1, 1)
+	var md, js bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| 1 | **doc**<br>**A &gt; B**<br>key kb/doc#B@1\\|&lt;x&gt;<br>**db** · RRF · **high** · — | **other**<br>**X**<br>“Raise max_connections first…”<br>**ops** · RRF · **low** · — |",
+		"| 2 | **doc**<br>**A &gt; B**<br>key kb/doc#B@2<br>**db** · RRF · **high** · — | — |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %s:\n%s", want, md.String())
+		}
+	}
+	for _, bad := range []string{"evidenceKey", "excerptStart", "kb/doc#B"} {
+		if strings.Contains(js.String(), bad) {
+			t.Errorf("JSON has %s:\n%s", bad, js.String())
+		}
+	}
+}

@@ -151,6 +151,10 @@
 // the cases that differ only in scoreLabel apart, and detail only the
 // others. The JSON lists scoreLabel like any difference.
 //
+// The Markdown shows each block's evidenceKey, or the start of its excerpt
+// when it has none, so that two chunks of one section differ visibly. The
+// JSON carries neither, and no difference is counted for them.
+//
 // # Output
 //
 // Report.WriteJSON writes, in order:

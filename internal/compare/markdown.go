@@ -22,7 +22,10 @@ var metricTitles = map[string]string{
 // WriteMarkdown renders r: the sides, the summary table of means, then per
 // pair its metric table, every case side by side and one section per case
 // whose top-K blocks differ, with the differing fields in bold. Every
-// table cell is escaped.
+// table cell is escaped. Under the sides, each side whose pipeline lacks
+// parts says which checks it cannot be judged on. A column no side's
+// pipeline can have is left out: the fallback rate and the selected
+// attempt without trace.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	var names []string
@@ -34,22 +37,35 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		mdcell.Code(r.Inputs.Cases), mdcell.ShortHash(r.Inputs.CasesSHA256), r.Inputs.K, r.methodSentence(r.Method))
 
 	fmt.Fprintf(b, "## Sides\n\n")
-	mdcell.Row(b, "side", "fixtures", "status", "cases", "pass / fail / not run / error", "hit levels (strong / medium / weak / miss / n/a)", "fallback rate", "search modes")
-	mdcell.Row(b, "---", "---", "---", "---:", "---", "---", "---:", "---")
+	fallback := !r.NoSideHas(contract.CapTrace)
+	// without leaves out the fallback rate, the 7th cell, when no side has it.
+	without := func(cells ...string) []string {
+		if !fallback {
+			return slices.Delete(cells, 6, 7)
+		}
+		return cells
+	}
+	mdcell.Row(b, without("side", "fixtures", "status", "cases", "pass / fail / not run / error", "hit levels (strong / medium / weak / miss / n/a)", "fallback rate", "search modes")...)
+	mdcell.Row(b, without("---", "---", "---", "---:", "---", "---", "---:", "---")...)
 	for i, s := range r.Sides {
 		name := mdcell.Escape(s.Name) + " (" + Letter(i) + ")"
 		if s.Summary == nil {
-			mdcell.Row(b, name, mdcell.CodeCell(s.Fixtures),
-				"**unavailable**: "+mdcell.Escape(mdcell.Or(s.Reason, mdcell.None)), "—", "—", "—", "—", "—")
+			mdcell.Row(b, without(name, mdcell.CodeCell(s.Fixtures),
+				"**unavailable**: "+mdcell.Escape(mdcell.Or(s.Reason, mdcell.None)), "—", "—", "—", "—", "—")...)
 			continue
 		}
 		m := s.Summary
-		mdcell.Row(b, name, mdcell.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
+		mdcell.Row(b, without(name, mdcell.CodeCell(s.Fixtures), s.Status, strconv.Itoa(m.CaseCount),
 			fmt.Sprintf("%d / %d / %d / %d", m.PassCount, m.FailCount, m.NotRunCount, m.ErrorCount),
 			fmt.Sprintf("%d / %d / %d / %d / %d", m.HitLevels.Strong, m.HitLevels.Medium, m.HitLevels.Weak, m.HitLevels.Miss, m.HitLevels.NA),
-			mdcell.Float(m.FallbackRate), mdcell.Escape(strings.Join(m.SearchModes, ", ")))
+			mdcell.Float(m.FallbackRate), mdcell.Escape(strings.Join(m.SearchModes, ", ")))...)
 	}
 	b.WriteString("\n")
+	for _, s := range r.Sides {
+		if u := s.Unjudgeable(); u != "" {
+			fmt.Fprintf(b, "%s cannot be judged on: %s.\n\n", mdcell.Escape(s.Name), mdcell.Escape(u))
+		}
+	}
 	for _, s := range r.Sides {
 		if s.Summary != nil {
 			if line := skippedLine(s.Summary); line != "" {
@@ -83,8 +99,9 @@ func (r *Report) writePairCasesMarkdown(b *bufio.Writer, k int) {
 	fmt.Fprintf(b, "### Cases\n\n%s\n\n", r.differingSentence(k))
 	mdcell.Row(b, "case", "scenario", an, bn, "differences")
 	mdcell.Row(b, "---", "---", "---", "---", "---")
+	attempt := !r.NoSideHas(contract.CapTrace)
 	for _, c := range r.Cases {
-		lc, rc := sideCell(c.Sides[ai], c.Sides[bi]), sideCell(c.Sides[bi], c.Sides[ai])
+		lc, rc := sideCell(c.Sides[ai], c.Sides[bi], attempt), sideCell(c.Sides[bi], c.Sides[ai], attempt)
 		mdcell.Row(b, mdcell.Escape(c.CaseID), mdcell.Escape(c.Scenario), lc, rc, strings.Join(c.Differences[k], ", "))
 	}
 	b.WriteString("\n")
@@ -109,8 +126,8 @@ func (r *Report) writePairCasesMarkdown(b *bufio.Writer, k int) {
 }
 
 // sideCell summarises one side of a case, in bold where it differs from
-// the other side.
-func sideCell(s, other *CaseSide) string {
+// the other side. It shows the selected attempt when attempt is set.
+func sideCell(s, other *CaseSide, attempt bool) string {
 	if s == nil {
 		return "unavailable"
 	}
@@ -132,14 +149,17 @@ func sideCell(s, other *CaseSide) string {
 		bold(status, s.Status != o.Status),
 		bold(mdcell.Or(s.HitLevel, mdcell.None), !samePtr(s.HitLevel, o.HitLevel)),
 		bold("rank "+mdcell.Int(s.FirstExpectedRank), !samePtr(s.FirstExpectedRank, o.FirstExpectedRank)),
-		bold(mdcell.Escape(mdcell.Or(s.SelectedAttempt, mdcell.None)), !samePtr(s.SelectedAttempt, o.SelectedAttempt)),
+	}
+	if attempt {
+		parts = append(parts, bold(mdcell.Escape(mdcell.Or(s.SelectedAttempt, mdcell.None)), !samePtr(s.SelectedAttempt, o.SelectedAttempt)))
 	}
 	return strings.Join(parts, " · ")
 }
 
-// blockCell renders position i of a top-K list: source, breadcrumb, then
-// category · scoreLabel · relevanceLevel · qualityScore. The fields named
-// in diff are bold.
+// blockCell renders position i of a top-K list: source, breadcrumb, the
+// block's label (its evidenceKey, else the start of its excerpt), then
+// category · scoreLabel · relevanceLevel · qualityScore. The label tells
+// apart two chunks of one section. The fields named in diff are bold.
 func blockCell(l []judge.Candidate, i int, diff []string) string {
 	if i >= len(l) {
 		return "—"
@@ -156,7 +176,11 @@ func blockCell(l []judge.Candidate, i int, diff []string) string {
 		}
 		return v
 	}
-	return f(DiffSource, c.Source) + "<br>" + f(DiffBreadcrumb, c.Breadcrumb) + "<br>" +
+	label := ""
+	if l := c.Label(); l != "" {
+		label = mdcell.Escape(l) + "<br>"
+	}
+	return f(DiffSource, c.Source) + "<br>" + f(DiffBreadcrumb, c.Breadcrumb) + "<br>" + label +
 		f(DiffCategory, c.Category) + " · " + f(DiffScoreLabel, c.ScoreLabel) + " · " +
 		f(DiffRelevanceLevel, c.RelevanceLevel) + " · " + mdcell.Float(c.QualityScore)
 }

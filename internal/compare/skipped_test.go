@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
 
@@ -74,6 +75,65 @@ func TestSkippedCaseIsNoPassRatePair(t *testing.T) {
 	}
 	if n := strings.Count(js.String(), `"skippedCount": 1`); n != 2 {
 		t.Errorf("%d sides with skippedCount 1 in the JSON, want 2", n)
+	}
+}
+
+// Sides whose pipelines declare no trace: the sides table has no fallback
+// rate column and the cases no selected attempt when no side can have
+// them, and each such side says once which checks it cannot be judged on.
+// A side that declares nothing keeps both. The JSON is the same either way.
+func TestOmitsWhatNoSideHas(t *testing.T) {
+	g := golden(2)
+	all := func(int) bool { return true }
+	noTrace := &contract.Manifest{Status: contract.StatusAvailable, Pipeline: &contract.Pipeline{Name: "http", Capabilities: []string{contract.CapContextPack, contract.CapRerank}}}
+	side := func(name string, m *contract.Manifest) Side {
+		res := result(g, name, all)
+		res.Manifest = m
+		return Side{Name: name, Fixtures: name, Result: res}
+	}
+	render := func(sides ...Side) (md, txt, js string) {
+		r := Build(in, sides, -1, 1)
+		var m, x, j bytes.Buffer
+		if err := r.WriteMarkdown(&m); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteText(&x); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(&j); err != nil {
+			t.Fatal(err)
+		}
+		return m.String(), x.String(), j.String()
+	}
+	md, txt, js := render(side("bm25", noTrace), side("es", noTrace))
+	want := "cannot be judged on: breadcrumbs (pipeline declares no breadcrumb), selected_attempt (pipeline declares no trace), " +
+		"fallback_reason (pipeline declares no fallback), evidence_status (pipeline declares no evidenceStatus)"
+	for _, name := range []string{"bm25", "es"} {
+		if n := strings.Count(md, name+" "+want+"."); n != 1 {
+			t.Errorf("markdown: %s's unjudgeable line %d times, want once:\n%s", name, n, md)
+		}
+		if n := strings.Count(txt, name+" "+want+"\n"); n != 1 {
+			t.Errorf("text: %s's unjudgeable line %d times, want once:\n%s", name, n, txt)
+		}
+	}
+	for _, bad := range []string{"fallback rate", "FILTERED_VECTOR"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("markdown has %q:\n%s", bad, md)
+		}
+	}
+	_, _, builtinJS := render(side("bm25", nil), side("es", nil))
+	if js != builtinJS {
+		t.Errorf("the JSON depends on the declaration:\n%s\nwithout:\n%s", js, builtinJS)
+	}
+
+	md, _, _ = render(side("builtin", nil), side("bm25", noTrace))
+	for _, want := range []string{"| fallback rate |", "FILTERED_VECTOR", "bm25 " + want + "."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("builtin beside bm25: markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "builtin cannot be judged") {
+		t.Errorf("builtin beside bm25: builtin says it cannot be judged:\n%s", md)
 	}
 }
 

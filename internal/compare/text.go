@@ -10,8 +10,9 @@ import (
 )
 
 // WriteText writes the plain-text summary rag-eval compare prints: each
-// side's availability and pass count, the means per side, each pair's
-// metric table and how many of its cases differ.
+// side's availability and pass count, the checks it cannot be judged on,
+// the means per side, each pair's metric table and how many of its cases
+// differ.
 func (r *Report) WriteText(w io.Writer) error {
 	var names []string
 	for _, s := range r.Sides {
@@ -21,6 +22,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "%s: %d/%d cases pass (%s)\n", s.Name, s.Summary.PassCount, s.Summary.CaseCount, s.Fixtures)
+		if u := s.Unjudgeable(); u != "" {
+			fmt.Fprintf(w, "%s cannot be judged on: %s\n", s.Name, u)
+		}
 		if line := skippedLine(s.Summary); line != "" {
 			fmt.Fprintf(w, "%s: %s\n", s.Name, line)
 		}

@@ -237,6 +237,10 @@ type LookupResult struct {
 	// false, as for the builtin pipeline's results, every field is written,
 	// whatever Has says.
 	Partial bool `json:"-"`
+	// DroppedBlocks counts the blocks the pipeline's answer held beyond
+	// those it reads, dropped unread. No fixture holds it; the manifest
+	// adds it up over the run (Manifest.DroppedBlocks).
+	DroppedBlocks int `json:"-"`
 }
 
 // Presence is a set of lookupResult fields: the judged ones a decoded

@@ -68,6 +68,10 @@ type Manifest struct {
 	Unchanged int         `json:"unchanged"`
 	Removed   int         `json:"removed"`
 	Failed    []CaseError `json:"failed"`
+	// DroppedBlocks adds up the blocks the pipeline's answers held beyond
+	// those it reads, over the run (LookupResult.DroppedBlocks). The JSON
+	// omits it when 0.
+	DroppedBlocks int `json:"droppedBlocks,omitempty"`
 }
 
 // SeedRecord is how the kbScope of a builtin pipeline's store was seeded,

@@ -81,6 +81,38 @@ func Needs(name string) string {
 	return ""
 }
 
+// Unjudgeable is a check a pipeline cannot be judged on, and why: the
+// reason a skipped check carries (SkipReason).
+type Unjudgeable struct {
+	Check, Reason string
+}
+
+// UnjudgeableChecks lists, in check order, every check that needs a part
+// p declares it lacks, whether or not a golden case declares it. It is nil
+// when p lacks nothing: a nil pipeline, one without a declaration (the
+// builtin pipeline), or one that declares every part.
+func UnjudgeableChecks(p *contract.Pipeline) []Unjudgeable {
+	var out []Unjudgeable
+	for i := range checks {
+		if ch := &checks[i]; ch.needs != "" && p.Lacks(ch.needs) {
+			out = append(out, Unjudgeable{Check: ch.name, Reason: SkipReason(ch.needs)})
+		}
+	}
+	return out
+}
+
+// UnjudgeableList lists the checks p cannot be judged on, each with its
+// reason, as the reports say it: "selected_attempt (pipeline declares no
+// trace), rerank_top_source (pipeline declares no rerank)". It is "" when
+// there are none.
+func UnjudgeableList(p *contract.Pipeline) string {
+	var parts []string
+	for _, u := range UnjudgeableChecks(p) {
+		parts = append(parts, u.Check+" ("+u.Reason+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
 func always(*contract.Case) bool { return true }
 
 // run runs ch: it is skipped when the fixture's pipeline declares that it

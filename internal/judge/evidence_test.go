@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,5 +76,44 @@ func TestEvidence(t *testing.T) {
 	}
 	if strings.Contains(string(a), "excerpt") {
 		t.Errorf("JSON with the evidence holds an excerpt:\n%s", a)
+	}
+}
+
+// A top candidate carries its block's evidenceKey, or, when it has none,
+// the start of its excerpt, so that reports tell two chunks of one
+// section apart.
+func TestCandidateKeyOrExcerptStart(t *testing.T) {
+	key := func(k string) func(*contract.EvidenceBlock) {
+		return func(b *contract.EvidenceBlock) { b.EvidenceKey = k }
+	}
+	f := fixture("c", "q",
+		blk(1, "a", key("kb/a#Setup@1"), excerpt("first chunk")),
+		blk(2, "a", excerpt("  second\nchunk of the same section, with more than eight words in it  ")),
+		blk(3, "a"))
+	r := JudgeFixture(&contract.Case{CaseID: "c", Query: "q", ExpectedSources: []string{"a"}}, 5, f, "kb")
+	var got []string
+	for _, c := range r.TopCandidates {
+		got = append(got, c.EvidenceKey+"|"+c.ExcerptStart)
+	}
+	want := []string{"kb/a#Setup@1|", "|second chunk of the same section, with more…", "|"}
+	if !slices.Equal(got, want) {
+		t.Errorf("key|excerptStart %q, want %q", got, want)
+	}
+}
+
+func TestExcerptStart(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"one two", "one two"},
+		{"one two three four five six seven eight", "one two three four five six seven eight"},
+		{"one two three four five six seven eight nine", "one two three four five six seven eight…"},
+		{"# MySQL 连接池耗尽排查\n\n应用日志出现 `ERROR 1040 (HY000): Too many connections`",
+			"# MySQL 连接池耗尽排查 应用日志出现 `ERROR 1040 (HY000): Too…"},
+		{strings.Repeat("连", 70), strings.Repeat("连", 60) + "…"},
+		{strings.Repeat("x", 60), strings.Repeat("x", 60)},
+	} {
+		if got := ExcerptStart(tc.in); got != tc.want {
+			t.Errorf("ExcerptStart(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -265,6 +265,9 @@ func (j *judgement) fixtureFields(res *CaseResult) {
 			q := b.QualityScore
 			cand.QualityScore = &q
 		}
+		if cand.EvidenceKey = strings.Clone(b.EvidenceKey); cand.EvidenceKey == "" {
+			cand.ExcerptStart = strings.Clone(ExcerptStart(b.Excerpt))
+		}
 		res.TopCandidates[i] = cand
 	}
 }

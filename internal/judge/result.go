@@ -1,7 +1,10 @@
 package judge
 
 import (
+	"strings"
+
 	"github.com/ragbaseline/ragbaseline/internal/contract"
+	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
 )
 
@@ -116,11 +119,55 @@ type Candidate struct {
 	RelevanceLevel string `json:"relevanceLevel"`
 	// QualityScore is nil when the block has none.
 	QualityScore *contract.Float6 `json:"qualityScore"`
+	// EvidenceKey is the block's evidenceKey, "" when it has none.
+	// ExcerptStart is the first words of its excerpt (ExcerptStart), set
+	// only for a block without evidenceKey. Reports show one of them, so
+	// that two chunks of one section differ visibly. The JSON report
+	// writes them by hand, and encoding/json leaves them out, so the
+	// comparison's JSON has neither.
+	EvidenceKey  string `json:"-"`
+	ExcerptStart string `json:"-"`
 	// Excerpt is the block's text. KeepEvidence keeps it for the HTML
 	// report when Options.Evidence asks. It is "" otherwise and in a result
 	// read back from JSON. No JSON report carries it.
 	Excerpt string `json:"-"`
 }
+
+// Excerpt starts are at most excerptWords words and excerptChars
+// characters long.
+const (
+	excerptWords = 8
+	excerptChars = 60
+)
+
+// ExcerptStart is the start of an excerpt as reports show it to tell a
+// block apart: its first 8 words, with runs of white space as one space,
+// cut to at most 60 characters, followed by "…" when anything was left
+// out. Text without spaces, such as Chinese, is cut by characters only.
+func ExcerptStart(excerpt string) string {
+	words := strings.Fields(excerpt)
+	head, cut := diag.Prefix(strings.Join(words[:min(len(words), excerptWords)], " "), excerptChars, diag.Chars)
+	if cut || len(words) > excerptWords {
+		head += diag.Ellipsis
+	}
+	return head
+}
+
+// BlockLabel is what reports show to tell a block apart from another chunk
+// of the same section: "key " and its evidenceKey, else the start of its
+// excerpt in quotes ("“Raise max_connections first…”"), else "".
+func BlockLabel(evidenceKey, excerptStart string) string {
+	switch {
+	case evidenceKey != "":
+		return "key " + evidenceKey
+	case excerptStart != "":
+		return "“" + excerptStart + "”"
+	}
+	return ""
+}
+
+// Label is c's BlockLabel.
+func (c *Candidate) Label() string { return BlockLabel(c.EvidenceKey, c.ExcerptStart) }
 
 // Check is the outcome of one declared check. Message is nil when it
 // passed. A check is skipped when its pipeline declares it lacks the

@@ -226,3 +226,23 @@ func TestUnknownCapabilityWarned(t *testing.T) {
 		t.Errorf("warnings %v, want one naming the unknown capability", res.Warnings)
 	}
 }
+
+// The checks a pipeline cannot be judged on are every check that needs a
+// part it declares it lacks, in check order, with the skip reason. A
+// pipeline that declares nothing, or everything, lacks none.
+func TestUnjudgeableChecks(t *testing.T) {
+	got := UnjudgeableChecks(&contract.Pipeline{Name: "http", Capabilities: []string{contract.CapEvidenceStatus, contract.CapBreadcrumb, contract.CapFallback}})
+	want := []Unjudgeable{
+		{CheckSelectedAttempt, "pipeline declares no trace"},
+		{CheckContextSources, "pipeline declares no contextPack"},
+		{CheckRerankTopSource, "pipeline declares no rerank"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("unjudgeable %v, want %v", got, want)
+	}
+	for _, p := range []*contract.Pipeline{nil, {Name: "builtin"}, {Name: "http", Capabilities: contract.Capabilities}} {
+		if got := UnjudgeableChecks(p); got != nil {
+			t.Errorf("pipeline %+v: unjudgeable %v, want none", p, got)
+		}
+	}
+}

@@ -113,12 +113,17 @@ type Evidence struct {
 	Current  []EvidenceBlock `json:"current"`
 }
 
-// EvidenceBlock is the compact form of a top candidate in a diff.
+// EvidenceBlock is the compact form of a top candidate in a diff. Its
+// EvidenceKey, or its ExcerptStart when it has none, tells apart two
+// chunks of one section. Each is omitted when "", as for a baseline
+// written before they were recorded.
 type EvidenceBlock struct {
 	Rank         int              `json:"rank"`
 	Source       string           `json:"source"`
 	Breadcrumb   string           `json:"breadcrumb"`
 	QualityScore *contract.Float6 `json:"qualityScore"`
+	EvidenceKey  string           `json:"evidenceKey,omitempty"`
+	ExcerptStart string           `json:"excerptStart,omitempty"`
 }
 
 // EvidenceBlocks is how many top candidates of each side an Explanation
@@ -499,7 +504,8 @@ func evidenceOf(c *judge.CaseResult) []EvidenceBlock {
 		if i == EvidenceBlocks {
 			break
 		}
-		out = append(out, EvidenceBlock{Rank: t.Rank, Source: t.Source, Breadcrumb: t.Breadcrumb, QualityScore: t.QualityScore})
+		out = append(out, EvidenceBlock{Rank: t.Rank, Source: t.Source, Breadcrumb: t.Breadcrumb, QualityScore: t.QualityScore,
+			EvidenceKey: t.EvidenceKey, ExcerptStart: t.ExcerptStart})
 	}
 	return out
 }
@@ -737,8 +743,10 @@ func writeEvidence(b *bufio.Writer, ev Evidence) {
 }
 
 // EvidenceCell is the i-th of a side's first blocks as the diff shows it
-// beside the other side's, unescaped: "source · breadcrumb · 0.71" (no
-// breadcrumb or score when there is none), mdcell.None past the last.
+// beside the other side's, unescaped: "source · breadcrumb · key
+// kb/doc#Setup@2 · 0.71". A block without evidenceKey shows the start of
+// its excerpt in quotes instead. A part the block lacks is left out.
+// EvidenceCell is mdcell.None past the last block.
 func EvidenceCell(blocks []EvidenceBlock, i int) string {
 	if i >= len(blocks) {
 		return mdcell.None
@@ -747,6 +755,9 @@ func EvidenceCell(blocks []EvidenceBlock, i int) string {
 	s := t.Source
 	if t.Breadcrumb != "" {
 		s += " · " + t.Breadcrumb
+	}
+	if l := judge.BlockLabel(t.EvidenceKey, t.ExcerptStart); l != "" {
+		s += " · " + l
 	}
 	if t.QualityScore != nil {
 		s += " · " + mdcell.Float(t.QualityScore)

@@ -396,3 +396,70 @@ func TestSnapshotInputs(t *testing.T) {
 		}
 	}
 }
+
+// Two chunks of one section, the same source and breadcrumb, look alike
+// but for their evidenceKey, or the start of their excerpt when they have
+// none. The diff shows it on both sides, the baseline's read back from its
+// JSON report, so that ranks 1 and 2 differ visibly. A baseline written
+// before the keys were recorded shows none.
+func TestDiffTellsChunksApart(t *testing.T) {
+	miss := ptr("miss")
+	chunk := func(rank int, key, start string) judge.Candidate {
+		return judge.Candidate{Rank: rank, Source: "pool", DocID: "kb/pool", Breadcrumb: "DB > Pool > Setup", EvidenceKey: key, ExcerptStart: start}
+	}
+	base := mkCase("c", "pass", ptr("strong"), ptr(1), "F")
+	base.TopCandidates = []judge.Candidate{chunk(1, "kb/pool#Setup@1", ""), chunk(2, "kb/pool#Setup@2", "")}
+	cur := mkCase("c", "fail", miss, nil, "F")
+	cur.TopCandidates = []judge.Candidate{chunk(1, "", "Raise max_connections first…"), chunk(2, "", "Then size the pool to…")}
+	var buf bytes.Buffer
+	if err := (&Report{SchemaVersion: SchemaVersion, Cases: []judge.CaseResult{base}}).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Compare(back, &Report{Cases: []judge.CaseResult{cur}}, "b.json", "c.json")
+	ev := d.Cases[0].Explain.Evidence
+	var cells []string
+	for i := range 2 {
+		cells = append(cells, EvidenceCell(ev.Baseline, i), EvidenceCell(ev.Current, i))
+	}
+	want := []string{
+		"pool · DB > Pool > Setup · key kb/pool#Setup@1", "pool · DB > Pool > Setup · “Raise max_connections first…”",
+		"pool · DB > Pool > Setup · key kb/pool#Setup@2", "pool · DB > Pool > Setup · “Then size the pool to…”",
+	}
+	if !slices.Equal(cells, want) {
+		t.Errorf("evidence cells %q\nwant %q", cells, want)
+	}
+	var md bytes.Buffer
+	if err := d.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| 2 | pool · DB &gt; Pool &gt; Setup · key kb/pool#Setup@2 | pool · DB &gt; Pool &gt; Setup · “Then size the pool to…” |"; !strings.Contains(md.String(), want) {
+		t.Errorf("markdown lacks %s:\n%s", want, md.String())
+	}
+	var sum bytes.Buffer
+	if err := (&Report{Cases: []judge.CaseResult{cur}}).WriteSummaryMarkdown(&sum, d); err != nil {
+		t.Fatal(err)
+	}
+	if want := "first block: pool · key kb/pool#Setup@1 → pool · “Raise max_connections first…”"; !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %s:\n%s", want, sum.String())
+	}
+
+	// A baseline of an older rag-eval has neither key: its blocks show
+	// without one.
+	old := bytes.ReplaceAll(buf.Bytes(), []byte(`,
+          "evidenceKey": "kb/pool#Setup@1"`), nil)
+	if bytes.Equal(old, buf.Bytes()) {
+		t.Fatal("the baseline JSON has no evidenceKey to remove")
+	}
+	back, err = ReadJSON(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev = Compare(back, &Report{Cases: []judge.CaseResult{cur}}, "b.json", "c.json").Cases[0].Explain.Evidence
+	if got := EvidenceCell(ev.Baseline, 0); got != "pool · DB > Pool > Setup" {
+		t.Errorf("old baseline: cell %q, want no key", got)
+	}
+}

@@ -55,13 +55,19 @@
 // skipped checks keeps its bytes. So it is for drafts: a summary's
 // draftCount is written only when some case is a draft.
 //
-// The one difference from the judge's types is a top candidate's
-// scoreLabel, which rag-eval compare shows: it is not in the report.
+// The differences from the judge's types are in a top candidate. Its
+// scoreLabel, which rag-eval compare shows, is not in the report.
 // schemaVersion 1 predates it, and adding it would change every baseline.
+// Its evidenceKey, or the start of its excerpt when it has none
+// (excerptStart), ends it, each written only when not "". encoding/json
+// leaves them out of the judge's types, so the comparison's JSON has
+// neither. The baseline diff reads them back (ReadJSON), to show which
+// chunk a baseline's block was.
 //
 // The output is indented by two spaces, with no HTML escaping and a
 // trailing newline. It is byte for byte what encoding/json writes for the
-// Report less that scoreLabel (TestWriteJSONMatchesEncodingJSON). The
+// Report less that scoreLabel and with those two keys
+// (TestWriteJSONMatchesEncodingJSON). The
 // cases are written by hand rather than by reflection, which dominated
 // rag-eval's time on 10,000 cases (make bench-judge). The other members go
 // through encoding/json.
@@ -89,6 +95,21 @@
 // A draft's row shows the status draft and its candidates, and it has no
 // section. Every cell is escaped (pipes, line breaks, HTML), and a null
 // shows as "—".
+//
+// # Parts the pipeline lacks
+//
+// A pipeline that declares its capabilities may lack parts of a lookup
+// result (Report.Lacks, from the snapshot's manifest). The Markdown, text,
+// JUnit, PR summary and HTML then leave out what no case can have:
+//
+//   - without trace, the fallback rate and the selected attempt
+//   - without evidenceStatus, the evidence status histogram
+//   - without qualityScore, the relevance levels histogram
+//
+// Each says once, near the top, which checks the pipeline cannot be judged
+// on and why (Report.Unjudgeable). A report of a pipeline that declares
+// nothing, the builtin one, keeps every row. The JSON report is the same
+// either way.
 //
 // # JUnit and text
 //

@@ -13,9 +13,11 @@ import (
 
 // WriteJSON writes r as JSON indented by two spaces, with no HTML escaping
 // and a trailing newline. It is byte for byte what encoding/json writes for
-// r, except that topCandidates leave out scoreLabel. The report's schema,
-// schemaVersion 1 of docs/reports.md, does not have it. The same report
-// always gives the same bytes.
+// r, except in topCandidates. They leave out scoreLabel, which the report's
+// schema, schemaVersion 1 of docs/reports.md, does not have. They end with
+// evidenceKey, or excerptStart for a block without one, each written only
+// when not "", which encoding/json leaves out. The same report always
+// gives the same bytes.
 //
 // The cases are most of a large report, and reflection-based encoding
 // dominated rag-eval's time on 10,000 of them. So they are written by hand
@@ -49,7 +51,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return e.err
 }
 
-// appendCase writes c as encoding/json would, without scoreLabel.
+// appendCase writes c as encoding/json would, without scoreLabel, with
+// evidenceKey and excerptStart.
 func (e *encoder) appendCase(c *judge.CaseResult) {
 	e.open('{')
 	e.key("caseId")
@@ -92,6 +95,14 @@ func (e *encoder) appendCase(c *judge.CaseResult) {
 		e.str(t.RelevanceLevel)
 		e.key("qualityScore")
 		e.floatp(t.QualityScore)
+		if t.EvidenceKey != "" {
+			e.key("evidenceKey")
+			e.str(t.EvidenceKey)
+		}
+		if t.ExcerptStart != "" {
+			e.key("excerptStart")
+			e.str(t.ExcerptStart)
+		}
 		e.close('}')
 	})
 	e.key("checks")

@@ -19,6 +19,9 @@ type junitSuite struct {
 	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	// SystemOut says which checks the pipeline cannot be judged on, when
+	// it declares it lacks parts a check needs.
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitCase struct {
@@ -51,7 +54,8 @@ type junitProblem struct {
 // message="draft: …">, both counted in the suite's skipped attribute,
 // which is written only when some case was skipped or is a draft. A passing or
 // failing case with skipped checks lists them, with their reasons, in its
-// <system-out>.
+// <system-out>. When the pipeline declares it lacks parts a check needs,
+// the suite's own <system-out> says which checks it cannot be judged on.
 func (r *Report) WriteJUnit(w io.Writer) error { return r.WriteJUnitDiff(w, nil) }
 
 // WriteJUnitDiff is WriteJUnit with the regressions of d marked. d is a
@@ -75,7 +79,7 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 			}
 		}
 	}
-	s := junitSuite{Name: "rag-eval", Tests: len(r.Cases) + len(removed), Time: "0"}
+	s := junitSuite{Name: "rag-eval", Tests: len(r.Cases) + len(removed), Time: "0", SystemOut: r.Unjudgeable()}
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		jc := junitCase{ClassName: c.Scenario, Name: c.CaseID, Time: "0"}

@@ -9,19 +9,25 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // WriteMarkdown renders r as a Markdown document: the summary, a table per
 // scenario, a table of every case, then one section per failing case with
-// its check messages. Every table cell is escaped.
+// its check messages. Every table cell is escaped. The rows and columns of
+// a part the pipeline declares it lacks are left out, and the checks it
+// cannot be judged on are named under the snapshot line (parts.go).
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RAG retrieval evaluation\n\n")
 	fmt.Fprintf(b, "Cases `%s` (sha256 `%s`), fixtures `%s`, K = %d.\n\n",
 		mdcell.Code(r.Inputs.Cases), mdcell.ShortHash(r.Inputs.CasesSHA256), mdcell.Code(r.Inputs.Fixtures), r.Inputs.K)
 	writeSnapshotLine(b, r.Inputs.Snapshot)
+	if u := r.Unjudgeable(); u != "" {
+		fmt.Fprintf(b, "%s\n\n", escape(u))
+	}
 
 	fmt.Fprintf(b, "## Summary\n\n")
 	s := r.Summary
@@ -46,15 +52,24 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	row(b, "doc recall@K", mdcell.Float(s.DocRecallAtK))
 	row(b, "precision@K", mdcell.Float(s.PrecisionAtK))
 	row(b, "keyword coverage", mdcell.Float(s.KeywordCoverage))
-	row(b, "fallback rate", mdcell.Float(s.FallbackRate))
-	row(b, "evidence status", histogram(s.EvidenceStatus))
-	row(b, "selected attempt", histogram(s.SelectedAttempt))
-	row(b, "relevance levels (top K)", histogram(s.RelevanceLevels))
+	trace := !r.Lacks(contract.CapTrace)
+	if trace {
+		row(b, "fallback rate", mdcell.Float(s.FallbackRate))
+	}
+	if !r.Lacks(contract.CapEvidenceStatus) {
+		row(b, "evidence status", histogram(s.EvidenceStatus))
+	}
+	if trace {
+		row(b, "selected attempt", histogram(s.SelectedAttempt))
+	}
+	if !r.Lacks(contract.CapQualityScore) {
+		row(b, "relevance levels (top K)", histogram(s.RelevanceLevels))
+	}
 	row(b, "search modes", escape(strings.Join(s.SearchModes, ", ")))
 	b.WriteString("\n")
 
-	groupTable(b, "By scenario", "scenario", r.ByScenario, s.SkippedCount > 0, s.DraftCount > 0)
-	groupTable(b, "By tag", "tag", r.ByTag, s.SkippedCount > 0, s.DraftCount > 0)
+	groupTable(b, "By scenario", "scenario", r.ByScenario, s.SkippedCount > 0, s.DraftCount > 0, trace)
+	groupTable(b, "By tag", "tag", r.ByTag, s.SkippedCount > 0, s.DraftCount > 0, trace)
 
 	if len(s.SkippedChecks) > 0 {
 		fmt.Fprintf(b, "## Skipped checks\n\n")
@@ -121,8 +136,10 @@ func Failing(c *judge.CaseResult) bool {
 
 // groupTable writes a table of summaries by group. It has a skipped column
 // when skipped is set, that is when some case of the report was skipped,
-// and a drafts column after it when drafts is set.
-func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary, skipped, drafts bool) {
+// and a drafts column after it when drafts is set. It has a fallback rate
+// column when fallback is set, that is unless the pipeline declares no
+// trace.
+func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary, skipped, drafts, fallback bool) {
 	if len(groups) == 0 {
 		return
 	}
@@ -137,6 +154,9 @@ func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Sum
 		head = slices.Insert(head, 6, "skipped")
 		align = slices.Insert(align, 6, "---:")
 	}
+	if !fallback {
+		head, align = head[:len(head)-1], align[:len(align)-1]
+	}
 	row(b, head...)
 	row(b, align...)
 	for _, name := range sortedKeys(groups) {
@@ -149,6 +169,9 @@ func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Sum
 		}
 		if skipped {
 			cells = slices.Insert(cells, 6, strconv.Itoa(s.SkippedCount))
+		}
+		if !fallback {
+			cells = cells[:len(cells)-1]
 		}
 		row(b, cells...)
 	}

@@ -121,11 +121,52 @@ func ReadJSON(data []byte) (*Report, error) {
 	if *head.SchemaVersion != SchemaVersion {
 		return nil, &ErrSchemaVersion{Got: *head.SchemaVersion}
 	}
-	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
+	// One decoding, into types that also read the candidates' evidenceKey
+	// and excerptStart, which are not judge.Candidate's JSON (WriteJSON
+	// writes them by hand). A report written before they were has neither.
+	var rj reportJSON
+	if err := json.Unmarshal(data, &rj); err != nil {
 		return nil, fmt.Errorf("not a rag-eval JSON report: %w", err)
 	}
+	r := rj.Report
+	if rj.Cases != nil {
+		r.Cases = make([]judge.CaseResult, len(rj.Cases))
+	}
+	for i := range rj.Cases {
+		c := &rj.Cases[i]
+		r.Cases[i] = c.CaseResult
+		if c.TopCandidates == nil {
+			r.Cases[i].TopCandidates = nil
+			continue
+		}
+		tops := make([]judge.Candidate, len(c.TopCandidates))
+		for j, t := range c.TopCandidates {
+			tops[j] = t.Candidate
+			tops[j].EvidenceKey, tops[j].ExcerptStart = t.EvidenceKey, t.ExcerptStart
+		}
+		r.Cases[i].TopCandidates = tops
+	}
 	return &r, nil
+}
+
+// reportJSON, caseJSON and candidateJSON are Report, judge.CaseResult and
+// judge.Candidate as ReadJSON decodes them: a candidate's evidenceKey and
+// excerptStart included. The outer fields hide the embedded ones of the
+// same JSON name.
+type reportJSON struct {
+	Report
+	Cases []caseJSON `json:"cases"`
+}
+
+type caseJSON struct {
+	judge.CaseResult
+	TopCandidates []candidateJSON `json:"topCandidates"`
+}
+
+type candidateJSON struct {
+	judge.Candidate
+	EvidenceKey  string `json:"evidenceKey"`
+	ExcerptStart string `json:"excerptStart"`
 }
 
 // writeSnapshotLine writes, after the Markdown report's inputs line, the
@@ -143,10 +184,10 @@ func writeSnapshotLine(b *bufio.Writer, s *Snapshot) {
 //
 //	hybrid, kbScope rag-eval, builtin pipeline, embedder use-multilingual-v3 (512), fusion anchored; seeded with chunk size 800, overlap 100, 40 documents (corpus 13134c7f8ec5)
 //
-// A pipeline's own declared search mode replaces the requested one, and its
-// declared capabilities are listed:
+// A pipeline's own declared search mode replaces the requested one, which
+// it does not run, and its declared capabilities are listed:
 //
-//	bm25 (as the pipeline declares; hybrid requested), kbScope rag-eval, http pipeline, declares contextPack
+//	bm25 (as the pipeline declares), kbScope rag-eval, http pipeline, declares contextPack
 //
 // A pipeline's fixtures made without a search mode, as those of a
 // production side, say none:
@@ -160,12 +201,8 @@ func SnapshotLine(s *Snapshot) string {
 	}
 	parts := []string{s.SearchMode, "kbScope " + s.KBScope}
 	if p := s.Pipeline; p != nil {
-		switch {
-		case p.SearchMode == "" || p.SearchMode == s.SearchMode:
-		case s.SearchMode == "":
+		if p.SearchMode != "" && p.SearchMode != s.SearchMode {
 			parts[0] = p.SearchMode + " (as the pipeline declares)"
-		default:
-			parts[0] = fmt.Sprintf("%s (as the pipeline declares; %s requested)", p.SearchMode, s.SearchMode)
 		}
 		parts = append(parts, p.Name+" pipeline")
 		if p.Embedder != "" || p.Dim != 0 {

@@ -212,6 +212,15 @@ func encodingJSON(t *testing.T, v any, indent string) string {
 // writes it. A JSON string is one line, and relevanceLevel follows.
 var scoreLabelLine = regexp.MustCompile(`(?m)^ *"scoreLabel": ".*",\n`)
 
+// blockLabelLine is a candidate's evidenceKey or excerptStart member as
+// WriteJSON writes it, with the comma before it. encoding/json writes
+// neither.
+var blockLabelLine = regexp.MustCompile(`,\n *"(?:evidenceKey|excerptStart)": ".*"`)
+
+// withoutBlockLabels is report JSON without its candidates' evidenceKey
+// and excerptStart, as encoding/json would write it.
+func withoutBlockLabels(b []byte) []byte { return blockLabelLine.ReplaceAll(b, nil) }
+
 // TestWriteJSONMatchesEncodingJSON pins the report's encoder to what
 // encoding/json writes for the whole report.
 func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
@@ -223,7 +232,7 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	skips := Build(skippedResult(t), "c.json", "x")
 	for _, rep := range []*Report{full, skips, {Cases: []judge.CaseResult{}}, {}} {
-		got := render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) })
+		got := withoutBlockLabels(render(t, func(b *bytes.Buffer) error { return rep.WriteJSON(b) }))
 		want := []byte(encodingJSON(t, rep, ""))
 		if !bytes.Equal(got, want) {
 			t.Errorf("WriteJSON differs from encoding/json:\n%s", goldenfile.LineDiff(string(want), string(got)))
@@ -266,7 +275,8 @@ func TestAppendCaseMatchesEncodingJSON(t *testing.T) {
 		}
 		for j := range rng.IntN(3) {
 			c.TopCandidates = append(c.TopCandidates, judge.Candidate{Rank: j + 1, Source: str(), DocID: str(), Breadcrumb: str(),
-				Category: str(), ScoreLabel: str(), RelevanceLevel: str(), QualityScore: f6(rng.Float64())})
+				Category: str(), ScoreLabel: str(), RelevanceLevel: str(), QualityScore: f6(rng.Float64()),
+				EvidenceKey: str(), ExcerptStart: str()})
 			c.Checks = append(c.Checks, judge.Check{Name: str(), Passed: rng.IntN(2) == 0, Message: opt()})
 		}
 		if rng.IntN(2) == 0 {
@@ -275,8 +285,32 @@ func TestAppendCaseMatchesEncodingJSON(t *testing.T) {
 		want := encodingJSON(t, &c, "    ")
 		e := encoder{depth: 2}
 		e.appendCase(&c)
-		if got := string(e.b) + "\n"; got != want {
+		if got := string(withoutBlockLabels(e.b)) + "\n"; got != want {
 			t.Fatalf("appendCase differs from encoding/json:\n%s", goldenfile.LineDiff(want, got))
+		}
+		// evidenceKey and excerptStart, which encoding/json does not write,
+		// decode to what encoding/json makes of the strings.
+		var back struct {
+			TopCandidates []struct{ EvidenceKey, ExcerptStart *string }
+		}
+		if err := json.Unmarshal(e.b, &back); err != nil {
+			t.Fatalf("appendCase wrote invalid JSON: %v\n%s", err, e.b)
+		}
+		for j, cand := range c.TopCandidates {
+			for _, f := range []struct {
+				name string
+				got  *string
+				want string
+			}{{"evidenceKey", back.TopCandidates[j].EvidenceKey, cand.EvidenceKey}, {"excerptStart", back.TopCandidates[j].ExcerptStart, cand.ExcerptStart}} {
+				var want *string
+				if f.want != "" {
+					data, _ := json.Marshal(f.want)
+					_ = json.Unmarshal(data, &want)
+				}
+				if (f.got == nil) != (want == nil) || f.got != nil && *f.got != *want {
+					t.Fatalf("%s of %q reads back as %v, want %v", f.name, f.want, f.got, want)
+				}
+			}
 		}
 	}
 }

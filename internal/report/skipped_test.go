@@ -122,3 +122,53 @@ func TestDiffDeclarationIsAnInput(t *testing.T) {
 		t.Errorf("input lines %q, want %q", got, want)
 	}
 }
+
+// A pipeline that declares it lacks the trace, the fallback, the rerank
+// trace, the evidence status and the scores: every format leaves out their
+// rows and columns, and says once which checks it cannot be judged on. The
+// same run without the declaration keeps them all.
+func TestOmitsWhatThePipelineLacks(t *testing.T) {
+	res := skippedResult(t)
+	rep := Build(res, "testdata/skipset/golden-cases.json", "0123456789abcdef")
+	rep.Inputs.Snapshot = SnapshotOf(res.Manifest)
+	formats := func(rep *Report) map[string]string {
+		out := map[string]string{}
+		out["markdown"] = string(render(t, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) }))
+		out["text"] = string(render(t, func(b *bytes.Buffer) error { return rep.WriteText(b, false) }))
+		out["junit"] = string(render(t, func(b *bytes.Buffer) error { return rep.WriteJUnit(b) }))
+		out["summary"] = string(render(t, func(b *bytes.Buffer) error { return rep.WriteSummaryMarkdown(b, nil) }))
+		return out
+	}
+	const line = "Checks this pipeline cannot be judged on: breadcrumbs (pipeline declares no breadcrumb), selected_attempt (pipeline declares no trace), " +
+		"fallback_reason (pipeline declares no fallback), evidence_status (pipeline declares no evidenceStatus), rerank_top_source (pipeline declares no rerank)."
+	gone := []string{"fallback rate", "selected attempt", "evidence status", "relevance levels", "FILTERED_VECTOR", "requested"}
+	for name, out := range formats(rep) {
+		if n := strings.Count(out, line); n != 1 {
+			t.Errorf("%s: the unjudgeable line %d times, want once:\n%s", name, n, out)
+		}
+		for _, bad := range gone {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: has %q:\n%s", name, bad, out)
+			}
+		}
+	}
+
+	// Undeclared: every part can be there, and nothing is said.
+	p := *res.Manifest.Pipeline
+	p.Capabilities = nil
+	rep.Inputs.Snapshot.Pipeline = &p
+	out := formats(rep)
+	for name, o := range out {
+		if strings.Contains(o, "cannot be judged") {
+			t.Errorf("undeclared, %s: says what cannot be judged:\n%s", name, o)
+		}
+	}
+	for _, want := range []string{"| fallback rate | 0 |", "| selected attempt |", "| evidence status |", "| relevance levels (top K) |", "nDCG@K | fallback rate |"} {
+		if !strings.Contains(out["markdown"], want) {
+			t.Errorf("undeclared, markdown: lacks %q", want)
+		}
+	}
+	if !strings.Contains(out["text"], "  fallback rate 0\n") {
+		t.Errorf("undeclared, text: lacks the fallback rate:\n%s", out["text"])
+	}
+}

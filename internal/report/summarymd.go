@@ -33,6 +33,9 @@ const summaryLineLimit = 1000
 //   - a compact summary table, with the baseline's values and the deltas
 //     when d is set
 //
+// With a pipeline that declares it lacks parts, a line after the verdict
+// says which checks it cannot be judged on and why.
+//
 // Every part is always there but the two lists. They are cut at a line
 // boundary when the whole would exceed SummaryMarkdownLimit bytes. A note
 // then says how many lines were left out and where the full reports are.
@@ -62,6 +65,9 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	head.WriteString(".\n\n")
 	if s.NothingJudged() {
 		fmt.Fprintf(&head, "%s\n\n", nothingJudged)
+	}
+	if u := r.Unjudgeable(); u != "" {
+		fmt.Fprintf(&head, "%s\n\n", escape(u))
 	}
 	if s.AllDrafts() {
 		fmt.Fprintf(&head, "%s\n\n", allDrafts)
@@ -200,13 +206,17 @@ func plural(n int) string {
 	return "s"
 }
 
-// firstBlock is a block's compact form in the summary: "source (0.55)".
+// firstBlock is a block's compact form in the summary: "source · key
+// kb/doc#Setup@2 (0.55)", with the block's judge.BlockLabel.
 func firstBlock(blocks []EvidenceBlock) string {
 	if len(blocks) == 0 {
 		return "none"
 	}
 	t := blocks[0]
 	s := escape(t.Source)
+	if l := judge.BlockLabel(t.EvidenceKey, t.ExcerptStart); l != "" {
+		s += " · " + escape(l)
+	}
 	if t.QualityScore != nil {
 		s += " (" + mdcell.Float(t.QualityScore) + ")"
 	}

@@ -6,14 +6,17 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
 )
 
 // WriteText writes the plain-text summary a person reads in a terminal or a
-// CI log: pass rate, hit levels, recall@K and the other means, and the
-// failing case ids. Drafts are counted on the first line and not listed.
-// With colour, statuses are coloured with ANSI escapes.
+// CI log: pass rate, the checks the pipeline cannot be judged on, hit
+// levels, recall@K and the other means, and the failing case ids. The
+// fallback rate is left out for a pipeline that declares no trace. Drafts
+// are counted on the first line and not listed. With colour, statuses are
+// coloured with ANSI escapes.
 func (r *Report) WriteText(w io.Writer, colour bool) error {
 	b := bufio.NewWriter(w)
 	s := r.Summary
@@ -29,6 +32,9 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	}
 	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error%s%s (pass rate %s)\n",
 		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, skippedCases(&s), draftCases(&s), mdcell.Float(s.PassRate))
+	if u := r.Unjudgeable(); u != "" {
+		fmt.Fprintf(b, "%s\n", u)
+	}
 	if line := skippedChecksLine(&s); line != "" {
 		fmt.Fprintf(b, "%s\n", line)
 	}
@@ -40,9 +46,13 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	}
 	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
-	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  keyword coverage %s  fallback rate %s\n",
+	fmt.Fprintf(b, "recall@%d %s  mrr %s  ndcg@%d %s  keyword coverage %s",
 		r.Inputs.K, mdcell.Float(s.RecallAtK), mdcell.Float(s.MRR), r.Inputs.K, mdcell.Float(s.NDCGAtK),
-		mdcell.Float(s.KeywordCoverage), mdcell.Float(s.FallbackRate))
+		mdcell.Float(s.KeywordCoverage))
+	if !r.Lacks(contract.CapTrace) {
+		fmt.Fprintf(b, "  fallback rate %s", mdcell.Float(s.FallbackRate))
+	}
+	b.WriteString("\n")
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		switch c.Status {

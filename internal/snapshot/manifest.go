@@ -52,6 +52,7 @@ func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *contract
 		Unchanged:       ds.Unchanged,
 		Removed:         ds.Removed,
 		Failed:          failed,
+		DroppedBlocks:   ds.DroppedBlocks,
 	}
 }
 

@@ -312,12 +312,12 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 	case err != nil:
 		return caseOutcome{kind: failed, err: fmt.Errorf("read old fixture: %w", err)}
 	case Same(old, data):
-		return caseOutcome{kind: unchanged, empty: len(res.EvidenceBlocks) == 0}
+		return caseOutcome{kind: unchanged, empty: len(res.EvidenceBlocks) == 0, dropped: res.DroppedBlocks}
 	}
 	if err := writeSynced(filepath.Join(t.staging, name), data); err != nil {
 		return caseOutcome{kind: failed, err: fmt.Errorf("stage fixture: %w", err)}
 	}
-	return caseOutcome{kind: kind, empty: len(res.EvidenceBlocks) == 0}
+	return caseOutcome{kind: kind, empty: len(res.EvidenceBlocks) == 0, dropped: res.DroppedBlocks}
 }
 
 // lookup runs one lookup with retries (see retry).
@@ -376,6 +376,7 @@ func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 		if r.empty {
 			ds.Empty++
 		}
+		ds.DroppedBlocks += r.dropped
 		switch r.kind {
 		case unchanged:
 			ds.Unchanged++

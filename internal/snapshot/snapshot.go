@@ -97,6 +97,9 @@ type DirSummary struct {
 	// Failed counts the failed cases, listed in Failures in golden order.
 	Failed   int
 	Failures []contract.CaseError
+	// DroppedBlocks adds up the blocks the written cases' answers held
+	// beyond those the pipeline reads (contract.LookupResult.DroppedBlocks).
+	DroppedBlocks int
 	// Moved reports whether the fixtures were moved in. It is false when a
 	// case failed without Partial. ManifestWritten reports whether
 	// _snapshot.json was written or rewritten.
@@ -196,6 +199,8 @@ type caseOutcome struct {
 	err  error
 	// empty: the lookup returned no evidence block.
 	empty bool
+	// dropped: the blocks of its answer the pipeline dropped unread.
+	dropped int
 }
 
 // Run snapshots every case of opts.Cases. See the package documentation for

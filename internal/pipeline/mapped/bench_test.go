@@ -26,11 +26,11 @@ func BenchmarkMapping(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				out, err := p.cfg.Blocks.run(ctx, doc, env)
+				out, err := p.cfg.Blocks.run(ctx, doc, env, p.jq)
 				if err != nil {
 					b.Fatal(err)
 				}
-				blocks, err := p.toBlocks(out)
+				blocks, _, err := p.toBlocks(out, BlocksPerTopK*5)
 				if err != nil || len(p.result(blocks, 5).EvidenceBlocks) == 0 {
 					b.Fatal(err)
 				}

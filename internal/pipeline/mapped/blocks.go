@@ -43,15 +43,23 @@ func BlockFields() []string {
 }
 
 // toBlocks turns the values the blocks program yielded into evidence
-// blocks: one array of objects, or the objects one by one. A null field is
-// absent. A field of the wrong type or an unknown field is an error naming
-// the block, 1-based, and the field.
-func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
+// blocks: one array of objects, or the objects one by one. The first keep
+// are read and the others dropped unread, and counted. An array of more
+// than maxOutputs blocks is an error, as are more outputs (program.run).
+// A null field is absent. A field of the wrong type or an unknown field is
+// an error naming the block, 1-based, and the field.
+func (p *Pipeline) toBlocks(out []any, keep int) (_ []contract.EvidenceBlock, dropped int, _ error) {
 	items := out
 	if len(out) == 1 {
 		if arr, ok := out[0].([]any); ok {
 			items = arr
 		}
+	}
+	if len(items) > maxOutputs {
+		return nil, 0, fmt.Errorf("an array of %d blocks, more than %d: ask the service for .topK of them", len(items), maxOutputs)
+	}
+	if len(items) > keep {
+		items, dropped = items[:keep], len(items)-keep
 	}
 	blocks := make([]contract.EvidenceBlock, 0, len(items))
 	scores := make([]float64, 0, len(items))
@@ -59,7 +67,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 	for i, it := range items {
 		obj, ok := it.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("block %d: want an object, got %s", i+1, typeOf(it))
+			return nil, 0, fmt.Errorf("block %d: want an object, got %s", i+1, typeOf(it))
 		}
 		var b contract.EvidenceBlock
 		var score float64
@@ -73,7 +81,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 			v := obj[k]
 			want, known := blockFields[k]
 			if !known {
-				return nil, fmt.Errorf("block %d: unknown field %q (a block has %s)", i+1, k, strings.Join(BlockFields(), ", "))
+				return nil, 0, fmt.Errorf("block %d: unknown field %q (a block has %s)", i+1, k, strings.Join(BlockFields(), ", "))
 			}
 			if v == nil {
 				continue
@@ -101,7 +109,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 			case "string":
 				s, ok := v.(string)
 				if !ok {
-					return nil, bad()
+					return nil, 0, bad()
 				}
 				s = strings.ToValidUTF8(s, "\uFFFD") // scrubbed above
 				switch k {
@@ -125,16 +133,16 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 			case "integer":
 				f, ok := toFloat(v)
 				if !ok || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
-					return nil, fmt.Errorf("block %d: %s: want an integer from 0, got %s", i+1, k, describe(v))
+					return nil, 0, fmt.Errorf("block %d: %s: want an integer from 0, got %s", i+1, k, describe(v))
 				}
 				b.ChunkIndex, b.Has = int(f), b.Has|contract.BlockHasChunkIndex
 			case "number":
 				f, ok := toFloat(v)
 				if !ok {
-					return nil, bad()
+					return nil, 0, bad()
 				}
 				if math.IsNaN(f) || math.IsInf(f, 0) {
-					return nil, fmt.Errorf("block %d: %s: want a finite number, got %s", i+1, k, describe(v))
+					return nil, 0, fmt.Errorf("block %d: %s: want a finite number, got %s", i+1, k, describe(v))
 				}
 				switch k {
 				case "score":
@@ -150,10 +158,10 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 		}
 		if hasScore {
 			if sc.Kind == "" {
-				return nil, fmt.Errorf("block %d: has a score but the config declares no score section (kind and quality)", i+1)
+				return nil, 0, fmt.Errorf("block %d: has a score but the config declares no score section (kind and quality)", i+1)
 			}
 			if sc.Min != nil && score < *sc.Min || sc.Max != nil && score > *sc.Max {
-				return nil, fmt.Errorf("block %d: score %g is outside the declared score.range %s", i+1, score, rangeString(sc))
+				return nil, 0, fmt.Errorf("block %d: score %g is outside the declared score.range %s", i+1, score, rangeString(sc))
 			}
 			// The raw score is kept where the builtin pipeline keeps
 			// its own: a distance as denseDistance, a similarity as
@@ -172,7 +180,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 				b.Has |= contract.BlockHasScoreLabel
 			}
 		} else if sc.Quality != QualityNone {
-			return nil, fmt.Errorf("block %d: has no score, which score.quality %s needs", i+1, sc.Quality)
+			return nil, 0, fmt.Errorf("block %d: has no score, which score.quality %s needs", i+1, sc.Quality)
 		}
 		blocks = append(blocks, b)
 		scores = append(scores, score)
@@ -185,7 +193,7 @@ func (p *Pipeline) toBlocks(out []any) ([]contract.EvidenceBlock, error) {
 			blocks[i].HasQuality = true
 		}
 	}
-	return blocks, nil
+	return blocks, dropped, nil
 }
 
 // qualities converts the scores of a result list by the declared

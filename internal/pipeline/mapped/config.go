@@ -156,6 +156,35 @@ type step struct {
 	Name string
 	call
 	Value *program
+	// inURL is the field of the first URL holding {Name}, "" for none.
+	inURL string
+}
+
+// check refuses a value the step's name cannot stand for. Null is what a
+// mapping gives for a field the answer lacks. An object or an array has no
+// text to put in a URL that holds {Name}.
+func (s *step) check(v any) error {
+	if v == nil {
+		return fmt.Errorf("%s: the value of %s is null (a field the answer lacks?), want a string, number or boolean", s.Value.field, s.Name)
+	}
+	if _, ok := scalarString(v); !ok && s.inURL != "" {
+		kind := "an object"
+		if _, ok := v.([]any); ok {
+			kind = "an array"
+		}
+		return fmt.Errorf("%s: the value of %s is %s, want a string, number or boolean for {%s} in %s", s.Value.field, s.Name, kind, s.Name, s.inURL)
+	}
+	return nil
+}
+
+// uses reports whether t holds the placeholder {name}.
+func (t *template) uses(name string) bool {
+	for _, p := range t.parts {
+		if p.kind == placeholder && p.text == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Load reads and checks the config file at path (YAML, or JSON, which is
@@ -278,6 +307,17 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	if c.Request, err = r.call(n, "request", names, true); err != nil {
 		return nil, err
+	}
+	urls := []*template{c.Request.URL}
+	for i := len(c.Setup) - 1; i >= 0; i-- {
+		// A step's value can be in the URLs of the steps after it.
+		for _, u := range urls {
+			if u.uses(c.Setup[i].Name) {
+				c.Setup[i].inURL = u.field
+				break
+			}
+		}
+		urls = append([]*template{c.Setup[i].URL}, urls...)
 	}
 	if n, err = need("response"); err != nil {
 		return nil, err

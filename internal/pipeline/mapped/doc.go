@@ -25,12 +25,15 @@
 // interpolate with tojson, whose escapes are GraphQL's. gojq gets no
 // environment, $ENV being empty, so a mapping cannot copy a secret into a
 // fixture. Setup steps' values are $name in later programs, and $request
-// is the input in the response programs.
+// is the input in the response programs. A setup value of null is an
+// error, and so is an object or an array that a later URL's {name} needs.
 //
 // # Secrets
 //
 // ${NAME} and ${NAME:-default} in URLs and header values are read from the
-// environment once, by New. Every value read, and the host and user info of
+// environment once, by New. In a URL a value is escaped by where it stands:
+// one path segment in the path, one parameter value in the query string,
+// as it is in the scheme and host, where white space is refused. Every value read, and the host and user info of
 // a value that is a URL, is replaced by ${NAME} in every error the pipeline
 // returns. The wrapped error stays reachable for errors.As, so the
 // transient and unreachable classification still works. Describe's store
@@ -61,10 +64,23 @@
 // own 400 answer is a *lookuphttp.StatusError, not a refused request,
 // since the config made that request.
 //
+// # Limits
+//
+// An answer is decoded in two passes (decode.go). The first checks it and
+// reckons the memory its values will take. The second builds them only
+// when that fits in Options.MaxDecodedBytes, which all lookups in flight
+// share through a semaphore. Each jq evaluation is bounded by
+// Options.MaxJQTime and stopped when the heap grows by more than
+// Options.MaxJQMemory while it runs. Either stop is a *JQLimitError, not
+// transient. A program yields at most 10,000 values, and the blocks
+// program's array holds at most 10,000 blocks.
+//
 // # Blocks and scores
 //
 // The blocks program yields one array of objects or the objects one by
-// one. Each object may have the fields BlockFields lists, with strict
+// one. The first BlocksPerTopK × topK are read. The rest are dropped
+// unread and counted in contract.LookupResult.DroppedBlocks, which the
+// manifest adds up. Each object may have the fields BlockFields lists, with strict
 // types: a number as a string is an error saying to use tonumber. null or
 // a missing field stays absent. The score is converted to qualityScore by
 // the declared Score.Quality: identity, 2s-1, 1-d, 1-d/2, 1-d^2/2, minmax

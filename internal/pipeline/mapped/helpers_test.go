@@ -24,6 +24,7 @@ func shipped(name string) string { return filepath.Join("..", "..", "..", "deplo
 // recorded is one request a fakeAPI received.
 type recorded struct {
 	Method, Path, RawQuery string
+	EscapedPath            string // the path as sent
 	Host                   string
 	Header                 http.Header
 	Body                   []byte
@@ -43,7 +44,7 @@ func newFakeAPI(t testing.TB, answer func(r recorded) (int, []byte)) *fakeAPI {
 	f := &fakeAPI{answer: answer}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		rec := recorded{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Host: r.Host, Header: r.Header.Clone(), Body: body}
+		rec := recorded{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, EscapedPath: r.URL.EscapedPath(), Host: r.Host, Header: r.Header.Clone(), Body: body}
 		f.mu.Lock() // answers one at a time: tests count calls in them
 		f.reqs = append(f.reqs, rec)
 		status, out := f.answer(rec)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"golang.org/x/net/http/httpguts"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/diag"
@@ -27,6 +28,16 @@ import (
 
 // DefaultMaxResponseBytes bounds a response body.
 const DefaultMaxResponseBytes = 64 << 20
+
+// DefaultMaxDecodedBytes bounds what the decoded answers take, all
+// lookups in flight together (Options.MaxDecodedBytes).
+const DefaultMaxDecodedBytes = 256 << 20
+
+// BlocksPerTopK is how many blocks of an answer are read for each block a
+// lookup asks for: 4 × topK, as the builtin pipeline's 20 candidates for
+// its 5 blocks. The rest are dropped unread and counted
+// (contract.LookupResult.DroppedBlocks).
+const BlocksPerTopK = 4
 
 // Options are what a pipeline needs besides its config.
 type Options struct {
@@ -45,6 +56,19 @@ type Options struct {
 	// MaxResponseBytes bounds a response body. 0 means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// MaxDecodedBytes bounds the memory the decoded answers take, as the
+	// decoder reckons it, all lookups in flight together: a lookup waits
+	// for the memory of the others' answers, and an answer that alone
+	// would take more is refused. 0 means DefaultMaxDecodedBytes.
+	MaxDecodedBytes int64
+	// MaxJQTime bounds each evaluation of a jq program. 0 means
+	// DefaultMaxJQTime, or half of Timeout when that is shorter, so that
+	// an endless program is stopped as such before the lookup's own
+	// deadline.
+	MaxJQTime time.Duration
+	// MaxJQMemory stops an evaluation of a jq program during which the
+	// process's heap grows by more. 0 means DefaultMaxJQMemory.
+	MaxJQMemory int64
 }
 
 // Pipeline runs lookups through the HTTP API a Config describes. It
@@ -64,6 +88,9 @@ type Pipeline struct {
 	headers []resolvedHeader
 	setup   []resolvedCall
 	request resolvedCall
+
+	jq       jqLimits
+	decoding *semaphore.Weighted // the bytes decoded answers may take
 
 	mu   sync.Mutex
 	vars map[string]any // the setup values, once the setup ran
@@ -98,7 +125,20 @@ func New(cfg *Config, opt Options) (*Pipeline, error) {
 	if opt.HTTPClient == nil {
 		opt.HTTPClient = lookuphttp.DefaultClient
 	}
-	p := &Pipeline{cfg: cfg, opt: opt}
+	if opt.MaxDecodedBytes <= 0 {
+		opt.MaxDecodedBytes = DefaultMaxDecodedBytes
+	}
+	if opt.MaxJQTime <= 0 {
+		opt.MaxJQTime = DefaultMaxJQTime
+		if opt.Timeout > 0 {
+			opt.MaxJQTime = min(opt.MaxJQTime, opt.Timeout/2)
+		}
+	}
+	if opt.MaxJQMemory <= 0 {
+		opt.MaxJQMemory = DefaultMaxJQMemory
+	}
+	p := &Pipeline{cfg: cfg, opt: opt, jq: jqLimits{time: opt.MaxJQTime, memory: opt.MaxJQMemory},
+		decoding: semaphore.NewWeighted(opt.MaxDecodedBytes)}
 	resolveT := func(t *template) (*resolved, error) {
 		r, err := t.resolve(opt.LookupEnv, &p.secrets, &p.credentials)
 		if err != nil {
@@ -223,11 +263,15 @@ func (p *Pipeline) setupVars(ctx context.Context) (map[string]any, error) {
 	}
 	vars := map[string]any{}
 	for i, s := range p.cfg.Setup {
-		resp, err := p.do(ctx, &p.setup[i], nil, vars)
+		resp, release, err := p.do(ctx, &p.setup[i], nil, vars)
 		if err != nil {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %s (%s): %v", p.cfg.File, s.field, s.Name, err), err: err}
 		}
 		v, err := p.one(ctx, s.Value, resp, vars)
+		release()
+		if err == nil {
+			err = s.check(v)
+		}
 		if err != nil {
 			return nil, &SetupError{msg: fmt.Sprintf("%s: %v", p.cfg.File, err), err: err}
 		}
@@ -277,19 +321,22 @@ func (p *Pipeline) lookup(ctx context.Context, req pipeline.Request) (*contract.
 		env[k] = v
 	}
 	env["request"] = input
-	resp, err := p.do(ctx, &p.request, input, env)
+	resp, release, err := p.do(ctx, &p.request, input, env)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	out, err := p.run(ctx, p.cfg.Blocks, resp, env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.cfg.File, err)
 	}
-	blocks, err := p.toBlocks(out)
+	blocks, dropped, err := p.toBlocks(out, BlocksPerTopK*topK)
 	if err != nil {
 		return nil, fmt.Errorf("%s: response.blocks: %w", p.cfg.File, err)
 	}
-	return p.result(blocks, topK), nil
+	lr := p.result(blocks, topK)
+	lr.DroppedBlocks = dropped
+	return lr, nil
 }
 
 // result grades the blocks by the thresholds and builds the lookup result
@@ -323,10 +370,12 @@ func (p *Pipeline) result(blocks []contract.EvidenceBlock, topK int) *contract.L
 	return lr
 }
 
-// do makes one call and returns the decoded JSON of its 2xx response.
+// do makes one call and returns the decoded JSON of its 2xx response,
+// with the function to call once the caller is done with it, which gives
+// the memory it takes back to the other lookups (Options.MaxDecodedBytes).
 // input is the request input object, nil for a setup step, and env the jq
 // variables.
-func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[string]any) (any, error) {
+func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[string]any) (any, func(), error) {
 	c := rc.c
 	where := c.where()
 	values := map[string]string{}
@@ -345,21 +394,21 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	u := rc.url.expand(values, true)
 	parsed, err := url.Parse(u)
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-		return nil, fmt.Errorf("%s: %s.url is not an http(s) URL once expanded", where, c.field)
+		return nil, nil, fmt.Errorf("%s: %s.url is not an http(s) URL once expanded", where, c.field)
 	}
 	if len(c.Params) > 0 {
 		q := parsed.Query()
 		for _, pm := range c.Params {
 			v, err := p.one(ctx, pm.prog, input, env)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", where, err)
+				return nil, nil, fmt.Errorf("%s: %w", where, err)
 			}
 			if v == nil {
 				continue
 			}
 			s, ok := scalarString(v)
 			if !ok {
-				return nil, fmt.Errorf("%s: %s: want a string, number or boolean, got %s", where, pm.prog.field, typeOf(v))
+				return nil, nil, fmt.Errorf("%s: %s: want a string, number or boolean, got %s", where, pm.prog.field, typeOf(v))
 			}
 			q.Set(pm.name, s)
 		}
@@ -369,10 +418,10 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	if c.Body != nil {
 		v, err := p.one(ctx, c.Body, input, env)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if payload, err = gojqMarshal(v); err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", where, c.Body.field, err)
+			return nil, nil, fmt.Errorf("%s: %s: %v", where, c.Body.field, err)
 		}
 	}
 
@@ -387,7 +436,7 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	}
 	hreq, err := http.NewRequestWithContext(ctx, c.Method, parsed.String(), rd)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", where, err)
+		return nil, nil, fmt.Errorf("%s: %v", where, err)
 	}
 	if payload != nil {
 		hreq.Header.Set("Content-Type", "application/json")
@@ -404,47 +453,88 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	}
 	hresp, err := p.opt.HTTPClient.Do(hreq)
 	if err != nil {
-		return nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
+		return nil, nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
 	}
 	defer hresp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(hresp.Body, p.opt.MaxResponseBytes+1))
+	body, err := readBody(hresp, p.opt.MaxResponseBytes)
 	if err != nil {
-		return nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
+		return nil, nil, lookuphttp.TransportError(ctx, where, p.opt.Timeout, err)
 	}
 	if int64(len(body)) > p.opt.MaxResponseBytes {
-		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response larger than %d bytes", p.opt.MaxResponseBytes)}
+		return nil, nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response larger than %d bytes", p.opt.MaxResponseBytes)}
 	}
-	doc, jerr := decodeJSON(body)
+	doc, release, jerr := p.decode(ctx, where, body)
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
 		msg := p.excerpt(body)
-		if jerr == nil && c.ErrorMessage != nil {
-			if m, err := p.message(ctx, c.ErrorMessage, doc, env); err == nil && m != "" {
-				msg = m
+		if jerr == nil {
+			if c.ErrorMessage != nil {
+				if m, err := p.message(ctx, c.ErrorMessage, doc, env); err == nil && m != "" {
+					msg = m
+				}
 			}
+			release()
 		}
-		return nil, &lookuphttp.StatusError{URL: where, StatusCode: hresp.StatusCode, Message: msg}
+		return nil, nil, &lookuphttp.StatusError{URL: where, StatusCode: hresp.StatusCode, Message: msg}
 	}
 	if jerr != nil {
-		return nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response is not JSON (%v): %s", jerr, p.excerpt(body))}
+		return nil, nil, jerr
 	}
 	if c.ErrorIf != nil {
 		v, err := p.one(ctx, c.ErrorIf, doc, env)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			release()
+			return nil, nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if truthy(v) {
 			msg := p.excerpt(body)
 			if c.ErrorMessage != nil {
 				m, err := p.message(ctx, c.ErrorMessage, doc, env)
 				if err != nil {
-					return nil, fmt.Errorf("%s: the service answered %d with an error (%s is true), and %w", where, hresp.StatusCode, c.ErrorIf.field, err)
+					release()
+					return nil, nil, fmt.Errorf("%s: the service answered %d with an error (%s is true), and %w", where, hresp.StatusCode, c.ErrorIf.field, err)
 				}
 				msg = m
 			}
-			return nil, &ServiceError{Where: where, Status: hresp.StatusCode, Message: msg}
+			release()
+			return nil, nil, &ServiceError{Where: where, Status: hresp.StatusCode, Message: msg}
 		}
 	}
-	return doc, nil
+	return doc, release, nil
+}
+
+// readBody reads at most max+1 bytes of r's body. A body of a known
+// length is read into a buffer of that size, rather than one grown as it
+// fills, which holds the old and the new buffer while it grows.
+func readBody(r *http.Response, max int64) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= max {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, max+1))
+}
+
+// decode decodes a body for jq once the memory its values take is free
+// (Options.MaxDecodedBytes), and returns the function that frees it. An
+// answer that alone would take more than the limit is a protocol error,
+// and so is a body that is not JSON.
+func (p *Pipeline) decode(ctx context.Context, where string, body []byte) (any, func(), error) {
+	s, err := scan(body)
+	if err != nil {
+		return nil, nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response is not JSON (%v): %s", err, p.excerpt(body))}
+	}
+	if s.cost > p.opt.MaxDecodedBytes {
+		return nil, nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf(
+			"response of %d bytes would take about %d MB decoded for jq, more than the %s the answers in flight may take together: ask the service for fewer or smaller results",
+			len(body), (s.cost+500_000)/1_000_000, mib(p.opt.MaxDecodedBytes))}
+	}
+	if err := p.decoding.Acquire(ctx, s.cost); err != nil {
+		return nil, nil, fmt.Errorf("%s: waiting for the memory to decode the response: %w", where, err)
+	}
+	var once sync.Once
+	return build(body, s), func() { once.Do(func() { p.decoding.Release(s.cost) }) }, nil
 }
 
 // message evaluates an errorMessage program: a string as it is, anything
@@ -546,15 +636,18 @@ func (p *Pipeline) excerpt(b []byte) string {
 // it failed on cut to 30 bytes, which could keep the start of a secret
 // (a token the service echoed) that no later replacement recognises.
 func (p *Pipeline) run(ctx context.Context, prog *program, input any, env map[string]any) ([]any, error) {
-	out, err := prog.run(ctx, input, env)
-	if err == nil || p.secrets.Len() == 0 || ctx.Err() != nil {
+	out, err := prog.run(ctx, input, env, p.jq)
+	var le *JQLimitError
+	if err == nil || p.secrets.Len() == 0 || ctx.Err() != nil || errors.As(err, &le) {
+		// A program stopped by a limit quotes nothing, and would take as
+		// long again.
 		return out, err
 	}
 	senv := make(map[string]any, len(env))
 	for k, v := range env {
 		senv[k] = p.scrubValue(v)
 	}
-	if _, err := prog.run(ctx, p.scrubValue(input), senv); err != nil {
+	if _, err := prog.run(ctx, p.scrubValue(input), senv, p.jq); err != nil {
 		return nil, err
 	}
 	// Without the secrets it does not fail: its message would quote one.

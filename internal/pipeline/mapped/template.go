@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
 
 	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
@@ -114,12 +115,24 @@ type resolved struct {
 //
 // A value followed by a "/" in the template loses its trailing slashes, so
 // that ${URL}/v1/graphql is right whether URL ends in a slash or not.
+//
+// In a URL a value is escaped by where it stands (urlPart): in the path it
+// is one segment (url.PathEscape), in the query string one parameter's
+// value or name (url.QueryEscape). A value in the scheme and host, such
+// as ${URL} at the start, is a URL itself and goes in as it is: one holding
+// white space or a control character is an error, which would otherwise
+// break the request line.
 func (t *template) resolve(getenv func(string) (string, bool), secrets, credentials *secret.Set) (*resolved, error) {
 	r := &resolved{t: t}
-	inQuery := false
+	var sofar strings.Builder // the URL up to here, placeholders as "x"
 	for i, p := range t.parts {
-		if p.kind != envRef {
-			inQuery = inQuery || p.kind == literal && strings.Contains(p.text, "?")
+		switch p.kind {
+		case literal:
+			sofar.WriteString(p.text)
+			r.parts = append(r.parts, p)
+			continue
+		case placeholder:
+			sofar.WriteString("x")
 			r.parts = append(r.parts, p)
 			continue
 		}
@@ -130,20 +143,57 @@ func (t *template) resolve(getenv func(string) (string, bool), secrets, credenti
 		if i+1 < len(t.parts) && t.parts[i+1].kind == literal && strings.HasPrefix(t.parts[i+1].text, "/") {
 			v = strings.TrimRight(v, "/")
 		}
+		where := urlHost
+		if !t.header {
+			where = urlPart(sofar.String())
+		}
 		if ok {
-			secrets.Add(p.ref.Name, v) // the value as sent
+			secrets.Add(p.ref.Name, v) // Scrub finds its escaped forms too
 			if credentials != nil {
-				if t.header || inQuery {
+				if t.header || where == urlQuery {
 					credentials.Add(p.ref.Name, v)
 				} else {
 					credentials.AddCredentials(p.ref.Name, v)
 				}
 			}
 		}
-		inQuery = inQuery || strings.Contains(v, "?")
+		switch {
+		case t.header:
+		case where == urlPath:
+			v = url.PathEscape(v)
+		case where == urlQuery:
+			v = url.QueryEscape(v)
+		case strings.ContainsFunc(v, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }):
+			return nil, fmt.Errorf("${%s} holds white space or a control character, which a URL's scheme and host cannot hold", p.ref.Name)
+		}
+		sofar.WriteString(v)
 		r.parts = append(r.parts, part{kind: literal, text: v})
 	}
 	return r, nil
+}
+
+// The parts of a URL a value can stand in.
+const (
+	urlHost  = iota // the scheme and the host, user info and port: up to the path
+	urlPath         // the path
+	urlQuery        // the query string (or the fragment)
+)
+
+// urlPart says where in a URL text following prefix stands.
+func urlPart(prefix string) int {
+	i := strings.Index(prefix, "://")
+	if i < 0 {
+		return urlHost
+	}
+	rest := prefix[i+len("://"):]
+	j := strings.IndexAny(rest, "/?#")
+	switch {
+	case j < 0:
+		return urlHost
+	case strings.ContainsAny(rest[j:], "?#"):
+		return urlQuery
+	}
+	return urlPath
 }
 
 // expand returns the string with each placeholder replaced by its value.

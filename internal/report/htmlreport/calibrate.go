@@ -91,11 +91,7 @@ func modeOf(m *calibrate.Mode) modeView {
 	if m.Blocks == nil {
 		return v
 	}
-	bc, cc := m.Blocks.Counts, m.Cases.Counts
-	v.Counts = []string{
-		"Top-K blocks: " + itoa(bc.Relevant) + " relevant, " + itoa(bc.NonRelevant) + " non-relevant, " + itoa(bc.Unlabelled) + " unlabelled; " + itoa(bc.MissingScore) + " without qualityScore.",
-		"Judged cases: " + itoa(cc.Relevant) + " with a relevant block, " + itoa(cc.NonRelevant) + " off-topic, " + itoa(cc.Unlabelled) + " neither; " + itoa(cc.MissingScore) + " without any score.",
-	}
+	v.Counts = m.CountLines()
 	addRows := func(gate string, s *calibrate.Separation) {
 		v.Thresholds = append(v.Thresholds, thresholdRowOf(gate, s.Best))
 		for i := range s.AtShipped {

@@ -63,6 +63,9 @@ type compareSide struct {
 	Figures                                []figure
 	// Skipped says which checks were skipped how often, and why.
 	Skipped []string
+	// Unjudgeable lists the checks the side's pipeline cannot be judged
+	// on, with their reasons, "" when none.
+	Unjudgeable string
 }
 
 // pairRows are one pair's metric rows.
@@ -115,6 +118,8 @@ type caseSideView struct {
 	Status, Hit, Rank, Attempt, Failed     string
 	Skipped                                string
 	StatusDiff, HitDiff, RankDiff, AttDiff bool
+	// ShowAttempt: some side's pipeline may have a trace.
+	ShowAttempt bool
 }
 
 type positionRow struct {
@@ -129,6 +134,8 @@ type positionCell struct {
 	DSource, DBreadcrumb, DCategory, DLevel    bool
 	DLabel                                     bool
 	Excerpt                                    []segment
+	// Key and Start tell apart two chunks of one section (keyOrStart).
+	Key, Start string
 }
 
 const forestW, forestPad = 180.0, 8.0
@@ -136,7 +143,9 @@ const forestW, forestPad = 180.0, 8.0
 // Compare writes the HTML report of a comparison of any number of sides.
 // It shows:
 //
-//   - each side's summary and what it skipped
+//   - each side's summary, what it skipped and the checks it cannot be
+//     judged on. A figure or field no pipeline can have, as the fallback
+//     rate and the selected attempt without trace, is left out.
 //   - the means per side and metric, with the letters of the sides each is
 //     significantly better than
 //   - per pair and metric, both means, Δ, its 95% interval, p, the
@@ -167,9 +176,12 @@ func Compare(w io.Writer, r *compare.Report) error {
 				{"cases", strconv.Itoa(m.CaseCount)},
 				counts,
 				{"hit levels (strong / medium / weak / miss / n/a)", fmt.Sprintf("%d / %d / %d / %d / %d", m.HitLevels.Strong, m.HitLevels.Medium, m.HitLevels.Weak, m.HitLevels.Miss, m.HitLevels.NA)},
-				{"fallback rate", mdcell.Float(m.FallbackRate)},
-				{"search modes", strings.Join(m.SearchModes, ", ")},
 			}
+			if !s.Lacks(contract.CapTrace) {
+				cs.Figures = append(cs.Figures, figure{"fallback rate", mdcell.Float(m.FallbackRate)})
+			}
+			cs.Figures = append(cs.Figures, figure{"search modes", strings.Join(m.SearchModes, ", ")})
+			cs.Unjudgeable = s.Unjudgeable()
 			for _, sc := range m.SkippedChecks {
 				cs.Skipped = append(cs.Skipped, fmt.Sprintf("%s skipped %d× (%s)", sc.Check, sc.Count, sc.Reason))
 			}
@@ -198,7 +210,7 @@ func Compare(w io.Writer, r *compare.Report) error {
 	}
 	for i := range r.Cases {
 		c := &r.Cases[i]
-		if cc, ok := compareCaseOf(c, r.Pairs, names); ok {
+		if cc, ok := compareCaseOf(c, r.Pairs, names, !r.NoSideHas(contract.CapTrace)); ok {
 			p.Cases = append(p.Cases, cc)
 		}
 	}
@@ -328,8 +340,9 @@ func ciText(c *[2]contract.Float6) string {
 // compareCaseOf lays out case c when its sides differ in more than
 // scoreLabel in some pair: one column of blocks per side, a field marked
 // at a position where the available sides do not all agree on it (as
-// compare.PositionDiffs compares two).
-func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string) (compareCase, bool) {
+// compare.PositionDiffs compares two). The sides show their selected
+// attempts when attempt is set.
+func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string, attempt bool) (compareCase, bool) {
 	cc := compareCase{ID: c.CaseID, Anchor: Anchor(c.CaseID), Scenario: c.Scenario, Query: c.Query}
 	shown := false
 	for k := range pairs {
@@ -369,7 +382,7 @@ func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string) (compa
 	lists := make([][]judge.Candidate, len(c.Sides))
 	n := 0
 	for i, s := range c.Sides {
-		v := caseSideView{Name: names[i], Available: s != nil}
+		v := caseSideView{Name: names[i], Available: s != nil, ShowAttempt: attempt}
 		if s != nil {
 			v.Status, v.Hit, v.Rank = string(s.Status), mdcell.Or(s.HitLevel, mdcell.None), mdcell.Int(s.FirstExpectedRank)
 			v.Attempt, v.Failed = mdcell.Or(s.SelectedAttempt, mdcell.None), strings.Join(s.FailedChecks, ", ")
@@ -399,7 +412,9 @@ func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string) (compa
 				continue
 			}
 			b := &l[i]
+			key, start := keyOrStart(b)
 			row.Cells = append(row.Cells, positionCell{
+				Key: key, Start: start,
 				Source: b.Source, Breadcrumb: b.Breadcrumb, Category: b.Category, Label: b.ScoreLabel, Level: b.RelevanceLevel,
 				Quality:     mdcell.Float(b.QualityScore),
 				DSource:     diff[compare.DiffSource],

@@ -39,11 +39,14 @@
 //     it has none. The trace shows the search mode, evidence status, selected
 //     attempt, fallback reason, and each attempt's filter, candidates and
 //     bestQuality. A block shows its rank, source, breadcrumb, qualityScore,
-//     relevanceLevel and excerpt. The excerpt highlights the case's expected
-//     keywords where the judge finds them, after NFKC and case folding, as
-//     the keywords check compares.
+//     relevanceLevel, evidenceKey and excerpt. The excerpt highlights the
+//     case's expected keywords where the judge finds them, after NFKC and
+//     case folding, as the keywords check compares. A pipeline that
+//     declares it lacks parts gets a line under the snapshot naming the
+//     checks it cannot be judged on, and no figure, column or field of
+//     those parts, such as the fallback rate without trace.
 //   - Compare, for any number of sides: each side's summary, with a letter
-//     a, b, c, …, and what it skipped. The summary table gives each side's
+//     a, b, c, …, what it skipped and the checks it cannot be judged on. The summary table gives each side's
 //     mean per metric, followed by the letters of the sides it is
 //     significantly better than, in ranx's style. Per pair and metric come
 //     both means, Δ, its 95% interval, p, the Holm-adjusted p, win/tie/loss
@@ -52,8 +55,9 @@
 //     when there are several. Then, per case whose blocks differ in more
 //     than scoreLabel in some pair, the page says what differs per pair. It
 //     shows every side's blocks in a column of its own, whatever the number
-//     of sides, fitting the window. A field is marked at a position where
-//     the sides do not all agree on it.
+//     of sides, fitting the window. A block shows its evidenceKey, so that
+//     two chunks of one section differ. A field is marked at a position
+//     where the sides do not all agree on it.
 //   - TrecCompare, for rag-eval trec-compare: the qrels and options, each
 //     run with its coverage, and the same summary and pair tables over
 //     queries. There is no per-query evidence, which a run file does not

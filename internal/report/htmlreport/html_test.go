@@ -351,3 +351,121 @@ func TestJudgeDiffListsMetricRegressions(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksToldApart: a block shows its evidenceKey, or the start of its
+// excerpt when it has no key and no excerpt is shown, in the judge's
+// blocks, the diff's blocks before and after, and the comparison's cells,
+// escaped.
+func TestBlocksToldApart(t *testing.T) {
+	c := testCases()[0]
+	c.TopCandidates[0].EvidenceKey = "kb/billing/refunds.md#Refunds@2<b>"
+	c.TopCandidates[1].Excerpt, c.TopCandidates[1].ExcerptStart = "", "Invoices are sent monthly."
+	v := caseOf(&c)
+	if b := v.Blocks[0]; b.Key != c.TopCandidates[0].EvidenceKey || b.Start != "" {
+		t.Errorf("block 1: key %q start %q, want its evidenceKey", b.Key, b.Start)
+	}
+	if b := v.Blocks[1]; b.Key != "" || b.Start != "Invoices are sent monthly." {
+		t.Errorf("block 2: key %q start %q, want the start of its excerpt", b.Key, b.Start)
+	}
+	res := &judge.Result{Golden: &contract.GoldenFile{}, Fixtures: "fixtures", Cases: []judge.CaseResult{c}}
+	cur := report.Build(res, "cases.json", "0123456789abcdef")
+	base := report.Build(&judge.Result{Golden: &contract.GoldenFile{}, Fixtures: "fixtures", Cases: testCases()[:1]}, "cases.json", "0123456789abcdef")
+	base.Cases[0].TopCandidates[0].EvidenceKey = "kb/billing/refunds.md#Refunds@1"
+	cur.Cases[0].Status, cur.Cases[0].HitLevel = judge.StatusFail, sp(judge.HitMiss)
+	var b bytes.Buffer
+	if err := Judge(&b, cur, report.Compare(base, cur, "baseline.json", "current.json")); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"evidenceKey <code>kb/billing/refunds.md#Refunds@2&lt;b&gt;</code>",
+		"· “Invoices are sent monthly.”</div>",
+		"<td>billing/refunds.md · Billing &gt; Refunds · key kb/billing/refunds.md#Refunds@1 · 0.71</td><td>billing/refunds.md · Billing &gt; Refunds · key kb/billing/refunds.md#Refunds@2&lt;b&gt; · 0.71</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("judge page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "@2<b>") {
+		t.Error("judge page has the key unescaped")
+	}
+	b.Reset()
+	if err := Compare(&b, shippedComparison(t)); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<div class="meta">evidenceKey <code>rag-eval/`; !strings.Contains(b.String(), want) {
+		t.Errorf("comparison page lacks %s", want)
+	}
+}
+
+// TestOmitsWhatThePipelineLacks: the judge page of a pipeline that
+// declares only contextPack has no fallback rate figure or column and no
+// attempt, fallback, evidence status or rerank field, and says once which
+// checks it cannot be judged on. Without the declaration it has them all.
+func TestOmitsWhatThePipelineLacks(t *testing.T) {
+	cur, _ := testReports()
+	p := &contract.Pipeline{Name: "http", SearchMode: contract.ModeBM25, Capabilities: []string{contract.CapContextPack}}
+	cur.Inputs.Snapshot = &report.Snapshot{SearchMode: "hybrid", KBScope: "kb", Pipeline: p}
+	page := func() string {
+		var b bytes.Buffer
+		if err := Judge(&b, cur, nil); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	got := page()
+	const line = "Checks this pipeline cannot be judged on: breadcrumbs (pipeline declares no breadcrumb), selected_attempt (pipeline declares no trace), " +
+		"fallback_reason (pipeline declares no fallback), evidence_status (pipeline declares no evidenceStatus), rerank_top_source (pipeline declares no rerank)."
+	if n := strings.Count(got, line); n != 1 {
+		t.Errorf("the unjudgeable line %d times, want once", n)
+	}
+	for _, bad := range []string{"fallback rate", "selected attempt <b>", "fallback reason <b>", "evidence status <b>", "rerank top source <b>", "requested"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("page has %q", bad)
+		}
+	}
+	if !strings.Contains(got, "search mode <b>hybrid</b>") {
+		t.Error("page lacks the cases' search mode")
+	}
+	p.Capabilities = nil
+	got = page()
+	if strings.Contains(got, "cannot be judged") {
+		t.Error("undeclared: page says what cannot be judged")
+	}
+	for _, want := range []string{`<div class="l">fallback rate</div>`, `<th class="num">fallback rate</th>`, "selected attempt <b>", "fallback reason <b>", "evidence status <b>", "rerank top source <b>"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("undeclared: page lacks %q", want)
+		}
+	}
+}
+
+// TestCompareOmitsWhatNoSideHas: sides whose pipelines declare no trace
+// show no fallback rate and no selected attempt, and each says which
+// checks it cannot be judged on.
+func TestCompareOmitsWhatNoSideHas(t *testing.T) {
+	m := &contract.Manifest{Status: contract.StatusAvailable, Pipeline: &contract.Pipeline{Name: "http", Capabilities: []string{contract.CapContextPack}}}
+	var sides []compare.Side
+	for i, name := range []string{"bm25", "es"} {
+		cases := testCases()
+		if i == 1 {
+			cases[0].TopCandidates = cases[0].TopCandidates[1:]
+		}
+		sides = append(sides, compare.Side{Name: name, Fixtures: name, Result: &judge.Result{Golden: &contract.GoldenFile{}, Cases: cases, Manifest: m}})
+	}
+	var b bytes.Buffer
+	if err := Compare(&b, compare.Build(compare.Inputs{Cases: "cases.json", K: 5}, sides, -1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, "Cannot be judged on: breadcrumbs (pipeline declares no breadcrumb), selected_attempt (pipeline declares no trace)"); n != 2 {
+		t.Errorf("%d sides say what they cannot be judged on, want 2", n)
+	}
+	for _, bad := range []string{"fallback rate", contract.AttemptFiltered} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page has %q", bad)
+		}
+	}
+	if !strings.Contains(page, `<details class="case" id="case-ok-1"`) {
+		t.Error("page lacks the differing case")
+	}
+}

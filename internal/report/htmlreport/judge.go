@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
@@ -31,6 +32,10 @@ type judgePage struct {
 	Filter        filterView
 	Cases         []caseView
 	CaseCount     int
+
+	// Unjudgeable says which checks the pipeline cannot be judged on and
+	// why, "" when it lacks nothing a check needs.
+	Unjudgeable string
 }
 
 type filterView struct {
@@ -43,7 +48,9 @@ type groupView struct {
 	Skipped bool
 	// Drafts: a column of drafts (some case is a draft).
 	Drafts bool
-	Rows   []groupRow
+	// Fallback: a column of fallback rates (the pipeline may have a trace).
+	Fallback bool
+	Rows     []groupRow
 }
 
 type groupRow struct {
@@ -98,13 +105,28 @@ type blockView struct {
 	Quality                                    string
 	Expected                                   bool
 	Excerpt                                    []segment
+	// Key is the block's evidenceKey. Start is the start of its excerpt
+	// when it has neither a key nor an excerpt shown (blockOf). One of
+	// them tells apart two chunks of one section.
+	Key, Start string
+}
+
+// keyOrStart are a block's Key and Start: its evidenceKey, else the start
+// of its excerpt when the page shows no excerpt.
+func keyOrStart(t *judge.Candidate) (key, start string) {
+	if t.EvidenceKey != "" || t.Excerpt != "" {
+		return t.EvidenceKey, ""
+	}
+	return "", t.ExcerptStart
 }
 
 // Judge writes the HTML report of a judge run: r, and, when diff is not
 // nil, its baseline diff first (regressions, then improvements, then other
 // changes, each linking to the case below). The cases show their excerpts
 // and retrieval trace when r was built from a run with
-// judge.Options.Evidence.
+// judge.Options.Evidence. A part the pipeline declares it lacks has no
+// figure, column or field (report.Report.Lacks), and a line under the
+// snapshot says which checks it cannot be judged on.
 func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 	p := judgePage{page: newPage("RAG retrieval evaluation", "")}
 	in := r.Inputs
@@ -113,6 +135,8 @@ func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 		{"fixtures", in.Fixtures}, {"K", strconv.Itoa(in.K)},
 	}
 	p.Snapshot = report.SnapshotLine(in.Snapshot)
+	p.Unjudgeable = r.Unjudgeable()
+	trace := !r.Lacks(contract.CapTrace)
 	s := r.Summary
 	counts := figure{"pass / fail / not run / error", fmt.Sprintf("%d / %d / %d / %d", s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount)}
 	skipped := s.SkippedCount > 0 || s.SkippedCheckCount() > 0
@@ -128,7 +152,9 @@ func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 		{"nDCG@K", mdcell.Float(s.NDCGAtK)},
 		{"avg first expected rank", mdcell.Float(s.AvgFirstExpectedRank)},
 		{"keyword coverage", mdcell.Float(s.KeywordCoverage)},
-		{"fallback rate", mdcell.Float(s.FallbackRate)},
+	}
+	if trace {
+		p.Figures = append(p.Figures, figure{"fallback rate", mdcell.Float(s.FallbackRate)})
 	}
 	if skipped {
 		p.Figures = append(p.Figures, figure{"skipped checks", strconv.Itoa(s.SkippedCheckCount())})
@@ -146,6 +172,9 @@ func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 		count{"miss", h.Miss, colFail}, count{"n/a", h.NA, colNA})
 	p.Groups = []groupView{groupOf("By scenario", "scenario", r.ByScenario, s.SkippedCount > 0, s.DraftCount > 0),
 		groupOf("By tag", "tag", r.ByTag, s.SkippedCount > 0, s.DraftCount > 0)}
+	for i := range p.Groups {
+		p.Groups[i].Fallback = trace
+	}
 	p.Warnings = r.Warnings
 
 	statuses, scenarios, tags := map[string]bool{}, map[string]bool{}, map[string]bool{}
@@ -156,7 +185,9 @@ func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 		for _, t := range c.Tags {
 			tags[t] = true
 		}
-		p.Cases = append(p.Cases, caseOf(c))
+		cv := caseOf(c)
+		cv.Fields = slices.DeleteFunc(cv.Fields, func(f figure) bool { return r.Lacks(fieldNeeds[f.Label]) })
+		p.Cases = append(p.Cases, cv)
 	}
 	p.CaseCount = len(p.Cases)
 	p.Filter = filterView{Statuses: statusOrder(statuses), Scenarios: sorted(scenarios), Tags: sorted(tags)}
@@ -262,12 +293,14 @@ func caseOf(c *judge.CaseResult) caseView {
 		exp = judge.ExpectedOf(g)
 	}
 	for _, t := range c.TopCandidates {
-		v.Blocks = append(v.Blocks, blockView{
+		bv := blockView{
 			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
 			Level: t.RelevanceLevel, Quality: mdcell.Float(t.QualityScore),
 			Expected: exp.Has(t.Source, t.DocID),
 			Excerpt:  highlight(t.Excerpt, v.Keywords),
-		})
+		}
+		bv.Key, bv.Start = keyOrStart(&t)
+		v.Blocks = append(v.Blocks, bv)
 	}
 	v.Fields = []figure{
 		{"search mode", mdcell.Or(c.SearchMode, mdcell.None)},
@@ -297,6 +330,15 @@ func caseOf(c *judge.CaseResult) caseView {
 		v.Trace = tv
 	}
 	return v
+}
+
+// fieldNeeds is the capability each of a case's fields needs, "" when it
+// needs none.
+var fieldNeeds = map[string]string{
+	"evidence status":   contract.CapEvidenceStatus,
+	"selected attempt":  contract.CapTrace,
+	"fallback reason":   contract.CapFallback,
+	"rerank top source": contract.CapRerank,
 }
 
 func nonEmpty(s string) *string {
