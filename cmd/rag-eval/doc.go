@@ -12,6 +12,7 @@
 //	rag-eval trec [flags] QRELS RUN           what trec_eval 9.0.8 prints for them
 //	rag-eval init --dir DIR                   a new eval set: starter cases and documents
 //	rag-eval trec-compare [flags] QRELS RUN RUN…  TREC runs pair by pair, with significance tests
+//	rag-eval draft --log F (--out F | --merge F)  draft golden cases from a query log
 //
 // Every path has its default inside the eval set, --dir (eval/rag-retrieval,
 // docs/README.md): the golden cases <dir>/cases/golden-cases.json, the fixtures
@@ -34,8 +35,9 @@
 // 0 every case passed or was skipped (and no regression); 1 every case was skipped, or some case failed, was not run
 // or errored; 2 usage or input error (nothing is written); 3 regression
 // against the --compare-to baseline. When several apply: 2, then 3, then 1.
-// compare, calibrate, export-trec and trec exit 0 or 2: what they report
-// never fails them.
+// A draft case is never judged and never changes the exit status.
+// compare, calibrate, export-trec, trec and draft exit 0 or 2: what they
+// report never fails them.
 //
 // # Judging
 //
@@ -208,13 +210,46 @@
 //	-h, --help              help for init
 //	    --kb-scope string   kb scope of the set's documents and golden file (default: the directory's name as a slug, e.g. payments)
 //
+// # Drafting cases from a query log
+//
+// rag-eval draft --log FILE reads a query log (plain text, JSONL, CSV or an
+// OTLP JSON export of OpenInference retriever spans, --format auto tells
+// them apart) and writes its queries as draft golden cases, "draft": true
+// with no expectation: a new file with --out, or added after the last case
+// of --merge FILE, whose bytes are kept and whose queries are never drafted
+// again. Queries are normalised (NFKC, case folding, white space), exact
+// and near duplicates (punctuation, the spaces of CJK text) merged with
+// their counts summed, and each gets the caseId q- and 10 hex digits of
+// the SHA-256 of its normalised key, the same in every run. --sample N
+// keeps N, stratified by frequency (frequent and rare) and script (cjk,
+// latin, mixed, other), the same for a --seed on every machine. From a
+// trace export, --fixtures DIR also writes what each span retrieved as the
+// fixtures of a side named production. rag-snapshot runs drafts like any
+// case, and rag-eval reports them with the status draft, in no rate, no
+// mean and no gate. Every problem of the log is listed as FILE:LINE, and
+// nothing is written (exit 2). docs/golden-sets.md is the workflow.
+//
+// Flags of rag-eval draft:
+//
+//	    --fixtures string   write what the log's retriever spans retrieved as fixtures of the production side to this directory (otlp logs)
+//	    --format string     format of the log: auto, text, jsonl, csv or otlp (default "auto")
+//	-h, --help              help for draft
+//	    --kb-scope string   kbScope of the new golden file (with --out)
+//	    --log string        query log to draft from (required)
+//	    --merge string      add the drafts to this golden file, after its last case
+//	    --out string        write a new golden file of the drafts here (refused when it exists)
+//	-q, --quiet             do not print the summary
+//	    --sample int        draft N queries, stratified by frequency and script (default: every query)
+//	    --scenario string   scenario of the drafts whose log record gives none (default "chat")
+//	    --seed uint         seed of the sample (default 1)
+//
 // # Examples
 //
-// On the small eval set of the source tree, cmd/rag-eval/testdata/manual: three
-// cases (two that expect a document, one off-topic), fixtures of a hybrid
-// snapshot that passes them all and of a dense one that finds a decoy for
-// "disk full". Run there, each command prints what is shown (TestManual
-// runs them).
+// On the small eval set of the source tree, cmd/rag-eval/testdata/manual:
+// three cases (two that expect a document, one off-topic), fixtures of a
+// hybrid snapshot that passes them all and of a dense one that finds a decoy
+// for "disk full", and a query log of six lines. Run there, each command
+// prints what is shown (TestManual runs them).
 //
 //	$ rag-eval
 //	PASS  3 cases: 3 pass, 0 fail, 0 not run, 0 error (pass rate 1)
@@ -248,6 +283,10 @@
 //	ndcg_cut_3            	c2	1.0000
 //	recip_rank            	all	1.0000
 //	ndcg_cut_3            	all	1.0000
+//
+//	$ rag-eval draft --log queries.txt --out drafts.json
+//	queries.txt (text): 6 records, 6 queries asked, 6 distinct, 4 after merging near duplicates
+//	wrote 4 drafts to drafts.json
 //
 // In CI, accept a baseline once, then gate every change on it:
 //

@@ -300,3 +300,59 @@ func FuzzFirstTag(f *testing.F) {
 		}
 	})
 }
+
+func TestNewCmdDraft(t *testing.T) {
+	o, err := parse(t, newCmdDraft, args("--log q.jsonl --merge g.json --sample 40 --seed 7 --format jsonl --scenario ops --fixtures prod -q")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.IO = nil
+	checkStruct(t, *o, draftOptions{Log: "q.jsonl", Merge: "g.json", Sample: 40, Seed: 7, Format: "jsonl", Scenario: "ops", Fixtures: "prod", Quiet: true})
+	// The defaults.
+	o, err = parse(t, newCmdDraft, args("--log q.txt --out g.json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.IO = nil
+	checkStruct(t, *o, draftOptions{Log: "q.txt", Out: "g.json", Format: "auto", Scenario: "chat", Seed: 1})
+	for a, want := range map[string]string{
+		"--out g.json":                 `required flag(s) "log" not set`,
+		"--log q --out g --format xml": `--format must be auto, text, jsonl, csv or otlp, got "xml"`,
+		"--log q --out g --seed -1":    `invalid argument "-1" for "--seed" flag: strconv.ParseUint: parsing "-1": invalid syntax`,
+		"--log q --out g extra":        `unknown command "extra" for "draft"`,
+	} {
+		_, err := parse(t, newCmdDraft, args(a)...)
+		if err == nil || err.Error() != want {
+			t.Errorf("draft %s: error %v, want %q", a, err, want)
+		} else if got := tool.ExitCode(err); got != cmdutil.ExitUsage {
+			t.Errorf("draft %s: exit %d, want %d", a, got, cmdutil.ExitUsage)
+		}
+	}
+}
+
+// The checks draftRun makes of its flags before it reads anything: each a
+// usage error (exit 2), nothing written.
+func TestDraftRunFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	f := &cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+	for _, tt := range []struct {
+		o    draftOptions
+		want string
+	}{
+		{draftOptions{Log: "q", Out: "a", Merge: "b"}, "--out and --merge exclude each other: write a new golden file or add to one"},
+		{draftOptions{Log: "q", Out: "a", Sample: -1, Scenario: "chat"}, "--sample must be at least 0, got -1"},
+		{draftOptions{Log: "q", Out: "a", Scenario: " "}, "--scenario must not be blank"},
+		{draftOptions{Log: "q", Merge: "b", KBScope: "x", Scenario: "chat"}, "--kb-scope sets the kbScope of a new file (--out); the file of --merge keeps its own"},
+		{draftOptions{Log: "q", Out: "a", KBScope: "Bad Scope", Scenario: "chat"}, `--kb-scope "Bad Scope" `},
+		{draftOptions{Log: filepath.Join(dir, "q"), Out: filepath.Join(dir, "q"), Scenario: "chat"}, "--out " + filepath.Join(dir, "q") + " is the same file as --log"},
+		{draftOptions{Log: "q", Out: filepath.Join(dir, "prod", "g.json"), Fixtures: filepath.Join(dir, "prod"), Scenario: "chat"}, "--out " + filepath.Join(dir, "prod", "g.json") + " is inside the fixture directory " + filepath.Join(dir, "prod")},
+	} {
+		tt.o.IO = f
+		err := draftRun(&tt.o)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%+v: error %v, want %q", tt.o, err, tt.want)
+		} else if got := tool.ExitCode(err); got != cmdutil.ExitUsage {
+			t.Errorf("%+v: exit %d, want %d", tt.o, got, cmdutil.ExitUsage)
+		}
+	}
+}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/golden/scaffold"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
-	"github.com/ragbaseline/ragbaseline/internal/scaffold"
 )
 
 type initOptions struct {

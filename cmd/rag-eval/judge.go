@@ -35,7 +35,7 @@ func newCmdJudge(f *cmdutil.Streams, runF func(*judgeOptions) error) *cobra.Comm
 		Long: `rag-eval judges the fixtures written by rag-snapshot against the golden cases,
 without any service: it reads files and writes reports.
 
-Exit status: 0 every case passed or was skipped (and no regression), 1 some
+Exit status: 0 every case passed or was skipped, drafts aside (and no regression), 1 some
 case failed, was not run or errored, or every case was skipped, 2 usage or input error (no report is written), 3 regression
 against the --compare-to baseline. When several apply: 2, then 3, then 1.`,
 		Example: `  # judge the shipped eval set, write eval/rag-retrieval/reports/baseline.json|md

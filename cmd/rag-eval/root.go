@@ -16,5 +16,6 @@ func newRootCmd(f *cmdutil.Streams) *cobra.Command {
 	root.AddCommand(newCmdTrec(f, nil), newCmdExportTrec(f, nil), newCmdCompare(f, nil), newCmdCalibrate(f, nil))
 	root.AddCommand(newCmdInit(f, nil))
 	root.AddCommand(newCmdTrecCompare(f, nil))
+	root.AddCommand(newCmdDraft(f, nil))
 	return root
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragbaseline/ragbaseline/internal/scaffold"
+	"github.com/ragbaseline/ragbaseline/internal/golden/scaffold"
 )
 
 // TestStarterSet seeds the eval set rag-eval init writes (package

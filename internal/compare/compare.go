@@ -197,15 +197,16 @@ const (
 //     is weak or miss.
 //   - The rank metrics are the case's rank metrics (docs/checks.md).
 //   - passRate is 1 when the case passed and 0 otherwise, not_run and error
-//     included. A skipped case has none, as it is counted apart. Both are
-//     as in the summary's passRate.
+//     included. A skipped case has none, as it is counted apart, and a
+//     draft has none, as it is not judged. Both are as in the summary's
+//     passRate.
 func Value(metric string, c *judge.CaseResult) (float64, bool) {
 	switch metric {
 	case MetricPassRate:
 		switch c.Status {
 		case judge.StatusPass:
 			return 1, true
-		case judge.StatusSkipped:
+		case judge.StatusSkipped, judge.StatusDraft:
 			return 0, false
 		}
 		return 0, true

@@ -136,3 +136,17 @@ func TestOmitsWhatNoSideHas(t *testing.T) {
 		t.Errorf("builtin beside bm25: builtin says it cannot be judged:\n%s", md)
 	}
 }
+
+// A draft has no value of any metric: it is not judged, so it is no pair
+// of the pass rate either.
+func TestDraftHasNoValue(t *testing.T) {
+	d := judge.CaseResult{CaseID: "q-1", Status: judge.StatusDraft}
+	for _, m := range Metrics {
+		if v, ok := Value(m, &d); ok {
+			t.Errorf("Value(%s, draft) = %v, true; want no value", m, v)
+		}
+	}
+	if _, ok := Value(MetricPassRate, &judge.CaseResult{Status: judge.StatusNotRun}); !ok {
+		t.Error("Value(passRate, not_run) has no value, want 0")
+	}
+}

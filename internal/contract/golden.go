@@ -26,6 +26,14 @@ type Case struct {
 	Tags     []string `json:"tags,omitempty"`
 	Query    string   `json:"query"`
 	Notes    string   `json:"notes,omitempty"`
+	// Draft marks a case drafted from a query log (rag-eval draft) that no
+	// one has assessed yet. A draft declares no check: it is snapshotted
+	// like any case, reported with the status draft, and counts in no rate,
+	// mean or gate.
+	Draft bool `json:"draft,omitempty"`
+	// Count is how often the query was seen in the log it was drafted from,
+	// 0 when unknown. It declares nothing.
+	Count int `json:"count,omitempty"`
 
 	ExpectedSources     []string `json:"expectedSources,omitempty"`
 	ExpectedDocIDs      []string `json:"expectedDocIds,omitempty"`

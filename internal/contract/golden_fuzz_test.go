@@ -42,6 +42,10 @@ func FuzzParseGolden(f *testing.F) {
 	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedSources":["a"],"minExpectedBlocks":2,"k":2}]`))
 	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedSources":["a"],"minExpectedBlocks":3,"k":2}]`))
 	f.Add([]byte(`[{"caseId":"a","scenario":"s","query":"q","expectedEvidenceKeys":["kb/a#"],"minExpectedBlocks":1}]`))
+	// Drafts, with and without what a draft may not declare.
+	f.Add([]byte(`[{"caseId":"q-1","scenario":"s","query":"q","draft":true,"count":2,"tags":["t"],"k":3}]`))
+	f.Add([]byte(`[{"caseId":"q-1","scenario":"s","query":"q","draft":true,"expectedSources":["a"],"relevance":{"a":1}}]`))
+	f.Add([]byte(`[{"caseId":"q-1","scenario":"s","query":"q","draft":false,"count":0,"expectedFound":null}]`))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseGolden("fuzz.json", data)
@@ -75,8 +79,14 @@ func FuzzParseGolden(f *testing.F) {
 			if strings.TrimSpace(c.Query) == "" || strings.TrimSpace(c.Scenario) == "" {
 				t.Fatalf("case %q: accepted query %q, scenario %q", c.CaseID, c.Query, c.Scenario)
 			}
-			if !c.DeclaresCheck() {
+			if c.Draft && (c.DeclaresCheck() || c.Relevance != nil || c.MinKeywordCoverage != nil) {
+				t.Fatalf("draft %q declares an expectation", c.CaseID)
+			}
+			if !c.Draft && !c.DeclaresCheck() {
 				t.Fatalf("case %q declares no check", c.CaseID)
+			}
+			if c.Count < 0 {
+				t.Fatalf("case %q: accepted count %d", c.CaseID, c.Count)
 			}
 			if c.K != nil && *c.K < 1 || c.ExpectedFirstRankMax != nil && *c.ExpectedFirstRankMax < 1 ||
 				c.MinExpectedBlocks != nil && *c.MinExpectedBlocks < 1 {
@@ -266,6 +276,10 @@ func refParseGolden(t *testing.T, data []byte) *GoldenFile {
 			MinExpectedBlocks:       integer(m["minExpectedBlocks"]),
 			K:                       integer(m["k"]),
 		}
+		if n := integer(m["count"]); n != nil {
+			c.Count = *n
+		}
+		c.Draft, _ = m["draft"].(bool)
 		for key, dst := range map[string]*[]string{
 			"tags": &c.Tags, "expectedSources": &c.ExpectedSources, "expectedDocIds": &c.ExpectedDocIDs,
 			"expectedBreadcrumbs": &c.ExpectedBreadcrumbs, "expectedKeywords": &c.ExpectedKeywords,

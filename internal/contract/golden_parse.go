@@ -65,7 +65,11 @@ func LoadGolden(path string) (*GoldenFile, error) {
 //     naming the line of the first;
 //   - a case that declares no check other than query (Case.DeclaresCheck),
 //     not reported when a field of the case is unknown or mistyped, since
-//     that is its likely cause;
+//     that is its likely cause. A draft ("draft": true) declares none by
+//     design;
+//   - an expectation declared on a draft. A draft may set caseId,
+//     scenario, query, tags, notes, count and k only, each field reported
+//     at its line;
 //   - both expectedFallbackReason and expectedFallbackReasons;
 //   - both expectedEvidenceStatus and expectedEvidenceStatuses;
 //   - minKeywordCoverage without expectedKeywords, or outside [0, 1];
@@ -73,8 +77,8 @@ func LoadGolden(path string) (*GoldenFile, error) {
 //     expectedDocIds, since the first expected rank and the count of
 //     expected blocks need expected documents;
 //   - minExpectedBlocks above the case's own k, which no top K could pass;
-//   - a k of the case or the file, an expectedFirstRankMax or a
-//     minExpectedBlocks that is not an integer, below 1 or above
+//   - a k of the case or the file, an expectedFirstRankMax, a
+//     minExpectedBlocks or a count that is not an integer, below 1 or above
 //     2147483647. A number written with a fraction or exponent, such as 1.0
 //     or 1e1, counts as an integer when its value is one;
 //   - a relevance grade that is not an integer, negative, above
@@ -152,6 +156,7 @@ var (
 		"expectedFallbackReasons", "expectedEvidenceStatus", "expectedContextSources",
 		"expectedRerankTopSource", "expectedFirstRankMax", "k",
 		"expectedEvidenceStatuses", "expectedEvidenceKeys", "minExpectedBlocks",
+		"draft", "count",
 	}
 )
 
@@ -182,8 +187,18 @@ const (
 	gkExpectedEvidenceStatuses
 	gkExpectedEvidenceKeys
 	gkMinExpectedBlocks
+	gkDraft
+	gkQueryCount
 	gkCount
 )
+
+// draftKeys are the keys a draft case may declare something with: its
+// identity, its labels, the count of its query and its K. Every other key
+// is an expectation, which a draft does not have.
+var draftKeys = [gkCount]bool{
+	gkCaseID: true, gkScenario: true, gkTags: true, gkQuery: true, gkNotes: true,
+	gkK: true, gkDraft: true, gkQueryCount: true,
+}
 
 var goldenCaseKeyIndex = func() map[string]int {
 	m := make(map[string]int, len(goldenCaseKeys))
@@ -401,6 +416,15 @@ func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 			c.MinExpectedBlocks, ok = p.posInt(valOff, key)
 		case gkK:
 			c.K, ok = p.posInt(valOff, key)
+		case gkDraft:
+			var b *bool
+			b, ok = p.boolean(valOff, key)
+			c.Draft = b != nil && *b
+		case gkQueryCount:
+			var n *int
+			if n, ok = p.posInt(valOff, key); n != nil {
+				c.Count = *n
+			}
 		}
 		if !ok {
 			badType = true
@@ -448,7 +472,13 @@ func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 			}
 		}
 	}
-	if !badType && !c.DeclaresCheck() {
+	if c.Draft {
+		for i := range gkCount {
+			if seen[i] != 0 && !draftKeys[i] && c.declares(i) {
+				p.add(seen[i]-1, "", goldenCaseKeys[i], "a draft declares no expectation; remove \"draft\" to make it a judged case")
+			}
+		}
+	} else if !badType && !c.DeclaresCheck() {
 		p.add(off, "", "", "declares no check other than query")
 	}
 
@@ -456,6 +486,52 @@ func (p *goldenParser) decodeCase(off int) (c Case, idOff int) {
 		p.probs[i].caseID = c.CaseID
 	}
 	return c, idOff
+}
+
+// declares reports whether c declares something with the field of index
+// i: its value is not absent, null, [], "" or {}.
+func (c *Case) declares(i int) bool {
+	switch i {
+	case gkExpectedSources:
+		return len(c.ExpectedSources) > 0
+	case gkExpectedDocIDs:
+		return len(c.ExpectedDocIDs) > 0
+	case gkExpectedBreadcrumbs:
+		return len(c.ExpectedBreadcrumbs) > 0
+	case gkExpectedKeywords:
+		return len(c.ExpectedKeywords) > 0
+	case gkMinKeywordCoverage:
+		return c.MinKeywordCoverage != nil
+	case gkRelevance:
+		return len(c.Relevance) > 0
+	case gkMustNotSources:
+		return len(c.MustNotSources) > 0
+	case gkMustNotDocIDs:
+		return len(c.MustNotDocIDs) > 0
+	case gkExpectedFound:
+		return c.ExpectedFound != nil
+	case gkExpectedSelectedAttempt:
+		return c.ExpectedSelectedAttempt != ""
+	case gkExpectedFallbackReason:
+		return c.ExpectedFallbackReason != ""
+	case gkExpectedFallbackReasons:
+		return len(c.ExpectedFallbackReasons) > 0
+	case gkExpectedEvidenceStatus:
+		return c.ExpectedEvidenceStatus != ""
+	case gkExpectedContextSources:
+		return len(c.ExpectedContextSources) > 0
+	case gkExpectedRerankTopSource:
+		return c.ExpectedRerankTopSource != ""
+	case gkExpectedFirstRankMax:
+		return c.ExpectedFirstRankMax != nil
+	case gkExpectedEvidenceStatuses:
+		return len(c.ExpectedEvidenceStatuses) > 0
+	case gkExpectedEvidenceKeys:
+		return len(c.ExpectedEvidenceKeys) > 0
+	case gkMinExpectedBlocks:
+		return c.MinExpectedBlocks != nil
+	}
+	return true
 }
 
 // both reports that the singular field one and its plural many are both

@@ -35,6 +35,7 @@ func TestParseGoldenValid(t *testing.T) {
 				Tags:                    []string{"mysql", "pool"},
 				Query:                   "连接池满了 too many connections 怎么办",
 				Notes:                   "why this case exists",
+				Count:                   12,
 				ExpectedSources:         []string{"mysql-connection-pool"},
 				ExpectedDocIDs:          []string{"rag-eval/mysql-connection-pool"},
 				ExpectedBreadcrumbs:     []string{"Database > MySQL > Connection Pool"},
@@ -69,6 +70,12 @@ func TestParseGoldenValid(t *testing.T) {
 				ExpectedFound:            gPtr(false),
 				ExpectedEvidenceStatuses: []string{"weak", "none"},
 			},
+			{
+				// A draft: its empty expectations declare nothing.
+				CaseID: "q-0123456789", Scenario: "chat", Tags: []string{"from-log"},
+				Query: "how do I rotate the logs", Notes: "drafted from a query log",
+				Draft: true, Count: 3, K: gPtr(10),
+			},
 		},
 	}
 	if !reflect.DeepEqual(g, want) {
@@ -77,11 +84,12 @@ func TestParseGoldenValid(t *testing.T) {
 
 	// Every field of Case is populated by the first case (but the plural
 	// fallback reasons and evidence statuses, which exclude the singular, by
-	// the second and third), so the file exercises every field decoder.
+	// the second and third, and draft, which excludes expectations, by the
+	// fourth), so the file exercises every field decoder.
 	v := reflect.ValueOf(g.Cases[0])
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Name
-		if name == "ExpectedFallbackReasons" || name == "ExpectedEvidenceStatuses" {
+		if name == "ExpectedFallbackReasons" || name == "ExpectedEvidenceStatuses" || name == "Draft" {
 			continue
 		}
 		if v.Field(i).IsZero() {

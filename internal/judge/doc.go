@@ -22,6 +22,15 @@
 // check as "fixture lacks <path>". The case's searchMode is the pipeline's
 // own declared one when it declares one.
 //
+// A draft case ("draft": true, drafted from a query log by rag-eval draft)
+// is not judged. Its status is draft whether or not it has a fixture, so
+// that a draft never makes a run fail. Its fixture's top candidates and
+// traced fields are reported, for a reader to see what the pipeline
+// retrieves. Its reason says why none are shown: no fixture, a broken one,
+// or one made for another query text. A draft has no checks, hit level or
+// metrics. The summary counts it in caseCount and draftCount and in
+// nothing else.
+//
 // checks.go is docs/checks.md in code. It holds the table of checks, with
 // for each its name, what declares it, the fixture field it reads, the
 // capability it needs and the function that judges it. Then come one

@@ -16,6 +16,8 @@ import (
 // judged strings, excerpts included, into one buffer. A result that kept a
 // slice of it would keep the whole buffer alive for the rest of the run,
 // which on 10,000 fixtures costs about 60 MB more heap and 20% more time.
+//
+// A draft case is not judged (draftResult).
 func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) CaseResult {
 	if f.CaseID != c.CaseID {
 		return broken(c, k, fmt.Sprintf("fixture caseId %q does not match case %q", f.CaseID, c.CaseID))
@@ -24,6 +26,9 @@ func JudgeFixture(c *contract.Case, k int, f *contract.Fixture, kbScope string) 
 		return broken(c, k, "fixture has no lookupResult")
 	}
 	j := newJudgement(c, k, f, kbScope)
+	if c.Draft {
+		return j.draftResult()
+	}
 	res := newResult(c, k, StatusPass)
 	j.fixtureFields(&res)
 	for i := range checks {
@@ -55,7 +60,13 @@ func broken(c *contract.Case, k int, reason string) CaseResult {
 	return unjudged(c, k, StatusError, reason)
 }
 
+// unjudged is the result of a case without a fixture to judge. A draft
+// keeps the status draft, with the reason: a missing fixture is how every
+// draft starts, and no draft may fail a run.
 func unjudged(c *contract.Case, k int, status Status, reason string) CaseResult {
+	if c.Draft {
+		status = StatusDraft
+	}
 	r := newResult(c, k, status)
 	r.Reason = &reason
 	return r
@@ -71,6 +82,20 @@ func newResult(c *contract.Case, k int, status Status) CaseResult {
 		CaseID: c.CaseID, Scenario: c.Scenario, Tags: tags, Query: c.Query, Status: status, K: k,
 		TopCandidates: []Candidate{}, Checks: []Check{}, FailedChecks: []string{}, Case: c,
 	}
+}
+
+// draftResult is the result of a draft: no check runs, and it has no hit
+// level and no metrics. What the fixture holds is reported as it is, so
+// that a reader sees what the pipeline retrieves for the query. A fixture
+// made for another query text is stale, and Reason says so with the
+// query check's message.
+func (j *judgement) draftResult() CaseResult {
+	res := newResult(j.c, j.k, StatusDraft)
+	j.fixtureFields(&res)
+	if ok, msg := checkQuery(j); !ok {
+		res.Reason = &msg
+	}
+	return res
 }
 
 // add records a check's outcome. A failed check fails the case.

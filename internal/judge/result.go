@@ -28,6 +28,11 @@ const (
 	// besides query was skipped (its pipeline declares it lacks what they
 	// need), so nothing of its retrieval was judged. Not a pass.
 	StatusSkipped Status = "skipped"
+	// StatusDraft: the golden case is a draft ("draft": true). Nothing of it
+	// is judged. Its fixture's candidates and traced fields are reported
+	// when there is one, and Reason says why when there is none to show.
+	// A draft counts in no rate, mean or gate.
+	StatusDraft Status = "draft"
 )
 
 // Judged reports whether the case's fixture was judged (pass, fail or
@@ -51,12 +56,15 @@ type CaseResult struct {
 	Tags     []string `json:"tags"`
 	Query    string   `json:"query"`
 	Status   Status   `json:"status"`
-	// Reason explains not_run and error. It is nil for pass and fail.
+	// Reason explains not_run and error. It is nil for pass and fail. For
+	// a draft it says why its fixture is not shown (none, broken or stale),
+	// and is nil when it is.
 	Reason *string `json:"reason"`
 	// K is the case's K: checks and hit levels count K blocks, rank metrics
 	// count K documents.
 	K int `json:"k"`
-	// HitLevel is strong|medium|weak|miss|n/a, nil for not_run and error.
+	// HitLevel is strong|medium|weak|miss|n/a, nil for not_run, error and
+	// draft.
 	HitLevel *string `json:"hitLevel"`
 	// FirstExpectedRank is the 1-based position of the first expected block
 	// in the whole block list, nil when there is none.
@@ -76,7 +84,7 @@ type CaseResult struct {
 	EvidenceStatus  *string `json:"evidenceStatus"`
 	RerankTopSource *string `json:"rerankTopSource"`
 	SearchMode      *string `json:"searchMode"`
-	// Metrics is nil for n/a, not_run and error cases.
+	// Metrics is nil for n/a, not_run, error and draft cases.
 	Metrics *Metrics `json:"metrics"`
 
 	// Case is the golden case that was judged. It is nil in a result read

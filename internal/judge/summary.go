@@ -17,9 +17,13 @@ type Summary struct {
 	// SkippedCount counts the cases of status skipped. The JSON omits it
 	// when 0.
 	SkippedCount int `json:"skippedCount,omitempty"`
+	// DraftCount counts the cases of status draft. The JSON omits it when
+	// 0.
+	DraftCount int `json:"draftCount,omitempty"`
 
-	// PassRate is passCount / (caseCount − skippedCount): a skipped case
-	// is counted apart, neither a pass nor a failure.
+	// PassRate is passCount / (caseCount − skippedCount − draftCount): a
+	// skipped case is counted apart, neither a pass nor a failure, and a
+	// draft is not judged.
 	PassRate *contract.Float6 `json:"passRate"`
 	// HitLevels counts judged cases by hit level.
 	HitLevels HitLevels `json:"hitLevels"`
@@ -55,17 +59,25 @@ type SkippedChecks struct {
 	Count  int    `json:"count"`
 }
 
-// Passed reports whether every case passed or was skipped, and something
-// was judged. No case may have failed, not run or errored. A run whose
-// cases were all skipped judged nothing of the retrieval and is no pass
-// (NothingJudged). Passed is rag-eval's exit status 0.
+// Passed reports whether every case passed, was skipped or is a draft, and
+// something was judged. No case may have failed, not run or errored. A
+// run whose judged cases were all skipped judged nothing of the retrieval
+// and is no pass (NothingJudged). A run of drafts only passes: drafts are
+// never gated (AllDrafts). Passed is rag-eval's exit status 0.
 func (s *Summary) Passed() bool {
-	return s.PassCount+s.SkippedCount == s.CaseCount && !s.NothingJudged()
+	return s.PassCount+s.SkippedCount+s.DraftCount == s.CaseCount && !s.NothingJudged()
 }
 
-// NothingJudged reports whether every case was skipped: the pipeline
-// declares it lacks every part the golden cases check.
-func (s *Summary) NothingJudged() bool { return s.CaseCount > 0 && s.SkippedCount == s.CaseCount }
+// NothingJudged reports whether every case but the drafts was skipped, and
+// some was: the pipeline declares it lacks every part the golden cases
+// check.
+func (s *Summary) NothingJudged() bool {
+	return s.SkippedCount > 0 && s.SkippedCount == s.CaseCount-s.DraftCount
+}
+
+// AllDrafts reports whether every case is a draft, so that nothing is
+// gated yet.
+func (s *Summary) AllDrafts() bool { return s.CaseCount > 0 && s.DraftCount == s.CaseCount }
 
 // SkippedCheckCount is the number of skipped checks.
 func (s *Summary) SkippedCheckCount() int {
@@ -119,6 +131,8 @@ func Summarize(results []*CaseResult) Summary {
 			s.ErrorCount++
 		case StatusSkipped:
 			s.SkippedCount++
+		case StatusDraft:
+			s.DraftCount++
 		}
 		if !r.Status.Judged() {
 			continue
@@ -178,7 +192,7 @@ func Summarize(results []*CaseResult) Summary {
 			modes[*r.SearchMode] = true
 		}
 	}
-	s.PassRate = ratio(float64(s.PassCount), s.CaseCount-s.SkippedCount)
+	s.PassRate = ratio(float64(s.PassCount), s.CaseCount-s.SkippedCount-s.DraftCount)
 	hits := s.HitLevels.Strong + s.HitLevels.Medium
 	s.RecallAtK = ratio(float64(hits), hits+s.HitLevels.Weak+s.HitLevels.Miss)
 	s.AvgFirstExpectedRank = ratio(firstRankSum, firstRankN)

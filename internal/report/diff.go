@@ -369,6 +369,10 @@ func (d *Diff) add(cd CaseDiff) {
 	d.Cases = append(d.Cases, cd)
 }
 
+// diffCase compares a case of the baseline, b, with the same case now, c.
+// A case that is a draft in the baseline is changed or unchanged, never
+// regressed or improved, whatever it is now. A case judged in the baseline
+// and a draft now is regressed: it left the gate.
 func diffCase(b, c *judge.CaseResult) CaseDiff {
 	cd := CaseDiff{CaseID: b.CaseID, Fields: []FieldDiff{}}
 	field := func(name string, bv, cv any) {
@@ -387,6 +391,23 @@ func diffCase(b, c *judge.CaseResult) CaseDiff {
 	field("rerankTopSource", b.RerankTopSource, c.RerankTopSource)
 	field("topSources", topSourcesOf(b), topSourcesOf(c))
 	field("skippedChecks", b.SkippedChecks, c.SkippedChecks)
+
+	switch {
+	case c.Status == judge.StatusDraft && b.Status != judge.StatusDraft:
+		// A judged case made a draft leaves the gate, as a removed case
+		// does: a regression, until the baseline is renewed.
+		cd.Change = ChangeRegressed
+		cd.Explain = explain(b, c, []string{fmt.Sprintf("status %s → draft: the case is no longer judged", b.Status)})
+		return cd
+	case b.Status == judge.StatusDraft:
+		// A draft is never judged, so whatever moved in it, or its becoming
+		// a judged case, is no regression and no improvement.
+		cd.Change = ChangeUnchanged
+		if len(cd.Fields) > 0 {
+			cd.Change = ChangeChanged
+		}
+		return cd
+	}
 
 	var worse []string
 	better := false

@@ -41,7 +41,8 @@
 //   - Floats are rounded half away from zero to 6 places, in their shortest
 //     form (contract.Float6).
 //   - A ratio or mean with nothing to divide by is null.
-//   - A case's reason is null unless the case is not_run or error.
+//   - A case's reason is null unless the case is not_run or error, or a
+//     draft whose fixture is missing, broken or stale.
 //   - A case's hitLevel and metrics are null when it was not judged. Its
 //     metrics are null for n/a too.
 //   - A passed check's message is null.
@@ -51,7 +52,8 @@
 // "skipped": true, a case's skippedChecks, a summary's skippedCount and
 // skippedChecks. A check is skipped when it needs a part the pipeline
 // declares it lacks (docs/checks.md). So the report of a run without
-// skipped checks keeps its bytes.
+// skipped checks keeps its bytes. So it is for drafts: a summary's
+// draftCount is written only when some case is a draft.
 //
 // The differences from the judge's types are in a top candidate. Its
 // scoreLabel, which rag-eval compare shows, is not in the report.
@@ -88,8 +90,11 @@
 // When checks were skipped, the summary table has rows for the skipped
 // cases and checks. The group tables get a skipped column when a case was
 // skipped. A Skipped checks table counts them by check and reason. A case's
-// row adds "skipped: …" after its failed checks. Every cell is escaped
-// (pipes, line breaks, HTML), and a null shows as "—".
+// row adds "skipped: …" after its failed checks. When some case is a draft,
+// the summary table has a drafts row and the group tables a drafts column.
+// A draft's row shows the status draft and its candidates, and it has no
+// section. Every cell is escaped (pipes, line breaks, HTML), and a null
+// shows as "—".
 //
 // # Parts the pipeline lacks
 //
@@ -118,6 +123,9 @@
 //   - A skipped case carries a <skipped message="skipped checks: …">, and
 //     the suite counts it in a skipped attribute.
 //   - A case judged beside skipped checks lists them in its <system-out>.
+//   - A draft carries a <skipped message="draft: not judged until it is
+//     assessed">, its reason after it when it has one, and the suite
+//     counts it in the skipped attribute too.
 //
 // WriteJUnitDiff also marks the regressions of a baseline diff. A regressed
 // case is a <failure type="regression">, even when it passes. Its message
@@ -128,7 +136,8 @@
 // WriteSummaryMarkdown writes one document the size of a pull request
 // comment. It holds the verdict, the inputs that changed, the regressions
 // (rules, failed checks, first block before → after) and the failed checks
-// of every case that failed, was not run or errored. A compact summary
+// of every case that failed, was not run or errored. Drafts are counted on
+// its first line and listed nowhere. A compact summary
 // table ends it, with one line saying how many checks were skipped and why
 // when some were. The two lists are cut at a line boundary, with a note, so
 // that the whole stays within SummaryMarkdownLimit (60,000) bytes. That is
@@ -136,10 +145,12 @@
 //
 // WriteText is the summary a person reads in a terminal or CI log. It
 // starts with PASS or FAIL, the counts and the pass rate. PASS means every
-// case passed or was skipped, and not every case was skipped. Then come the
-// skipped checks and why when some were, the hit levels, recall@K, MRR,
-// nDCG@K and the fallback rate. Last is one line per case that did not
-// pass, with its failed checks, its skipped ones or its reason. With colour
+// case passed, was skipped or is a draft, and not every judged case was
+// skipped. A run of drafts only is PASS, with a line saying nothing is
+// gated. Then come the skipped checks and why when some were, the hit
+// levels, recall@K, MRR, nDCG@K and the fallback rate. Last is one line per
+// case that did not pass and is no draft, with its failed checks, its
+// skipped ones or its reason. With colour
 // it paints the statuses with ANSI escapes.
 //
 // # Baseline diff
@@ -163,6 +174,13 @@
 //   - its hit level got lower, in the order strong > medium > weak > miss >
 //     null, with n/a not ordered
 //   - its firstExpectedRank got larger or was lost
+//
+// A draft is never judged, so a case that is a draft in the baseline is
+// changed when a field moved and unchanged otherwise, whatever it is now:
+// neither a draft's new candidates nor its becoming a judged case is a
+// regression or an improvement. A judged case that is a draft now left the
+// gate, as a removed case does: it regressed ("status pass → draft: the
+// case is no longer judged").
 //
 // A case improved on the mirror image, when nothing got worse. It changed
 // when only other fields moved. One exception: a larger firstExpectedRank
@@ -194,12 +212,14 @@
 //
 // The same inputs give the same bytes in every format. There is no clock,
 // maps are written sorted and floats are formatted one way. Golden files in
-// testdata pin the writers. They are made from two small eval sets:
+// testdata pin the writers. They are made from three small eval sets:
 //
 //   - testdata/evalset holds a pass, a fail, a not_run, an error, an n/a, a
 //     graded case and text that needs escaping
 //   - testdata/skipset holds an http pipeline's fixtures with declared
 //     capabilities, so skipped checks and a skipped case
+//   - testdata/draftset holds a pass, a fail and two drafts, one with a
+//     fixture and one without
 //
 // After a deliberate change, regenerate them with
 // `go test ./internal/report -update` and read the diff.

@@ -50,8 +50,9 @@ type junitProblem struct {
 // case. A testcase's classname is the scenario, its name the caseId, its
 // time "0". A failing case carries a <failure> with its check messages. A
 // not_run or error case carries an <error>. A skipped case carries a
-// <skipped message="skipped checks: …">, counted in the suite's skipped
-// attribute, which is written only when some case was skipped. A passing or
+// <skipped message="skipped checks: …">, and a draft a <skipped
+// message="draft: …">, both counted in the suite's skipped attribute,
+// which is written only when some case was skipped or is a draft. A passing or
 // failing case with skipped checks lists them, with their reasons, in its
 // <system-out>. When the pipeline declares it lacks parts a check needs,
 // the suite's own <system-out> says which checks it cannot be judged on.
@@ -112,13 +113,17 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 				jc.Failure.Type = "regression"
 				jc.Failure.Body = why + "\n" + jc.Failure.Body
 			}
-		case judge.StatusSkipped:
+		case judge.StatusSkipped, judge.StatusDraft:
 			if why != "" {
 				s.Failures++
 				jc.Failure = &junitProblem{Message: why, Type: "regression", Body: why}
 				break
 			}
 			s.Skipped++
+			if c.Status == judge.StatusDraft {
+				jc.Skipped = &junitSkipped{Message: draftWhy(c)}
+				break
+			}
 			jc.Skipped = &junitSkipped{Message: "skipped checks: " + skippedWhy(c)}
 		default:
 			if why != "" {
@@ -147,6 +152,16 @@ func (r *Report) WriteJUnitDiff(w io.Writer, d *Diff) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// draftWhy is a draft's skip message: "draft: not judged until it is
+// assessed", then its reason when it has one ("; no fixture at …").
+func draftWhy(c *judge.CaseResult) string {
+	msg := "draft: not judged until it is assessed"
+	if c.Reason != nil {
+		msg += "; " + *c.Reason
+	}
+	return msg
 }
 
 // skippedWhy is "selected_attempt (pipeline declares no trace), …".

@@ -39,6 +39,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		row(b, "skipped cases", strconv.Itoa(s.SkippedCount))
 		row(b, "skipped checks", strconv.Itoa(n))
 	}
+	if s.DraftCount > 0 {
+		row(b, "drafts (not judged)", strconv.Itoa(s.DraftCount))
+	}
 	row(b, "pass rate", mdcell.Float(s.PassRate))
 	row(b, "hit levels (strong / medium / weak / miss / n/a)", fmt.Sprintf("%d / %d / %d / %d / %d",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA))
@@ -65,8 +68,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	row(b, "search modes", escape(strings.Join(s.SearchModes, ", ")))
 	b.WriteString("\n")
 
-	groupTable(b, "By scenario", "scenario", r.ByScenario, s.SkippedCount > 0, trace)
-	groupTable(b, "By tag", "tag", r.ByTag, s.SkippedCount > 0, trace)
+	groupTable(b, "By scenario", "scenario", r.ByScenario, s.SkippedCount > 0, s.DraftCount > 0, trace)
+	groupTable(b, "By tag", "tag", r.ByTag, s.SkippedCount > 0, s.DraftCount > 0, trace)
 
 	if len(s.SkippedChecks) > 0 {
 		fmt.Fprintf(b, "## Skipped checks\n\n")
@@ -103,7 +106,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 	var failing []*judge.CaseResult
 	for i := range r.Cases {
-		if c := &r.Cases[i]; c.Status != judge.StatusPass && c.Status != judge.StatusSkipped {
+		if c := &r.Cases[i]; Failing(c) {
 			failing = append(failing, c)
 		}
 	}
@@ -125,17 +128,28 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return b.Flush()
 }
 
+// Failing reports whether c is a case the reports list as failing: one
+// that did not pass, was not skipped and is no draft.
+func Failing(c *judge.CaseResult) bool {
+	return c.Status != judge.StatusPass && c.Status != judge.StatusSkipped && c.Status != judge.StatusDraft
+}
+
 // groupTable writes a table of summaries by group. It has a skipped column
-// when skipped is set, that is when some case of the report was skipped.
-// It has a fallback rate column when fallback is set, that is unless the
-// pipeline declares no trace.
-func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary, skipped, fallback bool) {
+// when skipped is set, that is when some case of the report was skipped,
+// and a drafts column after it when drafts is set. It has a fallback rate
+// column when fallback is set, that is unless the pipeline declares no
+// trace.
+func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Summary, skipped, drafts, fallback bool) {
 	if len(groups) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "## %s\n\n", title)
 	head := []string{what, "cases", "pass", "fail", "not run", "error", "pass rate", "recall@K", "MRR", "nDCG@K", "fallback rate"}
 	align := []string{"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"}
+	if drafts {
+		head = slices.Insert(head, 6, "drafts")
+		align = slices.Insert(align, 6, "---:")
+	}
 	if skipped {
 		head = slices.Insert(head, 6, "skipped")
 		align = slices.Insert(align, 6, "---:")
@@ -150,6 +164,9 @@ func groupTable(b *bufio.Writer, title, what string, groups map[string]judge.Sum
 		cells := []string{escape(name), strconv.Itoa(s.CaseCount), strconv.Itoa(s.PassCount), strconv.Itoa(s.FailCount),
 			strconv.Itoa(s.NotRunCount), strconv.Itoa(s.ErrorCount), mdcell.Float(s.PassRate), mdcell.Float(s.RecallAtK),
 			mdcell.Float(s.MRR), mdcell.Float(s.NDCGAtK), mdcell.Float(s.FallbackRate)}
+		if drafts {
+			cells = slices.Insert(cells, 6, strconv.Itoa(s.DraftCount))
+		}
 		if skipped {
 			cells = slices.Insert(cells, 6, strconv.Itoa(s.SkippedCount))
 		}

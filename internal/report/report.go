@@ -189,6 +189,11 @@ func writeSnapshotLine(b *bufio.Writer, s *Snapshot) {
 //
 //	bm25 (as the pipeline declares), kbScope rag-eval, http pipeline, declares contextPack
 //
+// A pipeline's fixtures made without a search mode, as those of a
+// production side, say none:
+//
+//	kbScope rag-eval, production pipeline, declares none of the optional parts
+//
 // It is "" without a snapshot.
 func SnapshotLine(s *Snapshot) string {
 	if s == nil {
@@ -213,6 +218,9 @@ func SnapshotLine(s *Snapshot) string {
 		default:
 			parts = append(parts, "declares "+strings.Join(p.Capabilities, ", "))
 		}
+	}
+	if parts[0] == "" && s.Pipeline != nil {
+		parts = parts[1:] // no search mode requested, as for a production side
 	}
 	line := strings.Join(parts, ", ")
 	if sd := s.Seed; sd != nil {

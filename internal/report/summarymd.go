@@ -55,8 +55,8 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 		verdict = "REGRESSION"
 	}
 	fmt.Fprintf(&head, "## rag-eval: %s\n\n", verdict)
-	fmt.Fprintf(&head, "%d cases: %d pass, %d fail, %d not run, %d error%s (pass rate %s)", s.CaseCount, s.PassCount, s.FailCount,
-		s.NotRunCount, s.ErrorCount, skippedCases(&s), mdcell.Float(s.PassRate))
+	fmt.Fprintf(&head, "%d cases: %d pass, %d fail, %d not run, %d error%s%s (pass rate %s)", s.CaseCount, s.PassCount, s.FailCount,
+		s.NotRunCount, s.ErrorCount, skippedCases(&s), draftCases(&s), mdcell.Float(s.PassRate))
 	if d != nil {
 		n := len(d.Regressions)
 		fmt.Fprintf(&head, "; against the baseline `%s`: %s (%d regression%s, %d improved, %d changed, %d added)",
@@ -68,6 +68,9 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	}
 	if u := r.Unjudgeable(); u != "" {
 		fmt.Fprintf(&head, "%s\n\n", escape(u))
+	}
+	if s.AllDrafts() {
+		fmt.Fprintf(&head, "%s\n\n", allDrafts)
 	}
 	if n := s.SkippedCheckCount(); n > 0 {
 		fmt.Fprintf(&head, "Skipped checks (neither passed nor failed): %d: %s.\n\n", n, escape(skippedChecksList(&s)))
@@ -105,7 +108,7 @@ func (r *Report) WriteSummaryMarkdown(w io.Writer, d *Diff, full ...string) erro
 	}
 	var failing []*judge.CaseResult
 	for i := range r.Cases {
-		if c := &r.Cases[i]; c.Status != judge.StatusPass && c.Status != judge.StatusSkipped {
+		if c := &r.Cases[i]; Failing(c) {
 			failing = append(failing, c)
 		}
 	}

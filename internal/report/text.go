@@ -14,8 +14,9 @@ import (
 // WriteText writes the plain-text summary a person reads in a terminal or a
 // CI log: pass rate, the checks the pipeline cannot be judged on, hit
 // levels, recall@K and the other means, and the failing case ids. The
-// fallback rate is left out for a pipeline that declares no trace. With
-// colour, statuses are coloured with ANSI escapes.
+// fallback rate is left out for a pipeline that declares no trace. Drafts
+// are counted on the first line and not listed. With colour, statuses are
+// coloured with ANSI escapes.
 func (r *Report) WriteText(w io.Writer, colour bool) error {
 	b := bufio.NewWriter(w)
 	s := r.Summary
@@ -29,8 +30,8 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	if !s.Passed() {
 		status = paint("31", "FAIL")
 	}
-	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error%s (pass rate %s)\n",
-		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, skippedCases(&s), mdcell.Float(s.PassRate))
+	fmt.Fprintf(b, "%s  %d cases: %d pass, %d fail, %d not run, %d error%s%s (pass rate %s)\n",
+		status, s.CaseCount, s.PassCount, s.FailCount, s.NotRunCount, s.ErrorCount, skippedCases(&s), draftCases(&s), mdcell.Float(s.PassRate))
 	if u := r.Unjudgeable(); u != "" {
 		fmt.Fprintf(b, "%s\n", u)
 	}
@@ -39,6 +40,9 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	}
 	if s.NothingJudged() {
 		fmt.Fprintf(b, "%s\n", nothingJudged)
+	}
+	if s.AllDrafts() {
+		fmt.Fprintf(b, "%s\n", allDrafts)
 	}
 	fmt.Fprintf(b, "hit levels: strong %d, medium %d, weak %d, miss %d, n/a %d\n",
 		s.HitLevels.Strong, s.HitLevels.Medium, s.HitLevels.Weak, s.HitLevels.Miss, s.HitLevels.NA)
@@ -52,7 +56,7 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		switch c.Status {
-		case judge.StatusPass:
+		case judge.StatusPass, judge.StatusDraft:
 			continue
 		case judge.StatusFail:
 			fmt.Fprintf(b, "  %s %s: %s\n", paint("31", "fail"), c.CaseID, strings.Join(c.FailedChecks, ", "))
@@ -68,6 +72,23 @@ func (r *Report) WriteText(w io.Writer, colour bool) error {
 // nothingJudged is the line of a run whose cases were all skipped, which is
 // no pass.
 const nothingJudged = "every case was skipped: the pipeline declares it lacks every part the golden cases check, so nothing was judged"
+
+// allDrafts is the line of a run whose cases are all drafts: it passes,
+// and it gates nothing.
+const allDrafts = "every case is a draft: nothing was judged and nothing is gated until the drafts are assessed (docs/golden-sets.md)"
+
+// draftCases is ", N drafts" after the case counts, "" when no case is a
+// draft (the line is then what it was before drafts existed). A draft is
+// counted apart: it is neither judged nor in the pass rate.
+func draftCases(s *judge.Summary) string {
+	switch s.DraftCount {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 draft"
+	}
+	return fmt.Sprintf(", %d drafts", s.DraftCount)
+}
 
 // skippedCases is ", N skipped" after the case counts, "" when no case was
 // skipped (the line is then what it was before checks could be skipped).

@@ -121,6 +121,11 @@ var cjkTables = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Kat
 // wordTables are the categories of word characters (rule 3 of Tokens).
 var wordTables = []*unicode.RangeTable{unicode.L, unicode.M, unicode.N}
 
+// IsCJK reports whether r is a CJK character as Tokens defines it (rule
+// 2): a letter, mark or number of the Han, Hiragana, Katakana or Hangul
+// script, or the prolonged sound mark 'ー'.
+func IsCJK(r rune) bool { return classify(r) == classCJK }
+
 func classify(r rune) uint8 {
 	if r < utf8.RuneSelf {
 		return asciiClass[r]

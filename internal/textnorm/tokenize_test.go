@@ -127,3 +127,11 @@ func BenchmarkTokens(b *testing.B) {
 		})
 	}
 }
+
+func TestIsCJK(t *testing.T) {
+	for r, want := range map[rune]bool{'连': true, 'か': true, 'カ': true, '한': true, 'ー': true, 'a': false, '1': false, '，': false, '㉠': false, ' ': false} {
+		if got := IsCJK(r); got != want {
+			t.Errorf("IsCJK(%q) = %v, want %v", r, got, want)
+		}
+	}
+}

@@ -16,9 +16,9 @@
 // the page, and an event handler that got into the markup would not run.
 // Without JavaScript everything reads and every case opens (<details>).
 // The script only adds the case table's filters and sorting, and opens a
-// case a link points to. The filters are status or "not pass", scenario,
-// tag and search. The same report gives the same bytes: there is no
-// timestamp, and maps are written in sorted order.
+// case a link points to. The filters are status (draft among them) or
+// "not pass", scenario, tag and search. The same report gives the same
+// bytes: there is no timestamp, and maps are written in sorted order.
 //
 // What each page shows:
 //
@@ -30,10 +30,13 @@
 //     figures, the statuses and hit levels as stacked bars, the figures per
 //     scenario and per tag, and the skipped checks with their reasons. The
 //     figures are pass, fail, not run and error, skipped when a case or
-//     check was, pass rate, recall@K, MRR, nDCG@K and fallback rate. Last
+//     check was, pass rate, recall@K, MRR, nDCG@K and fallback rate, and
+//     the drafts when some case is one. The tables per scenario and per tag
+//     then have a drafts column, and a draft's row a badge of its own. Last
 //     comes every case, which opens on its query, its checks, its retrieval
 //     trace and its top-K blocks. A check shows its message, a skipped one
-//     why. The trace shows the search mode, evidence status, selected
+//     why. A draft says it is not judged, and why it shows no blocks when
+//     it has none. The trace shows the search mode, evidence status, selected
 //     attempt, fallback reason, and each attempt's filter, candidates and
 //     bestQuality. A block shows its rank, source, breadcrumb, qualityScore,
 //     relevanceLevel, evidenceKey and excerpt. The excerpt highlights the

@@ -46,16 +46,18 @@ type groupView struct {
 	Title, What string
 	// Skipped: a column of skipped cases (some case was skipped).
 	Skipped bool
+	// Drafts: a column of drafts (some case is a draft).
+	Drafts bool
 	// Fallback: a column of fallback rates (the pipeline may have a trace).
 	Fallback bool
 	Rows     []groupRow
 }
 
 type groupRow struct {
-	Name                                      string
-	Cases, Pass, Fail, Skipped, NotRun, Error int
-	PassRate, Recall, MRR, NDCG, Fallback     string
-	PassWidth                                 string
+	Name                                              string
+	Cases, Pass, Fail, Skipped, Drafts, NotRun, Error int
+	PassRate, Recall, MRR, NDCG, Fallback             string
+	PassWidth                                         string
 }
 
 type caseView struct {
@@ -75,6 +77,8 @@ type caseView struct {
 	Trace                               *traceView
 	Blocks                              []blockView
 	Fields                              []figure
+	// Draft: the case is a draft, whose reason is no failure.
+	Draft bool
 }
 
 type checkView struct {
@@ -155,15 +159,19 @@ func Judge(w io.Writer, r *report.Report, diff *report.Diff) error {
 	if skipped {
 		p.Figures = append(p.Figures, figure{"skipped checks", strconv.Itoa(s.SkippedCheckCount())})
 	}
+	if s.DraftCount > 0 {
+		p.Figures = append(p.Figures, figure{"drafts (not judged)", strconv.Itoa(s.DraftCount)})
+	}
 	p.SkippedChecks = s.SkippedChecks
 	p.Statuses = newStack("case statuses", 480,
 		count{"pass", s.PassCount, colPass}, count{"fail", s.FailCount, colFail}, count{"skipped", s.SkippedCount, colNA},
-		count{"not run", s.NotRunCount, colNotRun}, count{"error", s.ErrorCount, colError})
+		count{"not run", s.NotRunCount, colNotRun}, count{"error", s.ErrorCount, colError}, count{"draft", s.DraftCount, colDraft})
 	h := s.HitLevels
 	p.Hits = newStack("hit levels", 480,
 		count{"strong", h.Strong, colPass}, count{"medium", h.Medium, colMedium}, count{"weak", h.Weak, colWeak},
 		count{"miss", h.Miss, colFail}, count{"n/a", h.NA, colNA})
-	p.Groups = []groupView{groupOf("By scenario", "scenario", r.ByScenario, s.SkippedCount > 0), groupOf("By tag", "tag", r.ByTag, s.SkippedCount > 0)}
+	p.Groups = []groupView{groupOf("By scenario", "scenario", r.ByScenario, s.SkippedCount > 0, s.DraftCount > 0),
+		groupOf("By tag", "tag", r.ByTag, s.SkippedCount > 0, s.DraftCount > 0)}
 	for i := range p.Groups {
 		p.Groups[i].Fallback = trace
 	}
@@ -210,7 +218,7 @@ func sorted(m map[string]bool) []string {
 // first.
 func statusOrder(m map[string]bool) []string {
 	var out []string
-	for _, s := range []string{"pass", "fail", "skipped", "not_run", "error"} {
+	for _, s := range []string{"pass", "fail", "skipped", "not_run", "error", "draft"} {
 		if m[s] {
 			out = append(out, s)
 			delete(m, s)
@@ -219,8 +227,8 @@ func statusOrder(m map[string]bool) []string {
 	return append(out, sorted(m)...)
 }
 
-func groupOf(title, what string, groups map[string]judge.Summary, skipped bool) groupView {
-	g := groupView{Title: title, What: what, Skipped: skipped}
+func groupOf(title, what string, groups map[string]judge.Summary, skipped, drafts bool) groupView {
+	g := groupView{Title: title, What: what, Skipped: skipped, Drafts: drafts}
 	for _, name := range sorted(keys(groups)) {
 		s := groups[name]
 		w := 0.0
@@ -228,7 +236,7 @@ func groupOf(title, what string, groups map[string]judge.Summary, skipped bool) 
 			w = 60 * float64(*s.PassRate)
 		}
 		g.Rows = append(g.Rows, groupRow{
-			Name: name, Cases: s.CaseCount, Pass: s.PassCount, Fail: s.FailCount, Skipped: s.SkippedCount, NotRun: s.NotRunCount, Error: s.ErrorCount,
+			Name: name, Cases: s.CaseCount, Pass: s.PassCount, Fail: s.FailCount, Skipped: s.SkippedCount, Drafts: s.DraftCount, NotRun: s.NotRunCount, Error: s.ErrorCount,
 			PassRate: mdcell.Float(s.PassRate), Recall: mdcell.Float(s.RecallAtK), MRR: mdcell.Float(s.MRR),
 			NDCG: mdcell.Float(s.NDCGAtK), Fallback: mdcell.Float(s.FallbackRate), PassWidth: num(w, 1),
 		})
@@ -267,7 +275,7 @@ func caseOf(c *judge.CaseResult) caseView {
 		Tags: c.Tags, Hit: mdcell.Or(c.HitLevel, mdcell.None), HitOrder: hitOrder(c.HitLevel),
 		Rank: mdcell.Int(c.FirstExpectedRank), RankSort: "1000000000",
 		MRR: mdcell.None, NDCG: mdcell.None, MRRSort: "-1", NDCGSort: "-1",
-		Failed: report.ChecksCell(c), K: c.K, Reason: mdcell.Or(c.Reason, ""),
+		Failed: report.ChecksCell(c), K: c.K, Reason: mdcell.Or(c.Reason, ""), Draft: c.Status == judge.StatusDraft,
 	}
 	if c.FirstExpectedRank != nil {
 		v.RankSort = strconv.Itoa(*c.FirstExpectedRank)

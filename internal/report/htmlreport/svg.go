@@ -47,6 +47,7 @@ const (
 	colMedium = "#66a33a"
 	colWeak   = "#c9a227"
 	colNA     = "#9aa4ae"
+	colDraft  = "#1565c0"
 	colRel    = "#1565c0"
 	colNon    = "#e65100"
 	colLine   = "#5b6673"
