@@ -237,6 +237,11 @@ type LookupResult struct {
 	// false, as for the builtin pipeline's results, every field is written,
 	// whatever Has says.
 	Partial bool `json:"-"`
+	// DroppedBlocks counts the evidence blocks an external pipeline sent
+	// beyond those kept (pipeline.MaxBlocks). They are not in
+	// EvidenceBlocks. rag-snapshot adds them up in the manifest's
+	// droppedBlocks.
+	DroppedBlocks int `json:"-"`
 }
 
 // Presence is a set of lookupResult fields: the judged ones a decoded

@@ -68,6 +68,10 @@ type Manifest struct {
 	Unchanged int         `json:"unchanged"`
 	Removed   int         `json:"removed"`
 	Failed    []CaseError `json:"failed"`
+	// DroppedBlocks counts the evidence blocks an external pipeline sent
+	// past those kept of each answer, over the cases written. The JSON
+	// omits it when 0.
+	DroppedBlocks int `json:"droppedBlocks,omitempty"`
 }
 
 // SeedRecord is how the kbScope of a builtin pipeline's store was seeded,

@@ -51,6 +51,7 @@ func (o *Options) manifest(t *target, ds *DirSummary, start time.Time) *contract
 		Changed:         ds.Changed,
 		Unchanged:       ds.Unchanged,
 		Removed:         ds.Removed,
+		DroppedBlocks:   ds.DroppedBlocks,
 		Failed:          failed,
 	}
 }

@@ -312,12 +312,12 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 	case err != nil:
 		return caseOutcome{kind: failed, err: fmt.Errorf("read old fixture: %w", err)}
 	case Same(old, data):
-		return caseOutcome{kind: unchanged, empty: len(res.EvidenceBlocks) == 0}
+		return caseOutcome{kind: unchanged, empty: len(res.EvidenceBlocks) == 0, dropped: res.DroppedBlocks}
 	}
 	if err := writeSynced(filepath.Join(t.staging, name), data); err != nil {
 		return caseOutcome{kind: failed, err: fmt.Errorf("stage fixture: %w", err)}
 	}
-	return caseOutcome{kind: kind, empty: len(res.EvidenceBlocks) == 0}
+	return caseOutcome{kind: kind, empty: len(res.EvidenceBlocks) == 0, dropped: res.DroppedBlocks}
 }
 
 // lookup runs one lookup with retries (see retry).
@@ -370,11 +370,17 @@ func (o *Options) retry(ctx context.Context, fn func(context.Context) error) err
 	}
 }
 
-// count turns t's outcomes into ds.
+// count turns t's outcomes into ds, with a warning when blocks were
+// dropped.
 func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
+	var dropped []string // the cases
 	for i, r := range t.results {
 		if r.empty {
 			ds.Empty++
+		}
+		if r.dropped > 0 {
+			ds.DroppedBlocks += r.dropped
+			dropped = append(dropped, g.Cases[i].CaseID)
 		}
 		switch r.kind {
 		case unchanged:
@@ -394,6 +400,14 @@ func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 	}
 	ds.Written = ds.Changed + ds.Unchanged
 	ds.Failed = len(ds.Failures)
+	if len(dropped) > 0 {
+		who := "the pipeline"
+		if t.name != "" {
+			who = "the " + t.name
+		}
+		t.warnings = append(t.warnings, fmt.Errorf("%s sent more evidence blocks than the %d × topK kept of an answer, for %d case(s): %d dropped, counted as droppedBlocks in %s: %s",
+			who, pipeline.BlocksPerTopK, len(dropped), ds.DroppedBlocks, filepath.Join(t.dir, contract.ManifestName), diag.Join(dropped, 10)))
+	}
 }
 
 // moveIn makes the staged snapshot t.dir's new state, in one atomic swap

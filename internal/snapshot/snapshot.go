@@ -97,6 +97,10 @@ type DirSummary struct {
 	// Failed counts the failed cases, listed in Failures in golden order.
 	Failed   int
 	Failures []contract.CaseError
+	// DroppedBlocks counts the evidence blocks the pipeline sent past
+	// those kept of each answer (pipeline.MaxBlocks), over the written
+	// cases.
+	DroppedBlocks int
 	// Moved reports whether the fixtures were moved in. It is false when a
 	// case failed without Partial. ManifestWritten reports whether
 	// _snapshot.json was written or rewritten.
@@ -196,6 +200,8 @@ type caseOutcome struct {
 	err  error
 	// empty: the lookup returned no evidence block.
 	empty bool
+	// dropped: the result's DroppedBlocks.
+	dropped int
 }
 
 // Run snapshots every case of opts.Cases. See the package documentation for
