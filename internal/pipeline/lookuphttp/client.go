@@ -46,6 +46,17 @@ const bodyExcerptLen = 200
 // result and of the pipeline the server describes too, so a server echoing
 // a token cannot put it into a message or a fixture.
 //
+// What a server sends is bounded and checked, whoever it is. An answer is
+// read as a stream, at most MaxResponseBytes of it. Of its evidence
+// blocks the first pipeline.MaxBlocks(topK) are kept and the others
+// counted in the result's DroppedBlocks, and any other array is refused
+// past MaxArrayLen elements. A body in a charset its Content-Type declares
+// is decoded from it, and a body that is not UTF-8 otherwise is refused. A
+// field of the wrong type, or with a value the contract does not allow,
+// is a *ProtocolError naming it, in a lookupResult and in the pipeline
+// /healthz describes. A server's text in an error is cut to one line of
+// 1,000 characters, after the secrets are replaced.
+//
 // Client sends each call once. Retrying is the caller's: internal/snapshot
 // retries an error whose Transient method says true. An *UnreachableError
 // (no response: a refused, reset or dropped connection) and a
@@ -249,10 +260,13 @@ func (c *Client) Describe() contract.Pipeline {
 }
 
 // Health calls GET /healthz. A server answering 2xx is healthy, and the
-// pipeline it describes, if any, is what Describe reports. A searchMode or a
-// capability it declares that is not one of contract.PipelineSearchModes
-// or contract.Capabilities is a *ProtocolError, unless the client's own
-// SearchMode or Capabilities replace it.
+// pipeline it describes, if any, is what Describe reports. A body that is
+// not JSON, such as "ok", describes nothing. A JSON body that is not an
+// object, a field of the pipeline of the wrong type or out of its range,
+// and a searchMode or a capability that is not one of
+// contract.PipelineSearchModes or contract.Capabilities are a
+// *ProtocolError naming the field. The client's own SearchMode and
+// Capabilities replace the server's, which are then not read.
 func (c *Client) Health(ctx context.Context) error {
 	return c.redact(c.health(ctx))
 }
