@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -67,7 +68,7 @@ func newBodyReader(resp *http.Response, limit int64) (b *bodyReader, unknownChar
 	}
 	enc, err := ianaindex.IANA.Encoding(cs)
 	if err != nil || enc == nil {
-		return b, fmt.Errorf("response charset %s is not one this client decodes (send UTF-8)", quote(cs))
+		return b, fmt.Errorf("response charset %s is not one this client decodes (send UTF-8)", strconv.Quote(cs))
 	}
 	b.charset = cs
 	b.r = transform.NewReader(b.r, enc.NewDecoder())

@@ -30,10 +30,13 @@ const MaxRank = math.MaxInt32
 // A notJSONError is an answer that is not one JSON value.
 type notJSONError struct{ err error }
 
+// Error says what is wrong and at which byte. It leaves out the JSON
+// pointer a syntax error carries, whose names are the server's and which
+// the decoder cuts to 100 characters, before any secret is replaced.
 func (e *notJSONError) Error() string {
 	var se *jsontext.SyntacticError
-	if errors.As(e.err, &se) {
-		return strings.TrimPrefix(se.Error(), "jsontext: ")
+	if errors.As(e.err, &se) && se.Err != nil {
+		return fmt.Sprintf("%v (byte %d)", se.Err, se.ByteOffset)
 	}
 	return strings.TrimPrefix(e.err.Error(), "jsontext: ")
 }
@@ -320,12 +323,14 @@ var (
 )
 
 // checkResult checks the values of group (FieldGroup.Key) of lr that the
-// contract bounds: evidenceStatus, and the bestQuality of each attempt.
+// contract bounds: evidenceStatus, and the bestQuality of each attempt. A
+// value is quoted whole: the Client replaces the secrets in a message
+// before it cuts it.
 func checkResult(lr *contract.LookupResult, group string) error {
 	switch group {
 	case "":
 		if lr.Has&contract.HasEvidenceStatus != 0 && !slices.Contains(evidenceStatuses, lr.EvidenceStatus) {
-			return fmt.Errorf("lookupResult.evidenceStatus: must be %s, got %s", orList(evidenceStatuses), quote(lr.EvidenceStatus))
+			return fmt.Errorf("lookupResult.evidenceStatus: must be %s, got %s", orList(evidenceStatuses), strconv.Quote(lr.EvidenceStatus))
 		}
 	case "retrievalTrace":
 		for i := range lr.RetrievalTrace.Attempts {
@@ -350,7 +355,7 @@ func checkBlock(b *contract.EvidenceBlock, path string) error {
 		}
 	}
 	if b.Has&contract.BlockHasRelevanceLevel != 0 && !slices.Contains(levels, b.RelevanceLevel) {
-		return fmt.Errorf("%s.relevanceLevel: must be %s, got %s", path, orList(levels), quote(b.RelevanceLevel))
+		return fmt.Errorf("%s.relevanceLevel: must be %s, got %s", path, orList(levels), strconv.Quote(b.RelevanceLevel))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -64,7 +65,7 @@ func (c *Client) decodeHealth(data []byte, b *bodyReader) (*contract.Pipeline, e
 	}
 	if c.SearchMode == "" {
 		if pm.get("searchMode", &p.SearchMode) && !slices.Contains(contract.PipelineSearchModes, p.SearchMode) {
-			pm.fail("searchMode", fmt.Sprintf("unknown search mode %s (known: %s)", quote(p.SearchMode), strings.Join(contract.PipelineSearchModes, ", ")))
+			pm.fail("searchMode", fmt.Sprintf("unknown search mode %s (known: %s)", strconv.Quote(p.SearchMode), strings.Join(contract.PipelineSearchModes, ", ")))
 		}
 		if pm.err != nil {
 			return nil, fmt.Errorf("%v; --pipeline-search-mode overrides it", pm.err)
@@ -74,7 +75,7 @@ func (c *Client) decodeHealth(data []byte, b *bodyReader) (*contract.Pipeline, e
 		if pm.get("capabilities", &p.Capabilities) {
 			for _, name := range p.Capabilities {
 				if !slices.Contains(contract.Capabilities, name) {
-					pm.fail("capabilities", fmt.Sprintf("unknown capability %s (known: %s)", quote(name), strings.Join(contract.Capabilities, ", ")))
+					pm.fail("capabilities", fmt.Sprintf("unknown capability %s (known: %s)", strconv.Quote(name), strings.Join(contract.Capabilities, ", ")))
 					break
 				}
 			}

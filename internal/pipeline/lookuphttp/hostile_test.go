@@ -65,7 +65,9 @@ func TestEchoedTokenRedacted(t *testing.T) {
 		{"error message escaped twice", LookupPath, 500, `{"error":"upstream: {\"detail\": \"` + strings.ReplaceAll(escaped, `\`, `\\`) + `\"}"}`, `500 Internal Server Error: upstream: {"detail": "${SVC_TOKEN}"}`},
 		{"base64", LookupPath, 403, `{"detail":"bad credentials ` + base64.StdEncoding.EncodeToString([]byte("user:"+token)) + `"}`, `403 Forbidden: {"detail":"bad credentials dXNlcjp${SVC_TOKEN}"}`},
 		{"health", HealthPath, 401, `{"detail":"invalid token ` + escaped + `"}`, `401 Unauthorized: {"detail":"invalid token ${SVC_TOKEN}"}`},
-		{"not JSON", LookupPath, 200, `oops ` + escaped, `response is not JSON (invalid character 'o' at start of value): oops ${SVC_TOKEN}`},
+		{"not JSON", LookupPath, 200, `oops ` + escaped, `response is not JSON (invalid character 'o' at start of value (byte 0)): oops ${SVC_TOKEN}`},
+		{"not JSON, in a key", LookupPath, 200, `{"lookupResult": {"` + escaped + `": oops}}`, `response is not JSON (invalid character 'o' at start of value (byte 46)): {"lookupResult": {"${SVC_TOKEN}": oops}}`},
+		{"a value out of the contract", LookupPath, 200, `{"lookupResult": {"found": true, "evidenceStatus": "` + strings.Repeat("x", 90) + escaped + `", "evidenceBlocks": []}}`, `lookupResult.evidenceStatus: must be sufficient, weak or none, got "` + strings.Repeat("x", 90) + `${SVC_TOKEN}"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
