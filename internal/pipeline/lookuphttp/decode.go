@@ -120,6 +120,22 @@ func atEOF(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// resultKeys are the members of a lookupResult that are read: its fields
+// and the objects holding the others (contract.LookupResult.FieldGroups).
+var resultKeys = func() []string {
+	var keys []string
+	for _, g := range new(contract.LookupResult).FieldGroups() {
+		if g.Key != "" {
+			keys = append(keys, g.Key)
+			continue
+		}
+		for _, f := range g.Fields {
+			keys = append(keys, f.Key)
+		}
+	}
+	return keys
+}()
+
 // rawResult is a lookupResult as read from the stream: its members but
 // evidenceBlocks as JSON text, and the blocks kept.
 type rawResult struct {
@@ -163,13 +179,15 @@ func decodeStream(dec *jsontext.Decoder, maxBlocks int, quote func([]byte) strin
 		if synErr != nil {
 			return nil, nil, synErr
 		}
-		name := tok.String()
-		if name == "evidenceBlocks" {
+		switch name := tok.String(); {
+		case name == "evidenceBlocks":
 			synErr = raw.readBlocks(dec, maxBlocks, quote)
-		} else {
+		case slices.Contains(resultKeys, name):
 			var v jsontext.Value
 			v, synErr = dec.ReadValue()
 			raw.top[name] = bytes.Clone(v)
+		default:
+			synErr = dec.SkipValue() // unknown: dropped unread
 		}
 		if synErr != nil {
 			return nil, nil, synErr
