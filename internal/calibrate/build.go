@@ -336,8 +336,13 @@ func buildMode(in *Input) Mode {
 	if in.Result == nil {
 		return m
 	}
-	m.Blocks, m.Cases = buildStats(in.Result.Cases, in.AttemptBest, m.Shipped)
+	var out outside
+	m.Blocks, m.Cases, out = buildStats(in.Result.Cases, in.AttemptBest, m.Shipped)
 	m.Warnings = smallClasses(&m)
+	if out.n > 0 {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: %d qualityScores outside [0, 1], from %g to %g, were counted as the nearest bound, 0 or 1: the fixtures do not keep to the contract's range",
+			m.Name, out.n, out.min, out.max))
+	}
 	if man := in.Manifest; man != nil && man.Pipeline.Lacks(contract.CapQualityScore) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: the pipeline declares no qualityScore: its %d blocks are counted as missingScore and there is nothing to calibrate",
 			m.Name, m.Blocks.Counts.MissingScore))
@@ -396,7 +401,33 @@ func modeName(in *Input) string {
 	return filepath.Base(in.Fixtures)
 }
 
-func buildStats(results []judge.CaseResult, attemptBest map[string]float64, shipped Shipped) (*Blocks, *CaseLevel) {
+// outside counts the scores outside [0, 1] and the range they span.
+type outside struct {
+	n        int
+	min, max float64
+}
+
+// clamp returns q moved into [0, 1], the range of qualityScore, and
+// counts it in o when it was outside. A pipeline's fixtures never hold
+// such a score. One made by hand or by an older rag-snapshot may, and
+// thresholds computed from it would lie outside any score the contract
+// allows: a -1e308 written out in 309 digits.
+func (o *outside) clamp(q float64) float64 {
+	if q >= 0 && q <= 1 {
+		return q
+	}
+	if o.n == 0 || q < o.min {
+		o.min = q
+	}
+	if o.n == 0 || q > o.max {
+		o.max = q
+	}
+	o.n++
+	return min(max(q, 0), 1)
+}
+
+func buildStats(results []judge.CaseResult, attemptBest map[string]float64, shipped Shipped) (*Blocks, *CaseLevel, outside) {
+	var out outside
 	bl := &Blocks{}
 	cl := &CaseLevel{Samples: []CaseSample{}}
 	var blockSamples, caseSamples []Sample
@@ -428,7 +459,7 @@ func buildStats(results []judge.CaseResult, attemptBest map[string]float64, ship
 				}
 			}
 			if cand.QualityScore != nil {
-				q := float64(*cand.QualityScore)
+				q := out.clamp(float64(*cand.QualityScore))
 				if top == nil || q > *top {
 					top = &q
 				}
@@ -442,6 +473,7 @@ func buildStats(results []judge.CaseResult, attemptBest map[string]float64, ship
 		if top != nil {
 			cs.ScoreFrom = strp(ScoreFromBlocks)
 		} else if q, ok := attemptBest[r.CaseID]; ok {
+			q = out.clamp(q)
 			top, cs.ScoreFrom = &q, strp(ScoreFromAttempt)
 		}
 		count(&cl.Counts, caseLabel, top == nil)
@@ -468,7 +500,7 @@ func buildStats(results []judge.CaseResult, attemptBest map[string]float64, ship
 	cl.measure(caseSamples,
 		at(caseSamples, NameLowQuality, shipped.LowQuality),
 		at(caseSamples, NameMinQuality, shipped.MinQuality))
-	return bl, cl
+	return bl, cl, out
 }
 
 // measure fills everything but Counts from samples. atShipped are the

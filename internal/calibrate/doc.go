@@ -41,7 +41,10 @@
 //     table.
 //
 // A block without a qualityScore is counted as missingScore and left out
-// of the score statistics.
+// of the score statistics. A qualityScore outside [0, 1], which no
+// pipeline writes but a hand-made fixture may hold, counts as the nearest
+// bound, 0 or 1, and the mode gets a warning saying how many there were.
+// So every threshold the report suggests lies in [0, 1].
 //
 // Cases are labelled for the evidence gate, lowQuality, which asks whether
 // the best block is good enough to call the evidence sufficient. A case is

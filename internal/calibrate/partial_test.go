@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,4 +190,70 @@ func f6s(f *contract.Float6) string {
 		return "null"
 	}
 	return strconv.FormatFloat(float64(*f), 'g', -1, 64)
+}
+
+// Scores outside [0, 1], which the contract does not allow but a
+// hand-made or old fixture may hold, count as the nearest bound: every
+// threshold written lies in [0, 1], never a -1e308 written out in 309
+// digits, and a warning says how many scores were moved.
+func TestScoresOutsideTheRange(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := &contract.GoldenFile{Version: 1, KBScope: "kb"}
+	scores := []struct{ rel, non string }{{"42", "-1e308"}, {"0.9", "-3.5"}, {"0.7", "0.2"}}
+	for i, s := range scores {
+		id := string(rune('a' + i))
+		g.Cases = append(g.Cases, contract.Case{CaseID: id, Query: "q", ExpectedSources: []string{"doc-" + id}})
+		write(id+".json", `{"caseId":"`+id+`","query":"q","lookupResult":{"found":true,"evidenceBlocks":[
+			{"rank":1,"source":"doc-`+id+`","qualityScore":`+s.rel+`},{"rank":2,"source":"other","qualityScore":`+s.non+`}]}}`)
+	}
+	off := contract.Case{CaseID: "off", Query: "q", ExpectedFound: new(bool)}
+	g.Cases = append(g.Cases, off)
+	write("off.json", `{"caseId":"off","query":"q","lookupResult":{"found":true,"evidenceBlocks":[{"rank":1,"source":"x","qualityScore":-1e308}]}}`)
+	in, err := Load(g, dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Build("c.json", "", 5, []Input{in})
+	var b strings.Builder
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var check func(path string, v any)
+	check = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				check(path+"."+k, e)
+			}
+		case []any:
+			for i, e := range x {
+				check(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case float64:
+			if strings.HasSuffix(path, "threshold") && (x < 0 || x > 1) {
+				t.Errorf("%s = %g, outside [0, 1]", path, x)
+			}
+		}
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	check("", doc)
+	if strings.Contains(b.String(), "00000000000000000000") {
+		t.Errorf("the report writes a number of 20 digits or more:\n%s", b.String())
+	}
+	m := rep.Modes[0]
+	if b := m.Blocks.Best; b == nil || contract.Round6(float64(*b.Threshold)) != 0.45 {
+		t.Errorf("best block threshold %+v, want 0.45, between 0.2 and 0.7", b)
+	}
+	want := "4 qualityScores outside [0, 1], from -1e+308 to 42, were counted as the nearest bound"
+	if !slices.ContainsFunc(m.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Errorf("warnings %q, want one saying %q", m.Warnings, want)
+	}
 }

@@ -237,9 +237,10 @@ type LookupResult struct {
 	// false, as for the builtin pipeline's results, every field is written,
 	// whatever Has says.
 	Partial bool `json:"-"`
-	// DroppedBlocks counts the blocks the pipeline's answer held beyond
-	// those it reads, dropped unread. No fixture holds it; the manifest
-	// adds it up over the run (Manifest.DroppedBlocks).
+	// DroppedBlocks counts the evidence blocks an external pipeline sent
+	// beyond those kept (pipeline.MaxBlocks). They are not in
+	// EvidenceBlocks. rag-snapshot adds them up in the manifest's
+	// droppedBlocks.
 	DroppedBlocks int `json:"-"`
 }
 

@@ -68,8 +68,8 @@ type Manifest struct {
 	Unchanged int         `json:"unchanged"`
 	Removed   int         `json:"removed"`
 	Failed    []CaseError `json:"failed"`
-	// DroppedBlocks adds up the blocks the pipeline's answers held beyond
-	// those it reads, over the run (LookupResult.DroppedBlocks). The JSON
+	// DroppedBlocks counts the evidence blocks an external pipeline sent
+	// past those kept of each answer, over the cases written. The JSON
 	// omits it when 0.
 	DroppedBlocks int `json:"droppedBlocks,omitempty"`
 }

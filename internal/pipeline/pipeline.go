@@ -82,8 +82,9 @@ type Lookuper interface {
 	// the mapped pipeline never gives the context pack, the retrieval
 	// trace or the rerank trace, and gives evidenceStatus only when its
 	// config declares it. lookuphttp.Client keeps what the server sent, as
-	// it sent it: it does not cut the blocks to topK, number them or drop
-	// a part the pipeline declares it lacks.
+	// it sent it: it does not number the blocks or drop a part the
+	// pipeline declares it lacks. It keeps at most MaxBlocks(topK) blocks,
+	// the first ones, and counts the others in the result's DroppedBlocks.
 	Lookup(ctx context.Context, req Request) (*contract.LookupResult, error)
 
 	// Describe says what produces the results. internal/snapshot calls it
@@ -116,6 +117,19 @@ type Lookuper interface {
 	// a check that needs a part the pipeline declares it lacks.
 	Describe() contract.Pipeline
 }
+
+// BlocksPerTopK bounds the evidence blocks kept of an external pipeline's
+// answer, whose server may send any number: at most BlocksPerTopK × topK.
+// A pipeline asked for topK blocks should send no more, so the bound
+// drops nothing a pipeline keeping to its topK sends, nor the few more a
+// pipeline may send on purpose. It keeps the memory a lookup takes
+// bounded by topK, not by what the server sends.
+const BlocksPerTopK = 4
+
+// MaxBlocks returns how many evidence blocks of an external pipeline's
+// answer for topK are kept: BlocksPerTopK × topK. The others are dropped,
+// and the result's DroppedBlocks counts them.
+func MaxBlocks(topK int) int { return BlocksPerTopK * max(topK, 1) }
 
 // ErrInvalidRequest is wrapped by the error of a request the pipeline
 // refuses (see Lookuper.Lookup). lookuphttp's handler answers it 400

@@ -11,11 +11,40 @@
 // Ref.Value.
 //
 // A Set hides each value of at least MinLen bytes. For a value that is a
-// URL it also hides the host, the user info and the password. It hides
-// each of them in their URL-escaped forms too. AddCredentials adds only a
-// URL's user info and password, for data, where a host or a name is no
-// secret. Shorter values are left alone: replacing every "1" or "on" in a
-// message would garble it, and such values hide nothing.
+// URL it also hides the host, the user info and the password. AddCredentials
+// adds only a URL's user info and password, for data, where a host or a
+// name is no secret. Shorter values are left alone: replacing every "1" or
+// "on" in a message would garble it, and such values hide nothing.
+//
+// # The forms Scrub finds
+//
+// A server may echo a value encoded, so Scrub looks for each value in every
+// form it may take in a body, a URL or a message, before anything is
+// decoded. Each character of the value may be written in any of these
+// forms, mixed within one value:
+//
+//   - as itself
+//   - URL-escaped, as in a query or a path: %2F or %2f, byte by byte, and
+//   - for a space
+//   - JSON-escaped: \/, \", \\, \n and the other two-character escapes, and
+//     \uXXXX for any character, hex digits of either case, a surrogate pair
+//     outside the Basic Multilingual Plane
+//   - \xHH byte by byte, as Python and JavaScript write bytes
+//   - an HTML character reference: &#43;, &#x2B; or &#X2b;, and &amp;,
+//     &lt;, &gt;, &quot; and &apos;
+//
+// Scrub also finds the base64 of the value, in the standard and the URL
+// alphabet, with or without its padding. Inside a longer base64 text, such
+// as the basic authentication of user:password, it finds the characters
+// that encode the value alone, at any of the three offsets a value can
+// start at. Their characters may be escaped as above too. A base64 form
+// shorter than MinLen is not looked for.
+//
+// Scrub undoes one level of encoding. A value URL-escaped twice, %252F for
+// a /, is not found in the raw text. Where a tool decodes a text, as the
+// HTTP pipeline decodes the message of an {"error": …} answer, it scrubs
+// the decoded text too, which finds a value encoded once more inside it.
+// FuzzScrub holds Scrub to this list.
 package secret
 
 import (
@@ -32,7 +61,10 @@ const MinLen = 4
 // nothing. A Set is not safe for concurrent Add. Scrub and Redact may run
 // concurrently once it is filled.
 type Set struct {
-	pairs []pair
+	pairs    []pair
+	patterns []pattern     // what Scrub looks for, from pairs (compile)
+	first    *[256][]int32 // the patterns a match can start with each byte
+	pairs2   *bytePairs    // the two bytes a match written as itself can start with
 }
 
 type pair struct{ value, name string }
@@ -78,6 +110,7 @@ func (s *Set) addValue(name, v string) {
 	s.pairs = append(s.pairs, pair{v, name})
 	// Longest first, so a value containing another is replaced whole.
 	sort.SliceStable(s.pairs, func(i, j int) bool { return len(s.pairs[i].value) > len(s.pairs[j].value) })
+	s.compile()
 }
 
 // Len is the number of values the Set replaces.
@@ -88,23 +121,14 @@ func (s *Set) Len() int {
 	return len(s.pairs)
 }
 
-// Scrub replaces every value of the Set in msg by ${NAME}, also in its
-// URL-escaped forms for a query and for a path.
+// Scrub replaces every value of the Set in msg by ${NAME}, in each of the
+// forms the package doc lists. Where a value contains another, the longer
+// one is replaced whole.
 func (s *Set) Scrub(msg string) string {
-	if s == nil {
+	if s == nil || s.first == nil {
 		return msg
 	}
-	for _, p := range s.pairs {
-		ref := "${" + p.name + "}"
-		msg = strings.ReplaceAll(msg, p.value, ref)
-		if q := url.QueryEscape(p.value); q != p.value {
-			msg = strings.ReplaceAll(msg, q, ref)
-		}
-		if q := url.PathEscape(p.value); q != p.value {
-			msg = strings.ReplaceAll(msg, q, ref)
-		}
-	}
-	return msg
+	return s.scrub(msg)
 }
 
 // Redact returns err with its message scrubbed, and nil for nil. The error

@@ -1,10 +1,15 @@
 package secret
 
 import (
+	"bytes"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 func envOf(env map[string]string) func(string) (string, bool) {
@@ -182,4 +187,214 @@ func TestScan(t *testing.T) {
 	if err := Scan("ab${", text, ref); err == nil || err.Error() != "unterminated ${ at byte 2" {
 		t.Errorf("unterminated: %v", err)
 	}
+}
+
+// TestScrubEncodings: a value is replaced in each form a server may echo it
+// in, mixed within one value, and text around it is kept.
+func TestScrubEncodings(t *testing.T) {
+	var s Set
+	s.Add("SVC_TOKEN", "AKIAabc/def+ghi123")
+	s.Add("U", "é€😀 x&<\"")   // non-ASCII, a space and the characters HTML escapes
+	s.Add("W", "p4ss>>?w0rd") // base64 with + and /, - and _
+	for _, tc := range []struct{ in, want string }{
+		// The issue's repro: PHP escapes /, .NET's default encoder +.
+		{`{"detail":"invalid token AKIAabc\/def\u002Bghi123"}`, `{"detail":"invalid token ${SVC_TOKEN}"}`},
+		{`AKIAabc\/def\u002bghi123`, `${SVC_TOKEN}`},
+		{`\u0041\u004b\u0049\u0041abc/def+ghi123`, `${SVC_TOKEN}`},
+		{`AKIAabc%2Fdef%2bghi123 AKIAabc%2fdef+ghi123`, `${SVC_TOKEN} ${SVC_TOKEN}`},
+		{`AKIAabc\x2fdef\x2Bghi123`, `${SVC_TOKEN}`},
+		{`AKIAabc&#47;def&#x2B;ghi123 AKIAabc&#X2f;def&#0043;ghi123`, `${SVC_TOKEN} ${SVC_TOKEN}`},
+		{`AKIAabc\/def%2Bghi&#49;23`, `${SVC_TOKEN}`},
+		// base64, both alphabets, padded or not.
+		{"QUtJQWFiYy9kZWYrZ2hpMTIz", "${SVC_TOKEN}"},
+		{"token=QUtJQWFiYy9kZWYrZ2hpMTIz&x", "token=${SVC_TOKEN}&x"},
+		{`QUtJQWFiYy9kZWYrZ2hpMTIz QUtJQWFiYy9kZWYrZ2hpMTIz`, "${SVC_TOKEN} ${SVC_TOKEN}"},
+		// Inside the base64 of user:token, as basic authentication sends
+		// it, at each of the three offsets. A character holding bits of
+		// the token and of what follows stays: it tells 2 or 4 bits.
+		{"Basic dXNlcjpBS0lBYWJjL2RlZitnaGkxMjM=", "Basic dXNlcjp${SVC_TOKEN}"},
+		{"Basic dTpBS0lBYWJjL2RlZitnaGkxMjM=", "Basic dTp${SVC_TOKEN}"},
+		{"Basic dXM6QUtJQWFiYy9kZWYrZ2hpMTIz", "Basic dXM6${SVC_TOKEN}"},
+		{"dXNlcjpBS0lBYWJjL2RlZitnaGkxMjN+", "dXNlcjp${SVC_TOKEN}N+"},
+		// Base64 characters escaped, + and / in both alphabets.
+		{`cDRzcz4+P3cwcmQ= cDRzcz4-P3cwcmQ cDRzcz4%2BP3cwcmQ%3D`, "${W} ${W} ${W}"},
+		{`eHhwNHNzPj4\/dzByZA== eHhwNHNzPj4_dzByZA\u003d\u003d`, "eHh${W} eHh${W}"},
+		{"eHA0c3M+Pj93MHJkeno=", "eH${W}eno="},
+		// Multi-byte characters, whole: raw, \u (a surrogate pair for 😀),
+		// %-escaped bytes, HTML references; the space as + or %20.
+		{`é€😀 x&<"`, "${U}"},
+		{`\u00e9\u20AC\ud83d\ude00\u0020x\u0026\u003c\"`, "${U}"},
+		{`%C3%A9%e2%82%ac%F0%9F%98%80+x%26%3C%22`, "${U}"},
+		{`&#233;&#x20ac;&#128512;%20x&amp;&lt;&quot;`, "${U}"},
+		// Near misses stay.
+		{`AKIAabc\/def\u002Cghi123`, `AKIAabc\/def\u002Cghi123`},
+		{`AKIAabc%2def+ghi123`, `AKIAabc%2def+ghi123`},
+		{`AKIAabc&#47def+ghi123`, `AKIAabc&#47def+ghi123`},
+		{"AKIAabc/def+ghi12", "AKIAabc/def+ghi12"},
+	} {
+		if got := s.Scrub(tc.in); got != tc.want {
+			t.Errorf("Scrub(%s)\n got  %s\n want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestScrubOverlap: matches that overlap are replaced as one stretch, by one
+// reference per name, and nothing of either is left.
+func TestScrubOverlap(t *testing.T) {
+	var s Set
+	s.Add("A", "xabc")
+	s.Add("B", "abcdefgh")
+	s.Add("C", "zzzz")
+	for _, tc := range []struct{ in, want string }{
+		{"xabcdefgh", "${A}${B}"},
+		{"-xabc-abcdefgh-", "-${A}-${B}-"},
+		{"zzzzzzz", "${C}"},
+		{"zzz", "zzz"},
+	} {
+		if got := s.Scrub(tc.in); got != tc.want {
+			t.Errorf("Scrub(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// encode writes v in a form Scrub must find, chosen by the bytes of how:
+// each character in one of the forms of the package doc, or the whole
+// value in one of its base64 forms, whose characters may be escaped too.
+// It returns the form and, for base64 inside a longer text, that text:
+// the form is then the part of it that is v's alone.
+func encode(v string, how []byte) (form, text string) {
+	pick := func() byte {
+		if len(how) == 0 {
+			return 0
+		}
+		c := how[0]
+		how = how[1:]
+		return c
+	}
+	escape := func(v string) string {
+		var b strings.Builder
+		for i := 0; i < len(v); {
+			r, n := utf8.DecodeRuneInString(v[i:])
+			raw := v[i : i+n]
+			i += n
+			c := pick()
+			valid := r != utf8.RuneError || n > 1
+			hexes := func(prefix, digits string) {
+				for _, x := range []byte(raw) {
+					fmt.Fprintf(&b, digits, prefix, x)
+				}
+			}
+			switch c % 10 {
+			case 1:
+				hexes("%", "%s%02X")
+			case 2:
+				hexes("%", "%s%02x")
+			case 3:
+				hexes(`\x`, "%s%02x")
+			case 4, 5:
+				if !valid {
+					b.WriteString(raw)
+					break
+				}
+				digits := "\\u%04X"
+				if c%10 == 5 {
+					digits = "\\u%04x"
+				}
+				if r >= 0x10000 {
+					hi, lo := utf16.EncodeRune(r)
+					fmt.Fprintf(&b, digits+digits, hi, lo)
+				} else {
+					fmt.Fprintf(&b, digits, r)
+				}
+			case 6:
+				if short, ok := map[rune]string{'"': `"`, '\\': `\`, '/': "/", '\b': "b", '\f': "f", '\n': "n", '\r': "r", '\t': "t"}[r]; ok {
+					b.WriteString(`\` + short)
+				} else {
+					b.WriteString(raw)
+				}
+			case 7:
+				if valid {
+					fmt.Fprintf(&b, "&#%d;", r)
+				} else {
+					b.WriteString(raw)
+				}
+			case 8:
+				if valid {
+					fmt.Fprintf(&b, "&#x%x;", r)
+				} else {
+					b.WriteString(raw)
+				}
+			case 9:
+				switch {
+				case r == ' ':
+					b.WriteByte('+')
+				case named[r] != "":
+					b.WriteString(named[r])
+				default:
+					b.WriteString(raw)
+				}
+			default:
+				b.WriteString(raw)
+			}
+		}
+		return b.String()
+	}
+	c := pick()
+	if c%3 != 0 {
+		return escape(v), ""
+	}
+	enc := base64.StdEncoding
+	if c&4 != 0 {
+		enc = base64.URLEncoding
+	}
+	k := int(c>>3) % 3
+	if c&0x80 == 0 || k == 0 && len(how)%2 == 0 {
+		full := enc.EncodeToString([]byte(v))
+		if c&0x40 != 0 {
+			full = strings.TrimRight(full, "=")
+		}
+		return escape(full), ""
+	}
+	// v at offset k of a longer text: the characters of v alone.
+	all := append(append(bytes.Repeat([]byte{'u'}, k), v...), ':', 'x')
+	e := enc.EncodeToString(all)
+	first, last := (8*k+5)/6, (8*k+8*len(v))/6
+	return e[first:last], e
+}
+
+// named are the named HTML character references, by the rune they stand
+// for.
+var named = map[rune]string{'&': "&amp;", '<': "&lt;", '>': "&gt;", '"': "&quot;", '\'': "&apos;"}
+
+// FuzzScrub: a value of MinLen bytes or more, written in any form of the
+// package doc anywhere in any text, is not in what Scrub returns, in that
+// form or raw. A value holding $ or } is left out, since the ${NAME} that
+// replaces it could then spell it with the text around.
+func FuzzScrub(f *testing.F) {
+	f.Add("AKIAabc/def+ghi123", "invalid token ", " end", []byte{1, 4, 6, 2, 9, 7, 8, 3})
+	f.Add("é€😀 x&<\"", "a", "b", []byte{1, 5, 4, 9, 9, 8, 7, 6, 6})
+	f.Add("p4ss:w0rd", "Basic ", "", []byte{0x80 | 8, 1})
+	f.Add("tok\xffen", `{"e":"`, `"}`, []byte{1, 2, 3, 4, 5})
+	f.Add("abcd", "abab", "cdcd", []byte{3})
+	f.Fuzz(func(t *testing.T, value, before, after string, how []byte) {
+		if len(value) < MinLen || strings.ContainsAny(value, "$}") {
+			t.Skip()
+		}
+		var s Set
+		s.Add("T", value)
+		form, text := encode(value, how)
+		if text == "" {
+			text = form
+		}
+		if len(form) < MinLen {
+			t.Skip() // a base64 part this short is not looked for
+		}
+		got := s.Scrub(before + text + after)
+		if strings.Contains(got, form) {
+			t.Fatalf("value %q written %q: Scrub(%q) = %q", value, form, before+text+after, got)
+		}
+		if strings.Contains(got, value) {
+			t.Fatalf("value %q: Scrub(%q) = %q holds it raw", value, before+text+after, got)
+		}
+	})
 }

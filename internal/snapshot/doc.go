@@ -140,9 +140,11 @@
 //
 // _snapshot.json holds manifestVersion, tool, status, reason, searchMode,
 // kbScope, pipeline, store, embedder, seed, started, finished, cases,
-// written, changed, unchanged, removed and failed, as docs/fixtures.md
-// says. status is available or unavailable, and failed lists the
-// {caseId, error} of each failed case. pipeline is the
+// written, changed, unchanged, removed, failed and droppedBlocks, as
+// docs/fixtures.md says. status is available or unavailable, and failed
+// lists the {caseId, error} of each failed case. droppedBlocks adds up
+// the results' DroppedBlocks over the cases written, and is absent when
+// 0. A warning names the cases whose blocks were dropped. pipeline is the
 // pipeline's Describe, and store and embedder repeat its own. seed is
 // Options.Seed: chunkSize, chunkOverlap, documents and corpusSha256. It is
 // the current directory's only, and absent when not known. started and

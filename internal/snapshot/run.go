@@ -370,13 +370,18 @@ func (o *Options) retry(ctx context.Context, fn func(context.Context) error) err
 	}
 }
 
-// count turns t's outcomes into ds.
+// count turns t's outcomes into ds, with a warning when blocks were
+// dropped.
 func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
+	var dropped []string // the cases
 	for i, r := range t.results {
 		if r.empty {
 			ds.Empty++
 		}
-		ds.DroppedBlocks += r.dropped
+		if r.dropped > 0 {
+			ds.DroppedBlocks += r.dropped
+			dropped = append(dropped, g.Cases[i].CaseID)
+		}
 		switch r.kind {
 		case unchanged:
 			ds.Unchanged++
@@ -395,6 +400,14 @@ func (t *target) count(g *contract.GoldenFile, ds *DirSummary) {
 	}
 	ds.Written = ds.Changed + ds.Unchanged
 	ds.Failed = len(ds.Failures)
+	if len(dropped) > 0 {
+		who := "the pipeline"
+		if t.name != "" {
+			who = "the " + t.name
+		}
+		t.warnings = append(t.warnings, fmt.Errorf("%s sent more evidence blocks than the %d × topK kept of an answer, for %d case(s): %d dropped, counted as droppedBlocks in %s: %s",
+			who, pipeline.BlocksPerTopK, len(dropped), ds.DroppedBlocks, filepath.Join(t.dir, contract.ManifestName), diag.Join(dropped, 10)))
+	}
 }
 
 // moveIn makes the staged snapshot t.dir's new state, in one atomic swap

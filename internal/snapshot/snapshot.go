@@ -97,8 +97,9 @@ type DirSummary struct {
 	// Failed counts the failed cases, listed in Failures in golden order.
 	Failed   int
 	Failures []contract.CaseError
-	// DroppedBlocks adds up the blocks the written cases' answers held
-	// beyond those the pipeline reads (contract.LookupResult.DroppedBlocks).
+	// DroppedBlocks counts the evidence blocks the pipeline sent past
+	// those kept of each answer (pipeline.MaxBlocks), over the written
+	// cases.
 	DroppedBlocks int
 	// Moved reports whether the fixtures were moved in. It is false when a
 	// case failed without Partial. ManifestWritten reports whether
@@ -199,7 +200,7 @@ type caseOutcome struct {
 	err  error
 	// empty: the lookup returned no evidence block.
 	empty bool
-	// dropped: the blocks of its answer the pipeline dropped unread.
+	// dropped: the result's DroppedBlocks.
 	dropped int
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/diag"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
+	"github.com/ragbaseline/ragbaseline/internal/pipeline/builtin"
 	"github.com/ragbaseline/ragbaseline/internal/secret"
 )
 
@@ -43,6 +45,17 @@ const bodyExcerptLen = 200
 // error Health and Lookup return. They are replaced in every string of a
 // result and of the pipeline the server describes too, so a server echoing
 // a token cannot put it into a message or a fixture.
+//
+// What a server sends is bounded and checked, whoever it is. An answer is
+// read as a stream, at most MaxResponseBytes of it. Of its evidence
+// blocks the first pipeline.MaxBlocks(topK) are kept and the others
+// counted in the result's DroppedBlocks, and any other array is refused
+// past MaxArrayLen elements. A body in a charset its Content-Type declares
+// is decoded from it, and a body that is not UTF-8 otherwise is refused. A
+// field of the wrong type, or with a value the contract does not allow,
+// is a *ProtocolError naming it, in a lookupResult and in the pipeline
+// /healthz describes. A server's text in an error is cut to one line of
+// 1,000 characters, after the secrets are replaced.
 //
 // Client sends each call once. Retrying is the caller's: internal/snapshot
 // retries an error whose Transient method says true. An *UnreachableError
@@ -247,10 +260,13 @@ func (c *Client) Describe() contract.Pipeline {
 }
 
 // Health calls GET /healthz. A server answering 2xx is healthy, and the
-// pipeline it describes, if any, is what Describe reports. A searchMode or a
-// capability it declares that is not one of contract.PipelineSearchModes
-// or contract.Capabilities is a *ProtocolError, unless the client's own
-// SearchMode or Capabilities replace it.
+// pipeline it describes, if any, is what Describe reports. A body that is
+// not JSON, such as "ok", describes nothing. A JSON body that is not an
+// object, a field of the pipeline of the wrong type or out of its range,
+// and a searchMode or a capability that is not one of
+// contract.PipelineSearchModes or contract.Capabilities are a
+// *ProtocolError naming the field. The client's own SearchMode and
+// Capabilities replace the server's, which are then not read.
 func (c *Client) Health(ctx context.Context) error {
 	return c.redact(c.health(ctx))
 }
@@ -260,26 +276,27 @@ func (c *Client) health(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	body, err := c.do(ctx, http.MethodGet, u, nil)
-	if err != nil {
+	where := "GET " + redact(u)
+	var p *contract.Pipeline
+	err = c.do(ctx, http.MethodGet, u, nil, func(b *bodyReader) error {
+		data, err := io.ReadAll(b)
+		if err != nil {
+			return err
+		}
+		if p, err = c.decodeHealth(data, b); err != nil {
+			return &ProtocolError{where, err.Error()}
+		}
+		return nil
+	})
+	if err != nil || p == nil {
 		return err
 	}
-	var h healthResponse
-	if json.Unmarshal(body, &h) == nil && h.Pipeline != nil {
-		where := "GET " + redact(u)
-		if err := contract.ValidPipelineSearchMode(h.Pipeline.SearchMode); err != nil && c.SearchMode == "" {
-			return &ProtocolError{where, "pipeline.searchMode: " + err.Error() + "; --pipeline-search-mode overrides it"}
-		}
-		if err := contract.ValidCapabilities(h.Pipeline.Capabilities); err != nil && c.Capabilities == nil {
-			return &ProtocolError{where, "pipeline.capabilities: " + err.Error() + "; --pipeline-capabilities overrides them"}
-		}
-		if c.Secrets.Len() > 0 {
-			scrubStrings(reflect.ValueOf(h.Pipeline), c.Secrets)
-		}
-		c.mu.Lock()
-		c.remote = h.Pipeline
-		c.mu.Unlock()
+	if c.Secrets.Len() > 0 {
+		scrubStrings(reflect.ValueOf(p), c.Secrets)
 	}
+	c.mu.Lock()
+	c.remote = p
+	c.mu.Unlock()
 	return nil
 }
 
@@ -315,27 +332,48 @@ func (c *Client) lookup(ctx context.Context, req pipeline.Request) (*contract.Lo
 	if err != nil {
 		return nil, err
 	}
-	body, err := c.do(ctx, http.MethodPost, u, payload)
+	var lr *contract.LookupResult
+	err = c.do(ctx, http.MethodPost, u, payload, func(b *bodyReader) error {
+		b.strict = true
+		var err error
+		lr, err = readResponse(b, c.maxBlocks(req), c.excerpt)
+		switch {
+		case err == nil:
+			return nil
+		case b.err != nil:
+			return err // do says what went wrong with the body
+		case errors.Is(err, errNoResult), errors.Is(err, errNotObject):
+			err = fmt.Errorf("%v: %s", err, b.excerpt(c.scrub))
+		case errors.As(err, new(*notJSONError)):
+			err = fmt.Errorf("response is not JSON (%v): %s", err, b.excerpt(c.scrub))
+		}
+		return &ProtocolError{where, err.Error()}
+	})
 	if se := (*StatusError)(nil); errors.As(err, &se) && se.StatusCode == http.StatusBadRequest {
 		return nil, &refusedError{se}
 	}
 	if err != nil {
 		return nil, err
 	}
-	var resp struct {
-		LookupResult json.RawMessage `json:"lookupResult"`
-	}
-	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, &ProtocolError{where, fmt.Sprintf("response is not JSON (%v): %s", err, c.excerpt(body))}
-	}
-	if len(resp.LookupResult) == 0 || string(resp.LookupResult) == "null" {
-		return nil, &ProtocolError{where, "response has no lookupResult: " + c.excerpt(body)}
-	}
-	lr, err := decodeResult(resp.LookupResult, c.excerpt)
-	if err != nil {
-		return nil, &ProtocolError{where, err.Error()}
-	}
 	return lr, nil
+}
+
+// maxBlocks is how many evidence blocks of the answer to req are kept:
+// pipeline.MaxBlocks of the request's topK, else of the params.topK the
+// server declared at /healthz, else of builtin.DefaultTopK.
+func (c *Client) maxBlocks(req pipeline.Request) int {
+	topK := req.TopK
+	if topK <= 0 {
+		c.mu.Lock()
+		if c.remote != nil && c.remote.Params != nil {
+			topK = c.remote.Params.TopK
+		}
+		c.mu.Unlock()
+	}
+	if topK <= 0 {
+		topK = builtin.DefaultTopK
+	}
+	return pipeline.MaxBlocks(topK)
 }
 
 // DecodeResult decodes the lookupResult of a /v1/lookup answer
@@ -343,160 +381,34 @@ func (c *Client) lookup(ctx context.Context, req pipeline.Request) (*contract.Lo
 // Partial. A field that is missing or null stays absent in the fixture
 // instead of being written as a zero. fallbackReason is the exception,
 // whose null means no retry. The result must have found and
-// evidenceBlocks. A known field of the wrong type is an error naming it,
-// and unknown fields are dropped.
+// evidenceBlocks. A known field of the wrong type, or with a value the
+// contract does not allow, is an error naming it, and unknown fields are
+// dropped. DecodeResult keeps every block: Client keeps at most
+// pipeline.MaxBlocks of them.
 func DecodeResult(raw []byte) (*contract.LookupResult, error) {
-	return decodeResult(raw, Excerpt)
-}
-
-// decodeResult is DecodeResult quoting a value in a message by quote. It
-// reads the fields contract.LookupResult.FieldGroups lists, into the
-// addresses it gives.
-func decodeResult(raw []byte, quote func([]byte) string) (*contract.LookupResult, error) {
-	top, err := members(raw, "lookupResult", quote)
-	if err != nil {
-		return nil, err
+	dec := newDecoder(bytes.NewReader(raw))
+	lr, err, synErr := decodeStream(dec, math.MaxInt, Excerpt)
+	if synErr == nil {
+		synErr = atEOF(dec)
 	}
-	lr := &contract.LookupResult{Partial: true}
-	var blocks []json.RawMessage
-	for _, g := range lr.FieldGroups() {
-		m := top
-		if g.Key != "" {
-			if m, err = top.object(g.Key); err != nil {
-				return nil, err
-			} else if m == nil {
-				continue
-			}
-		}
-		for _, f := range g.Fields {
-			var ok bool
-			switch f.Bit {
-			case contract.HasEvidenceBlocks:
-				ok = m.get(f.Key, &blocks)
-			case contract.HasFallbackReason:
-				// A null fallbackReason is a value: no retry was attempted.
-				ok = m.has(f.Key)
-				m.get(f.Key, f.Value)
-			default:
-				ok = m.get(f.Key, f.Value)
-			}
-			if ok {
-				lr.Has |= f.Bit
-			}
-		}
-		if m.err != nil {
-			return nil, m.err
-		}
-		if g.Key == "" {
-			if err := decodeBlocks(lr, blocks, quote); err != nil {
-				return nil, err
-			}
-		}
+	switch {
+	case synErr != nil:
+		return nil, fmt.Errorf("lookupResult is not JSON (%v): %s", &notJSONError{synErr}, Excerpt(raw))
+	case err != nil:
+		return nil, err
+	case lr == nil:
+		return nil, fmt.Errorf("lookupResult is not an object: %s", Excerpt(raw))
 	}
 	return lr, nil
 }
 
-// decodeBlocks checks that lr has found and evidenceBlocks, and decodes the
-// blocks.
-func decodeBlocks(lr *contract.LookupResult, blocks []json.RawMessage, quote func([]byte) string) error {
-	for _, need := range []contract.Presence{contract.HasFound, contract.HasEvidenceBlocks} {
-		if lr.Has&need == 0 {
-			return fmt.Errorf("lookupResult has no %s", strings.TrimPrefix(need.FieldPath(), "lookupResult."))
-		}
-	}
-	lr.EvidenceBlocks = make([]contract.EvidenceBlock, len(blocks))
-	for i, rb := range blocks {
-		b := &lr.EvidenceBlocks[i]
-		m, err := members(rb, fmt.Sprintf("lookupResult.evidenceBlocks[%d]", i), quote)
-		if err != nil {
-			return err
-		}
-		for _, f := range b.Fields() {
-			if m.get(f.Key, f.Value) {
-				b.Has |= f.Bit
-				if f.Flag != nil {
-					*f.Flag = true
-				}
-			}
-		}
-		if m.err != nil {
-			return m.err
-		}
-	}
-	return nil
-}
-
-// jsonMembers are the members of a JSON object at path, decoded one by
-// one. err is the first that failed.
-type jsonMembers struct {
-	path  string
-	quote func([]byte) string // quotes a value in a message
-	m     map[string]json.RawMessage
-	err   error
-}
-
-// members reads the object raw at path.
-func members(raw []byte, path string, quote func([]byte) string) (*jsonMembers, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("%s is not an object: %s", path, quote(raw))
-	}
-	return &jsonMembers{path: path, quote: quote, m: m}, nil
-}
-
-// has reports whether key is there, null or not.
-func (j *jsonMembers) has(key string) bool {
-	_, ok := j.m[key]
-	return ok
-}
-
-// get decodes key into dst and reports whether it was there and not null.
-func (j *jsonMembers) get(key string, dst any) bool {
-	raw, ok := j.m[key]
-	if !ok || string(raw) == "null" {
-		return false
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		if j.err == nil {
-			msg := err.Error()
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				msg = "expected " + jsonType(te.Type.Kind().String()) + ", got " + te.Value
-			}
-			j.err = fmt.Errorf("%s.%s: %s", j.path, key, strings.TrimPrefix(msg, "json: "))
-		}
-		return false
-	}
-	return true
-}
-
-// object returns the members of the object at key, nil when it is missing
-// or null.
-func (j *jsonMembers) object(key string) (*jsonMembers, error) {
-	raw, ok := j.m[key]
-	if !ok || string(raw) == "null" {
-		return nil, nil
-	}
-	return members(raw, j.path+"."+key, j.quote)
-}
-
-// jsonType names a Go kind as the JSON type that decodes into it.
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	}
-	return "a number"
-}
-
-// do sends one request and returns the body of a 2xx response.
-func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []byte) ([]byte, error) {
+// do sends one request and passes the body of a 2xx response to read,
+// which reads it within the request's time. An error of the body itself,
+// whatever read makes of it, is do's to say: one over MaxResponseBytes or
+// not UTF-8 is a *ProtocolError, one the transport gave is classified by
+// transportError. The body of any other status is read whole into a
+// *StatusError.
+func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []byte, read func(*bodyReader) error) error {
 	where := method + " " + redact(u)
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -509,7 +421,7 @@ func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []by
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", where, err)
+		return fmt.Errorf("%s: %v", where, err)
 	}
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -528,40 +440,56 @@ func (c *Client) do(ctx context.Context, method string, u *url.URL, payload []by
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, c.transportError(ctx, where, err)
+		return c.transportError(ctx, where, err)
 	}
 	defer resp.Body.Close()
 	limit := c.MaxResponseBytes
 	if limit <= 0 {
 		limit = DefaultMaxResponseBytes
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, c.transportError(ctx, where, err)
+	body, charsetErr := newBodyReader(resp, limit)
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if ok && charsetErr != nil {
+		return &ProtocolError{where, charsetErr.Error()}
 	}
-	if int64(len(body)) > limit {
-		return nil, &ProtocolError{where, fmt.Sprintf("response larger than %d bytes", limit)}
+	if ok {
+		err = read(body)
+	} else {
+		var data []byte
+		if data, err = io.ReadAll(body); err == nil {
+			return &StatusError{URL: where, StatusCode: resp.StatusCode, Message: c.errorMessage(data)}
+		}
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &StatusError{URL: where, StatusCode: resp.StatusCode, Message: errorMessage([]byte(c.Secrets.Scrub(string(body))))}
+	var nu *notUTF8Error
+	switch {
+	case body.err == nil:
+		return err
+	case errors.Is(body.err, errTooLarge):
+		return &ProtocolError{where, fmt.Sprintf("response larger than %d bytes", limit)}
+	case errors.As(body.err, &nu):
+		return &ProtocolError{where, nu.Error()}
 	}
-	return body, nil
+	return c.transportError(ctx, where, body.err)
 }
 
 // redact returns err with the values of Secrets replaced by ${NAME} in its
 // message. The error it wraps stays reachable for errors.As, which the
 // Transient, Unreachable and NoEndpoint questions need. The server's text
 // in a *StatusError or *ProtocolError it wraps, made by this call, is
-// scrubbed too. Without secrets err is returned as is.
+// scrubbed too, then cut to one line of answerMsgLen characters, whatever
+// the server sent.
 func (c *Client) redact(err error) error {
-	if err == nil || c.Secrets.Len() == 0 {
-		return err
+	if err == nil {
+		return nil
 	}
 	if se := (*StatusError)(nil); errors.As(err, &se) {
-		se.Message = c.Secrets.Scrub(se.Message)
+		se.Message = clip(c.scrub(se.Message), answerMsgLen)
 	}
 	if pe := (*ProtocolError)(nil); errors.As(err, &pe) {
-		pe.Msg = c.Secrets.Scrub(pe.Msg)
+		pe.Msg = clip(c.scrub(pe.Msg), answerMsgLen)
+	}
+	if c.Secrets.Len() == 0 {
+		return err
 	}
 	return c.Secrets.Redact(err)
 }
@@ -623,14 +551,21 @@ func TransportError(ctx context.Context, where string, timeout time.Duration, er
 }
 
 // errorMessage returns the message of an {"error": …} body, else an
-// excerpt of the body.
-func errorMessage(body []byte) string {
+// excerpt of the body. The secrets are replaced in the body as sent, and
+// in the message once decoded from its JSON, before the cut: the message
+// is cut to one line of answerMsgLen characters, the most the handler
+// sends, and the excerpt to bodyExcerptLen.
+func (c *Client) errorMessage(body []byte) string {
+	body = []byte(c.scrub(string(body)))
 	var e errorResponse
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return e.Error
+		return clip(strings.Join(strings.Fields(c.scrub(e.Error)), " "), answerMsgLen)
 	}
 	return Excerpt(body)
 }
+
+// scrub replaces the Secrets in s.
+func (c *Client) scrub(s string) string { return c.Secrets.Scrub(s) }
 
 // excerpt is the Excerpt of b with the Secrets replaced first: replaced
 // after the cut, a secret the cut split would keep its start.

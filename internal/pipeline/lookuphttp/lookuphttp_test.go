@@ -393,7 +393,7 @@ func TestClientErrors(t *testing.T) {
 		{"no lookupResult", `{"result":{}}`, 200, `response has no lookupResult: {"result":{}}`},
 		{"lookupResult not an object", `{"lookupResult":[1]}`, 200, "lookupResult is not an object"},
 		{"lookupResult without found", `{"lookupResult":{"evidenceStatus":"none","evidenceBlocks":[]}}`, 200, "lookupResult has no found"},
-		{"mistyped field", `{"lookupResult":{"found":true,"evidenceStatus":"none","evidenceBlocks":[{"rank":"1"}]}}`, 200, "lookupResult.evidenceBlocks[0].rank: expected a number, got string"},
+		{"mistyped field", `{"lookupResult":{"found":true,"evidenceStatus":"none","evidenceBlocks":[{"rank":"1"}]}}`, 200, "lookupResult.evidenceBlocks[0].rank: expected an integer, got string"},
 		{"block not an object", `{"lookupResult":{"found":true,"evidenceBlocks":[1]}}`, 200, "lookupResult.evidenceBlocks[0] is not an object: 1"},
 		{"null found", `{"lookupResult":{"found":null,"evidenceBlocks":[]}}`, 200, "lookupResult has no found"},
 		{"trace not an object", `{"lookupResult":{"found":true,"evidenceBlocks":[],"retrievalTrace":[]}}`, 200, "lookupResult.retrievalTrace is not an object: []"},

@@ -3,6 +3,8 @@ package mapped
 import (
 	"context"
 	"testing"
+
+	"github.com/ragbaseline/ragbaseline/internal/pipeline"
 )
 
 // BenchmarkMapping is the cost a mapped pipeline adds to a lookup once the
@@ -30,7 +32,7 @@ func BenchmarkMapping(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				blocks, _, err := p.toBlocks(out, BlocksPerTopK*5)
+				blocks, _, err := p.toBlocks(out, pipeline.MaxBlocks(5))
 				if err != nil || len(p.result(blocks, 5).EvidenceBlocks) == 0 {
 					b.Fatal(err)
 				}

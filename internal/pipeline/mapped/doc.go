@@ -78,7 +78,7 @@
 // # Blocks and scores
 //
 // The blocks program yields one array of objects or the objects one by
-// one. The first BlocksPerTopK × topK are read. The rest are dropped
+// one. The first pipeline.MaxBlocks(topK), 4 × topK, are read. The rest are dropped
 // unread and counted in contract.LookupResult.DroppedBlocks, which the
 // manifest adds up. Each object may have the fields BlockFields lists, with strict
 // types: a number as a string is an error saying to use tonumber. null or

@@ -33,12 +33,6 @@ const DefaultMaxResponseBytes = 64 << 20
 // lookups in flight together (Options.MaxDecodedBytes).
 const DefaultMaxDecodedBytes = 256 << 20
 
-// BlocksPerTopK is how many blocks of an answer are read for each block a
-// lookup asks for: 4 × topK, as the builtin pipeline's 20 candidates for
-// its 5 blocks. The rest are dropped unread and counted
-// (contract.LookupResult.DroppedBlocks).
-const BlocksPerTopK = 4
-
 // Options are what a pipeline needs besides its config.
 type Options struct {
 	// Embedder embeds the query, as a kb.Query, when the config says
@@ -330,7 +324,7 @@ func (p *Pipeline) lookup(ctx context.Context, req pipeline.Request) (*contract.
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.cfg.File, err)
 	}
-	blocks, dropped, err := p.toBlocks(out, BlocksPerTopK*topK)
+	blocks, dropped, err := p.toBlocks(out, pipeline.MaxBlocks(topK))
 	if err != nil {
 		return nil, fmt.Errorf("%s: response.blocks: %w", p.cfg.File, err)
 	}
