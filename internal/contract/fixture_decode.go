@@ -21,7 +21,9 @@ import (
 // parameters, packedText, attempts, unknown fields, …) is skipped and left
 // zero, but the whole document is
 // still validated as JSON exactly as encoding/json does (syntax, escapes,
-// nesting depth of at most 10000) and must be valid UTF-8.
+// nesting depth of at most 10000) and must be valid UTF-8. One leading
+// UTF-8 byte order mark is skipped first, as in a golden-cases file
+// (TrimBOM).
 //
 // A fixture is invalid, and DecodeFixture returns an error, when
 // (docs/fixtures.md, "Decoding"):
@@ -87,6 +89,7 @@ func DecodeFixture(data []byte) (*Fixture, error) {
 // ParseFixture is DecodeFixture for a file read under name, which it puts
 // in its errors.
 func ParseFixture(name string, data []byte) (*Fixture, error) {
+	data = TrimBOM(data)
 	d := fixtureDecoder{data: data}
 	d.s.Reset(data)
 	a := new(fixtureAlloc)
