@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
 	"github.com/ragbaseline/ragbaseline/internal/report/htmlreport"
 )
@@ -224,10 +224,11 @@ type comparedFile[T any] struct {
 	tag    string
 }
 
-// readCompareFile reads path with read, hashing the bytes read.
+// readCompareFile reads path with read, hashing the bytes read. path must
+// name a regular file, as for rag-eval trec (readTrec).
 func readCompareFile[T any](path string, read func(io.Reader, string) (T, error)) (comparedFile[T], error) {
 	var out comparedFile[T]
-	f, err := os.Open(path)
+	f, _, err := contract.OpenFile(path, true)
 	if err != nil {
 		return out, err
 	}

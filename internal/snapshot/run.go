@@ -67,6 +67,9 @@ func (o *Options) fill() error {
 		}
 		seen[strings.ToLower(id)] = id
 	}
+	if _, err := contract.MaxFixtureBytes(); err != nil {
+		return &usageError{err.Error()}
+	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
 	}
@@ -122,8 +125,8 @@ func sameDir(a, b string) bool {
 // prepare recovers t.dir from an interrupted run and removes the
 // leftovers of killed ones (see recoverLeftovers), checks that t.dir can be
 // written and creates the staging directory beside it.
-func (t *target) prepare(n int) error {
-	t.results = make([]caseOutcome, n)
+func (t *target) prepare(cases *contract.GoldenFile) error {
+	t.results = make([]caseOutcome, len(cases.Cases))
 	if err := t.resolve(); err != nil {
 		return err
 	}
@@ -154,10 +157,33 @@ func (t *target) prepare(n int) error {
 		f.Close()
 		os.Remove(f.Name())
 		t.ident = fi
+		if err := t.checkFiles(cases); err != nil {
+			return err
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("fixture directory: %w", err)
 	}
 	return t.createStaging()
+}
+
+// checkFiles refuses, before any lookup, a fixture directory whose
+// manifest or the fixture of a case is a file that
+// contract.ReadFixtureFile refuses to read: a symbolic link, a file that
+// is not a regular file, or one over the cap. Reading it to compare it
+// with the new fixture would fail, or block on a named pipe. The error is
+// an input error (ErrUsage): exit 2.
+func (t *target) checkFiles(cases *contract.GoldenFile) error {
+	names := make([]string, 0, len(cases.Cases)+1)
+	names = append(names, contract.ManifestName)
+	for i := range cases.Cases {
+		names = append(names, cases.Cases[i].CaseID+".json")
+	}
+	for _, name := range names {
+		if err := contract.CheckFixtureFile(filepath.Join(t.dir, name)); err != nil {
+			return &inputError{fmt.Errorf("%w; nothing was looked up or written", err)}
+		}
+	}
+	return nil
 }
 
 // unavailable returns why the sidecar is unavailable, or "" when it is not:
@@ -325,7 +351,7 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 		return caseOutcome{kind: failed, err: err}
 	}
 	name := c.CaseID + ".json"
-	old, err := os.ReadFile(filepath.Join(t.real, name))
+	old, err := contract.ReadFixtureFile(filepath.Join(t.real, name), nil)
 	kind := changed
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -506,7 +532,7 @@ func (t *target) orphans(g *contract.GoldenFile, entries []os.DirEntry) (names [
 			continue
 		}
 		path := filepath.Join(t.dir, name)
-		data, err := os.ReadFile(path)
+		data, err := contract.ReadFixtureFile(path, nil)
 		if err == nil {
 			_, err = contract.ParseFixture(path, data)
 		}
