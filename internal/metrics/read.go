@@ -131,9 +131,10 @@ func (r *Run) Ranking(qid string) []string {
 // ReadQrels reads a TREC qrels file as trec_eval 9.0.8 does (get_qrels.c):
 // each line is "qid iter docno rel", fields separated by white space, rel
 // read as C's atol reads it ("2.5" is 2, "x" is 0); the iter field is
-// ignored. A line whose first byte is '#' is a comment. A blank line, a
-// line with other than 4 fields, a NUL byte, or a file without judgments is
-// a *SyntaxError naming the file and line. name is used in errors only.
+// ignored. '#' is an ordinary byte, as in trec_eval 9.0.8: a line starting
+// with it is a line like any other. A blank line, a line with other than 4
+// fields, a NUL byte, or a file without judgments is a *SyntaxError naming
+// the file and line. name is used in errors only.
 //
 // Duplicate docnos within a query are kept here and reported by Eval, as
 // trec_eval reports them only for the queries it evaluates.
@@ -151,7 +152,7 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 // read as C's atof reads it (the longest numeric prefix, "1e3x" is 1000,
 // "x" is 0); iter and rank are ignored, and the tag of the file's last data
 // line is the runid (trec_eval checks no other tag). Blank lines are
-// skipped, and so is a line whose first non-blank byte is '#'. A line with
+// skipped. '#' is an ordinary byte, as in trec_eval 9.0.8. A line with
 // fewer than 6 fields, a NUL byte, or a file without results is a
 // *SyntaxError naming the file and line. name is used in errors only.
 //
@@ -231,7 +232,7 @@ func checkNUL(text, name string) error {
 }
 
 // parseLine parses one line of a file: the query id and entry of a data
-// line, keep false for a line to skip (comment, blank), or an error.
+// line, keep false for a line to skip (a blank line of a run), or an error.
 type parseLine[E any] func(line string, lineNo int) (qid string, e E, keep bool, err *SyntaxError)
 
 // parsed is a file's entries grouped by query.
@@ -422,9 +423,6 @@ func parseQrels(text, name string) (*Qrels, error) {
 		return nil, &SyntaxError{File: name, Msg: "empty qrels file"}
 	}
 	p, err := parseFile(text, name, func(line string, lineNo int) (string, judgment, bool, *SyntaxError) {
-		if len(line) > 0 && line[0] == '#' {
-			return "", judgment{}, false, nil
-		}
 		var f [4]string
 		switch n := splitFields(line, f[:]); {
 		case n == 0:
@@ -459,8 +457,8 @@ func parseRun(text, name string) (*Run, error) {
 		for i < len(line) && spaceTable[line[i]] {
 			i++
 		}
-		if i == len(line) || line[i] == '#' {
-			return "", result{}, false, nil // blank line or comment
+		if i == len(line) {
+			return "", result{}, false, nil // a blank line
 		}
 		var f [6]string
 		if n := splitFields(line[i:], f[:]); n < 6 {
