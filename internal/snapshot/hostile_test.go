@@ -147,3 +147,28 @@ func listing(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// TestSidecarDirIsTheFixtureDir: a sidecar directory that is the fixture
+// directory under another path (a symbolic link) is refused as the same
+// path is, before anything is written.
+func TestSidecarDirIsTheFixtureDir(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "fixtures")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(parent, "sidecar")
+	if err := os.Symlink("fixtures", link); err != nil {
+		t.Fatal(err)
+	}
+	opts := baseOptions(t, newCanned(), dir)
+	opts.Sidecar, opts.SidecarDir = newCanned(), link
+	_, err := Run(context.Background(), opts)
+	if want := "the sidecar fixture directory " + link + " is the fixture directory"; !errors.Is(err, ErrUsage) || err.Error() != want {
+		t.Errorf("Run: %v, want %s", err, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the fixture directory holds %d entries, want none", len(entries))
+	}
+	assertNoStaging(t, parent)
+}

@@ -112,6 +112,9 @@ func validCaseID(id string) bool {
 	return true
 }
 
+// sameDir reports whether a and b name one directory: the same path, or
+// two paths to one directory (a symbolic link, another spelling on a file
+// system that ignores letter case).
 func sameDir(a, b string) bool {
 	abs := func(p string) string {
 		if q, err := filepath.Abs(p); err == nil {
@@ -119,7 +122,12 @@ func sameDir(a, b string) bool {
 		}
 		return filepath.Clean(p)
 	}
-	return abs(a) == abs(b)
+	if abs(a) == abs(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // prepare recovers t.dir from an interrupted run and removes the
