@@ -129,6 +129,7 @@ type positionCell struct {
 	DSource, DBreadcrumb, DCategory, DLevel    bool
 	DLabel                                     bool
 	Excerpt                                    []segment
+	Cut                                        string // what the page left out of the excerpt (see excerpt)
 }
 
 const forestW, forestPad = 180.0, 8.0
@@ -399,6 +400,7 @@ func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string) (compa
 				continue
 			}
 			b := &l[i]
+			segs, cut := excerpt(b.Excerpt, nil)
 			row.Cells = append(row.Cells, positionCell{
 				Source: b.Source, Breadcrumb: b.Breadcrumb, Category: b.Category, Label: b.ScoreLabel, Level: b.RelevanceLevel,
 				Quality:     mdcell.Float(b.QualityScore),
@@ -407,7 +409,8 @@ func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string) (compa
 				DCategory:   diff[compare.DiffCategory],
 				DLevel:      diff[compare.DiffRelevanceLevel],
 				DLabel:      diff[compare.DiffScoreLabel],
-				Excerpt:     highlight(b.Excerpt, nil),
+				Excerpt:     segs,
+				Cut:         cut,
 			})
 		}
 		cc.Rows = append(cc.Rows, row)

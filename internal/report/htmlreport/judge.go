@@ -94,6 +94,7 @@ type blockView struct {
 	Quality                                    string
 	Expected                                   bool
 	Excerpt                                    []segment
+	Cut                                        string // what the page left out of the excerpt (see excerpt)
 }
 
 // Judge writes the HTML report of a judge run: r, and, when diff is not
@@ -254,11 +255,12 @@ func caseOf(c *judge.CaseResult) caseView {
 		exp = judge.ExpectedOf(g)
 	}
 	for _, t := range c.TopCandidates {
+		segs, cut := excerpt(t.Excerpt, v.Keywords)
 		v.Blocks = append(v.Blocks, blockView{
 			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
 			Level: t.RelevanceLevel, Quality: mdcell.Float(t.QualityScore),
 			Expected: exp.Has(t.Source, t.DocID),
-			Excerpt:  highlight(t.Excerpt, v.Keywords),
+			Excerpt:  segs, Cut: cut,
 		})
 	}
 	v.Fields = []figure{
