@@ -112,3 +112,36 @@ func TestPageCapsExcerpts(t *testing.T) {
 		t.Errorf("the comparison's page notes %d cut excerpts, want 10", n)
 	}
 }
+
+// FuzzExcerpt: the page shows exactly the first maxExcerptChars characters
+// of any text, says it cut exactly when there were more, and never panics.
+func FuzzExcerpt(f *testing.F) {
+	f.Add("pool full", "pool", 3)
+	f.Add("连接池", "池", maxExcerptChars)
+	f.Add("\xff\xfe invalid", "ﬁ", maxExcerptChars-1)
+	f.Fuzz(func(t *testing.T, text, keyword string, pad int) {
+		if pad < 0 || pad > 2*maxExcerptChars {
+			return
+		}
+		text = strings.Repeat("a", pad) + text
+		segs, cut := excerpt(text, []string{keyword})
+		shown := joined(segs)
+		if !strings.HasPrefix(text, shown) {
+			t.Fatalf("shows %q, not a prefix of the text", shown)
+		}
+		n := 0
+		for range shown {
+			n++
+		}
+		total := 0
+		for range text {
+			total++
+		}
+		if want := min(total, maxExcerptChars); n != want {
+			t.Fatalf("shows %d characters of %d, want %d", n, total, want)
+		}
+		if (cut != "") != (total > maxExcerptChars) {
+			t.Fatalf("%d characters: cut %q", total, cut)
+		}
+	})
+}
