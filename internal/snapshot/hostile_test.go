@@ -172,3 +172,35 @@ func TestSidecarDirIsTheFixtureDir(t *testing.T) {
 	}
 	assertNoStaging(t, parent)
 }
+
+// TestCasesFileIsAFixture: a golden cases file that is the fixture of one
+// of its cases, or the manifest, would be replaced by the run: refused
+// before any lookup, and left as it was.
+func TestCasesFileIsAFixture(t *testing.T) {
+	for _, name := range []string{"pool.json", contract.ManifestName} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "fixtures")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, []byte(goldenJSON), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := newCanned()
+			opts := baseOptions(t, p, dir)
+			opts.CasesPath = path
+			_, err := Run(context.Background(), opts)
+			want := "the golden cases file " + path + " is " + name + " of the fixture directory " + dir + ", which this run would replace; nothing was looked up or written"
+			if !errors.Is(err, ErrUsage) || err.Error() != want {
+				t.Errorf("Run: %v, want %s", err, want)
+			}
+			if data, err := os.ReadFile(path); err != nil || string(data) != goldenJSON {
+				t.Errorf("the cases file after the run: %v, want it unchanged", err)
+			}
+			if len(p.calls) != 0 {
+				t.Errorf("%d lookups, want none", len(p.calls))
+			}
+		})
+	}
+}

@@ -133,7 +133,7 @@ func sameDir(a, b string) bool {
 // prepare recovers t.dir from an interrupted run and removes the
 // leftovers of killed ones (see recoverLeftovers), checks that t.dir can be
 // written and creates the staging directory beside it.
-func (t *target) prepare(cases *contract.GoldenFile) error {
+func (t *target) prepare(cases *contract.GoldenFile, casesPath string) error {
 	t.results = make([]caseOutcome, len(cases.Cases))
 	if err := t.resolve(); err != nil {
 		return err
@@ -165,7 +165,7 @@ func (t *target) prepare(cases *contract.GoldenFile) error {
 		f.Close()
 		os.Remove(f.Name())
 		t.ident = fi
-		if err := t.checkFiles(cases); err != nil {
+		if err := t.checkFiles(cases, casesPath); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -178,17 +178,26 @@ func (t *target) prepare(cases *contract.GoldenFile) error {
 // manifest or the fixture of a case is a file that
 // contract.ReadFixtureFile refuses to read: a symbolic link, a file that
 // is not a regular file, or one over the cap. Reading it to compare it
-// with the new fixture would fail, or block on a named pipe. The error is
-// an input error (ErrUsage): exit 2.
-func (t *target) checkFiles(cases *contract.GoldenFile) error {
+// with the new fixture would fail, or block on a named pipe. Nor may one
+// of them be the golden cases file, casesPath, which the run would
+// replace. The error is an input error (ErrUsage): exit 2.
+func (t *target) checkFiles(cases *contract.GoldenFile, casesPath string) error {
 	names := make([]string, 0, len(cases.Cases)+1)
 	names = append(names, contract.ManifestName)
 	for i := range cases.Cases {
 		names = append(names, cases.Cases[i].CaseID+".json")
 	}
+	var casesFile os.FileInfo
+	if casesPath != "" {
+		casesFile, _ = os.Stat(casesPath)
+	}
 	for _, name := range names {
-		if err := contract.CheckFixtureFile(filepath.Join(t.dir, name)); err != nil {
+		path := filepath.Join(t.dir, name)
+		if err := contract.CheckFixtureFile(path); err != nil {
 			return &inputError{fmt.Errorf("%w; nothing was looked up or written", err)}
+		}
+		if fi, err := os.Lstat(path); err == nil && casesFile != nil && os.SameFile(fi, casesFile) {
+			return usagef("the golden cases file %s is %s of the fixture directory %s, which this run would replace; nothing was looked up or written", casesPath, name, t.dir)
 		}
 	}
 	return nil

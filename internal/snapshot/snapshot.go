@@ -227,7 +227,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		targets = append(targets, side)
 	}
 	for _, t := range targets {
-		if err := t.prepare(opts.Cases); err != nil {
+		if err := t.prepare(opts.Cases, opts.CasesPath); err != nil {
 			for _, t := range targets {
 				t.cleanup()
 			}
