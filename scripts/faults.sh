@@ -122,6 +122,44 @@ left=$(find "$W" -maxdepth 1 -name '.fx3.*' | wc -l)
 row "rag-snapshot killed (SIGKILL) at random moments, 20 runs, then one more run" \
 	"mixed or incomplete fixture dirs seen: $bad; staging/old dirs left after the next run: $left" \
 	"$(verdict test "$bad" = 0 -a "$left" = 0)"
+
+# 4. A fixture that is no regular file, as a pull request can commit one: a
+# symbolic link to /dev/zero, a named pipe, a 2 GB sparse file. rag-eval
+# and rag-snapshot refuse it at once (exit 2), naming it, without reading
+# it or waiting on it. No report is written and no staging directory is
+# left. Each run gets 20 s before timeout stops it (exit 124).
+maxrss() { # maxrss FILE: the peak RSS /usr/bin/time wrote, in MB
+	if [ -s "$1" ]; then echo "$(($(tail -n1 "$1") / 1024)) MB"; else echo "not measured"; fi
+}
+timed() { # timed RSSFILE CMD...: CMD under timeout, its peak RSS in RSSFILE
+	local rss=$1
+	shift
+	: >"$rss"
+	if [ -x /usr/bin/time ]; then
+		timeout 20 /usr/bin/time -f %M -o "$rss" "$@"
+	else
+		timeout 20 "$@"
+	fi
+}
+F=$W/fx4
+rm -rf "$F" && cp -r "$W/fx3" "$F"
+for kind in link fifo sparse; do
+	rm -f "$F/c2.json" "$W/r4.json"
+	case $kind in
+	link) ln -s /dev/zero "$F/c2.json" && what="a symbolic link to /dev/zero" ;;
+	fifo) mkfifo "$F/c2.json" && what="a named pipe" ;;
+	sparse) truncate -s 2G "$F/c2.json" && what="a 2 GB sparse file" ;;
+	esac
+	timed "$W/eval4.rss" "$BIN/rag-eval" --cases "$W/cases.json" --fixtures "$F" -q --json-report "$W/r4.json" --markdown-report "$W/r4.md" >/dev/null 2>"$W/eval4.err"
+	ecode=$?
+	timed "$W/snap4.rss" "$BIN/rag-snapshot" --cases "$W/cases.json" --fixtures "$F" --skip-eval >/dev/null 2>"$W/snap4.err"
+	scode=$?
+	left=$(find "$W" -maxdepth 1 -name '.fx4.*' | wc -l)
+	row "fixture c2.json is $what, then rag-eval and rag-snapshot" \
+		"rag-eval exit $ecode, peak RSS $(maxrss "$W/eval4.rss"), report written: $([ -e "$W/r4.json" ] && echo YES || echo no); rag-snapshot exit $scode, peak RSS $(maxrss "$W/snap4.rss"), staging dirs left: $left; $(first_line "$W/eval4.err")" \
+		"$(verdict test "$ecode" = 2 -a "$scode" = 2 -a "$left" = 0 -a ! -e "$W/r4.json")"
+done
+rm -f "$F/c2.json"
 unset RAG_STORE RAG_DATA_DIR
 
 # ---------------------------------------------------------------- server

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ragbaseline/ragbaseline/internal/atomicfile"
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
@@ -63,6 +63,14 @@ func exportTrecRun(o *exportTrecOptions) error {
 	if samePath(o.Qrels) == samePath(o.Run) {
 		return fmt.Errorf("--qrels and --run are the same file %s", o.Qrels)
 	}
+	// The two files are outputs as a report is: neither may replace the
+	// cases or a fixture.
+	var outs outputs[exported]
+	outs.add("--qrels", o.Qrels, func(e exported, w io.Writer) error { _, err := w.Write(e.qrels); return err })
+	outs.add("--run", o.Run, func(e exported, w io.Writer) error { _, err := w.Write(e.run); return err })
+	if err := outs.check([]input{{"--cases", o.Cases}}, []string{o.Fixtures}, nil); err != nil {
+		return err
+	}
 	g, _, err := cmdutil.LoadCases(o.Cases)
 	if err != nil {
 		return err
@@ -71,9 +79,10 @@ func exportTrecRun(o *exportTrecOptions) error {
 	if err != nil {
 		return err
 	}
-	qrels, run := judge.ExportTREC(res)
-	if err := atomicfile.WriteFile(o.Qrels, qrels, 0o644); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(o.Run, run, 0o644)
+	var e exported
+	e.qrels, e.run = judge.ExportTREC(res)
+	return outs.write(e)
 }
+
+// exported is what export-trec writes: the qrels and the run.
+type exported struct{ qrels, run []byte }

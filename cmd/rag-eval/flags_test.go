@@ -224,9 +224,13 @@ func TestRunNames(t *testing.T) {
 func TestFirstTag(t *testing.T) {
 	for in, want := range map[string]string{
 		"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1 bm25\n": "bm25",
-		"\n# comment\n  \nq1 Q0 d1 1 2.5 dense":    "dense",
-		"q1 Q0 d1 1 2.5\n":                         "",
-		"":                                         "",
+		"\n  \nq1 Q0 d1 1 2.5 dense":               "dense",
+		// '#' is an ordinary byte, as for trec_eval 9.0.8: a line
+		// starting with it is the first line, here a malformed one.
+		"\n# comment\n  \nq1 Q0 d1 1 2.5 dense": "",
+		"# Q0 d1 1 2.5 hash\nq1 Q0 d1 1 2.5 t":  "hash",
+		"q1 Q0 d1 1 2.5\n":                      "",
+		"":                                      "",
 	} {
 		if got := firstTag(bufio.NewReaderSize(strings.NewReader(in), 64)); got != want {
 			t.Errorf("firstTag(%q) = %q, want %q", in, got, want)

@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 	"github.com/ragbaseline/ragbaseline/internal/report"
 	"github.com/ragbaseline/ragbaseline/internal/report/htmlreport"
@@ -127,7 +127,7 @@ func judgeRun(o *judgeOptions) error {
 	}
 	var baseline *report.Report
 	if o.CompareTo != "" {
-		bdata, err := os.ReadFile(o.CompareTo)
+		bdata, err := contract.ReadSetFile(o.CompareTo)
 		if err != nil {
 			return fmt.Errorf("load baseline: %w", err)
 		}

@@ -42,6 +42,8 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"status": scripttest.Status,
+			"mkfifo": scripttest.Mkfifo,
+			"sparse": scripttest.Sparse,
 		},
 	})
 }

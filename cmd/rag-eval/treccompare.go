@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/compare"
+	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/metrics"
 	"github.com/ragbaseline/ragbaseline/internal/report/htmlreport"
 )
@@ -224,10 +224,11 @@ type comparedFile[T any] struct {
 	tag    string
 }
 
-// readCompareFile reads path with read, hashing the bytes read.
+// readCompareFile reads path with read, hashing the bytes read. path must
+// name a regular file, as for rag-eval trec (readTrec).
 func readCompareFile[T any](path string, read func(io.Reader, string) (T, error)) (comparedFile[T], error) {
 	var out comparedFile[T]
-	f, err := os.Open(path)
+	f, _, err := contract.OpenFile(path, true)
 	if err != nil {
 		return out, err
 	}
@@ -246,8 +247,9 @@ func readCompareFile[T any](path string, read func(io.Reader, string) (T, error)
 }
 
 // firstTag peeks at the start of a run file and returns the 6th field of
-// its first line that is not blank or a comment, "" when there is none in
-// the first 64 KiB.
+// its first line that is not blank, "" when there is none in the first 64
+// KiB. A line starting with '#' is a line like any other, as the metrics
+// reader reads it.
 func firstTag(br *bufio.Reader) string {
 	head, err := br.Peek(br.Size())
 	whole := err != nil // the peek holds the whole file
@@ -261,7 +263,7 @@ func firstTag(br *bufio.Reader) string {
 		fields := bytes.FieldsFunc(line, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == '\v' || r == '\f' || r == '\r'
 		})
-		if len(fields) == 0 || fields[0][0] == '#' {
+		if len(fields) == 0 {
 			continue
 		}
 		if len(fields) >= 6 {

@@ -83,6 +83,8 @@ func TestScript(t *testing.T) {
 			"mask":         scripttest.Mask,
 			"waitfor":      cmdWaitFor,
 			"lookupserver": cmdLookupServer,
+			"mkfifo":       scripttest.Mkfifo,
+			"sparse":       scripttest.Sparse,
 		},
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -262,7 +261,7 @@ func hasScore(cands []judge.Candidate) bool {
 // that part of the fixture. Any problem means there is no such score, as
 // the judge has already judged the file.
 func readAttemptBest(path string) (float64, bool) {
-	data, err := os.ReadFile(path)
+	data, err := contract.ReadFixtureFile(path, nil)
 	if err != nil {
 		return 0, false
 	}
@@ -278,7 +277,7 @@ func readAttemptBest(path string) (float64, bool) {
 			} `json:"retrievalTrace"`
 		} `json:"lookupResult"`
 	}
-	if json.Unmarshal(data, &f) != nil {
+	if json.Unmarshal(contract.TrimBOM(data), &f) != nil {
 		return 0, false
 	}
 	rt := &f.LookupResult.RetrievalTrace

@@ -3,7 +3,6 @@ package cmdutil
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
@@ -43,11 +42,11 @@ func (s *EvalSet) Default(p *string, rel string) {
 	}
 }
 
-// LoadCases reads and strictly parses the golden cases file and returns it
-// with the hex SHA-256 of its bytes, which every report records. Any
-// problem is a usage or input error: exit 2.
+// LoadCases reads the golden cases file with contract.ReadSetFile, parses
+// it strictly and returns it with the hex SHA-256 of its bytes, which every
+// report records. Any problem is a usage or input error: exit 2.
 func LoadCases(path string) (*contract.GoldenFile, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := contract.ReadSetFile(path)
 	if err != nil {
 		return nil, "", Usagef("load golden cases: %w", err)
 	}

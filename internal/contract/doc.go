@@ -21,6 +21,13 @@
 // (Capabilities, the Cap constants). The judge skips the checks that need a
 // part it declares it lacks.
 //
+// Every input file of the tools is read through OpenFile or ReadFile
+// (readfile.go): regular files only, a cap on what is read whole, and
+// nothing that can block (docs/reliability.md). ReadFixtureFile reads a
+// fixture or a manifest, never through a symbolic link. ReadSetFile reads
+// a golden-cases file or a report the user names. Every JSON reader skips
+// one leading byte order mark (TrimBOM).
+//
 // Besides the standard library the package imports only jsontext
 // (github.com/go-json-experiment/json), the JSON reader of ParseGolden, and
 // diag, whose Error every reader returns.

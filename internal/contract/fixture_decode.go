@@ -22,6 +22,8 @@ import (
 // so on. The whole document is still validated as JSON exactly as
 // encoding/json does, for its syntax, its escapes and a nesting depth of at
 // most 10000, and it must be valid UTF-8.
+// One leading UTF-8 byte order mark is skipped first, as in a
+// golden-cases file (TrimBOM).
 //
 // A fixture is invalid, and DecodeFixture returns an error, when
 // (docs/fixtures.md, "Decoding"):
@@ -88,6 +90,7 @@ func DecodeFixture(data []byte) (*Fixture, error) {
 // ParseFixture is DecodeFixture for a file read under name, which it puts
 // in its errors.
 func ParseFixture(name string, data []byte) (*Fixture, error) {
+	data = TrimBOM(data)
 	d := fixtureDecoder{data: data}
 	d.s.Reset(data)
 	a := new(fixtureAlloc)

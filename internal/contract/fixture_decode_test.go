@@ -311,7 +311,9 @@ func TestDecodeFixtureInvalid(t *testing.T) {
 		{"truncated UTF-8", "{\"query\":\"\xe4\xb8\"," + validTail, 1, "", "not valid UTF-8"},
 		{"invalid UTF-8 in skipped value", "{\"pipeline\":{\"name\":\"\xe4\"}," + validTail, 1, "", "not valid UTF-8"},
 		{"UTF-8 outside strings", "{\"x\":\xe4\xb8\xad," + validTail, 1, "", "invalid JSON: invalid character '中' looking for beginning of value"},
-		{"byte order mark", "\xef\xbb\xbf{" + validTail, 1, "", "invalid JSON: invalid character '\\ufeff' looking for beginning of value"},
+		// One byte order mark is skipped (TestDecodeFixtureByteOrderMark), a second is not.
+		{"two byte order marks", "\xef\xbb\xbf\xef\xbb\xbf{" + validTail, 1, "", "invalid JSON: invalid character '\\ufeff' looking for beginning of value"},
+		{"byte order mark after white space", " \xef\xbb\xbf{" + validTail, 1, "", "invalid JSON: invalid character '\\ufeff' looking for beginning of value"},
 		{"too deep", deep(fixturescan.MaxDepth), 1, "", "invalid JSON: exceeded max depth"},
 		{"no caseId", `{"query":"q","lookupResult":{}}`, 0, "caseId", "missing required field"},
 		{"caseId number", "{\n\"caseId\": 7,\"query\":\"q\",\"lookupResult\":{}}", 2, "caseId", "expected a string, got a number"},
@@ -367,6 +369,23 @@ func TestDecodeFixtureInvalid(t *testing.T) {
 			t.Errorf("got  %v\nwant %s", err, want)
 		}
 	})
+}
+
+// TestDecodeFixtureByteOrderMark: one leading UTF-8 byte order mark is
+// skipped, as ParseGolden skips one in a golden-cases file, and an error
+// after it keeps its line.
+func TestDecodeFixtureByteOrderMark(t *testing.T) {
+	f, err := ParseFixture("fixtures/a.json", []byte("\uFEFF{"+validTail))
+	if err != nil {
+		t.Fatalf("a fixture after a byte order mark: %v, want it decoded", err)
+	}
+	if f.CaseID != "a" || f.Query != "q" {
+		t.Errorf("decoded caseId %q, query %q, want \"a\", \"q\"", f.CaseID, f.Query)
+	}
+	_, err = ParseFixture("fixtures/a.json", []byte("\uFEFF{\"caseId\":\"a\",\n\"query\":1,\"lookupResult\":{}}"))
+	if want := `fixtures/a.json:2: field "query": expected a string, got a number`; err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
 }
 
 // TestDecodeFixtureVersion pins fixtureVersion handling.

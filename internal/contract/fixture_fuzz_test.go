@@ -23,6 +23,7 @@ import (
 // map[string]any (numbers kept as text), with the rules of DecodeFixture's
 // documentation applied to the result. It is slow and obviously right.
 func refDecodeFixture(data []byte) (*Fixture, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if !utf8.Valid(data) {
 		return nil, errors.New("not valid UTF-8")
 	}

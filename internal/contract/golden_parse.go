@@ -3,7 +3,6 @@ package contract
 import (
 	"bytes"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,11 +22,12 @@ const MaxCaseIDLen = 200
 // than silently overflowing.
 const gMaxInt = math.MaxInt32
 
-// LoadGolden reads the file at path and parses it with ParseGolden, using
-// path as the file name in error messages. A read error is returned as is
-// (an *fs.PathError).
+// LoadGolden reads the file at path with ReadSetFile and parses it with
+// ParseGolden, using path as the file name in error messages. A read error
+// is returned as is: an *fs.PathError, or a *RefusedError for a file that
+// is not a regular file or is over the cap.
 func LoadGolden(path string) (*GoldenFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadSetFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func LoadGolden(path string) (*GoldenFile, error) {
 // problem names the first occurrence and every other problem is still
 // found. Strings are decoded into fresh memory: data is not retained.
 func ParseGolden(name string, data []byte) (*GoldenFile, error) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	data = TrimBOM(data)
 	p := &goldenParser{name: name, data: data}
 	if off := gInvalidUTF8(data); off >= 0 {
 		return nil, p.fatal(off, "not valid UTF-8")

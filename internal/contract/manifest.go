@@ -3,7 +3,6 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -92,19 +91,21 @@ type CaseError struct {
 	Error  string `json:"error"`
 }
 
-// ReadManifest reads dir/_snapshot.json. A missing manifest is an error
-// that satisfies errors.Is(err, fs.ErrNotExist). Unknown keys are ignored
-// (a newer rag-snapshot may add some), but a status other than
+// ReadManifest reads dir/_snapshot.json with ReadFixtureFile. A missing
+// manifest is an error that satisfies errors.Is(err, fs.ErrNotExist), and
+// one that is not a regular file or is over the cap is a *RefusedError.
+// A leading byte order mark is skipped, as in a fixture. Unknown keys are
+// ignored (a newer rag-snapshot may add some), but a status other than
 // "available" or "unavailable" is an error: a typo must not make a stale
 // directory count as available.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	data, err := os.ReadFile(path)
+	data, err := ReadFixtureFile(path, nil)
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := json.Unmarshal(TrimBOM(data), &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if m.Status != StatusAvailable && m.Status != StatusUnavailable {

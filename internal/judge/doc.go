@@ -7,6 +7,9 @@
 // For each case the judge reads fixtures/<caseId>.json:
 //
 //   - a missing file makes the case not_run, and the reason names the path looked for;
+//   - a file contract.ReadFixtureFile refuses stops the run: a symbolic
+//     link, a file that is not a regular file, or one over the cap. Run
+//     returns an error naming it (errors.Is contract.ErrRefused);
 //   - an invalid fixture, or one whose caseId differs, makes it error;
 //   - otherwise every declared check runs in the order of docs/checks.md and the
 //     case passes when all of them pass.

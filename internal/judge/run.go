@@ -3,7 +3,6 @@ package judge
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,6 +64,11 @@ var afterRead func()
 // makes its case not_run and a broken one makes it error. Neither stops the
 // run. Run fails only when dir itself cannot be read, as when it does not
 // exist or is not a directory.
+// Run also fails when contract.ReadFixtureFile refuses a fixture or the
+// manifest: a symbolic link, a file that is not a regular file, or one
+// over the cap. Such a file is no retrieval result but a broken fixture
+// directory. The error (errors.Is contract.ErrRefused) names the first in
+// golden-file order.
 //
 // rag-snapshot replaces a fixture directory as a whole: it swaps a new
 // directory in under the same name. Fixtures read by name could thus come
@@ -82,6 +86,9 @@ var afterRead func()
 // kbScope and pipeline are checked against it, with one warning per kind
 // of disagreement (manifest.go).
 func Run(g *contract.GoldenFile, dir string, opts Options) (*Result, error) {
+	if _, err := contract.MaxFixtureBytes(); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		res, again, err := runOnce(g, dir, opts)
 		switch {
@@ -149,6 +156,7 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	refused := make([]error, len(g.Cases)) // by case, what judgeFile refused to read
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(workers, max(len(g.Cases), 1)) {
@@ -167,7 +175,7 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 				if mc != nil {
 					meta = &metas[i]
 				}
-				res.Cases[i], buf = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache, declared, opts.Evidence)
+				res.Cases[i], buf, refused[i] = judgeFile(c, g.ResolveK(c, opts.FlagK), FixturePath(dir, c.CaseID), g.KBScope, buf, mc, meta, &cache, declared, opts.Evidence)
 			}
 		}()
 	}
@@ -177,6 +185,12 @@ func runOnce(g *contract.GoldenFile, dir string, opts Options) (res *Result, aga
 	}
 	if replaced() {
 		return nil, true, nil
+	}
+	if errors.Is(mErr, contract.ErrRefused) {
+		return nil, false, fmt.Errorf("read fixtures: %w", mErr)
+	}
+	if err := firstRefused(refused); err != nil {
+		return nil, false, err
 	}
 
 	// Orphans: fixtures that match no case.
@@ -221,56 +235,65 @@ func movedAside(dir string, err error) string {
 	return ""
 }
 
-func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache, declared *contract.Pipeline, evidence bool) (CaseResult, []byte) {
-	data, err := readFile(path, buf)
-	if errors.Is(err, fs.ErrNotExist) {
-		return notRun(c, k, "no fixture at "+path), data
+// firstRefused returns the first fixture refused in golden-file order,
+// saying how many more were, or nil when none was.
+func firstRefused(refused []error) error {
+	var first error
+	more := 0
+	for _, err := range refused {
+		switch {
+		case err == nil:
+		case first == nil:
+			first = err
+		default:
+			more++
+		}
 	}
-	if err != nil {
-		return broken(c, k, fmt.Sprintf("read fixture: %v", err)), data
+	switch {
+	case first == nil:
+		return nil
+	case more > 0:
+		return fmt.Errorf("read fixtures: %w (and %d more %s)", first, more, plural(more, "fixture", "fixtures"))
+	}
+	return fmt.Errorf("read fixtures: %w", first)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// judgeFile judges the fixture at path. A fixture that
+// contract.ReadFixtureFile refuses is returned as refused, and the run
+// stops on it.
+func judgeFile(c *contract.Case, k int, path, kbScope string, buf []byte, mc *manifestCheck, meta *fixtureMeta, cache *pipelineCache, declared *contract.Pipeline, evidence bool) (res CaseResult, _ []byte, refused error) {
+	// Reusing one buffer per worker spares allocating and zeroing a fresh
+	// one for every fixture.
+	data, err := contract.ReadFixtureFile(path, buf)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return notRun(c, k, "no fixture at "+path), data, nil
+	case errors.Is(err, contract.ErrRefused):
+		return broken(c, k, err.Error()), data, err
+	case err != nil:
+		return broken(c, k, fmt.Sprintf("read fixture: %v", err)), data, nil
 	}
 	// data is this worker's reused buffer. The fixture does not alias it.
 	f, err := contract.ParseFixture(path, data)
 	if err != nil {
-		return broken(c, k, fmt.Sprintf("invalid fixture: %v", err)), data
+		return broken(c, k, fmt.Sprintf("invalid fixture: %v", err)), data, nil
 	}
 	if mc != nil {
-		*meta = mc.meta(f, data, cache)
+		*meta = mc.meta(f, contract.TrimBOM(data), cache)
 	}
 	if f.Pipeline == nil {
 		f.Pipeline = declared
 	}
-	res := JudgeFixture(c, k, f, kbScope)
+	res = JudgeFixture(c, k, f, kbScope)
 	if evidence {
 		KeepEvidence(&res, f)
 	}
-	return res, data
-}
-
-// readFile reads path into buf, growing it as needed, and returns the
-// bytes read. Reusing one buffer per worker spares allocating and zeroing a
-// fresh one for every fixture.
-func readFile(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return buf[:0], err
-	}
-	defer f.Close()
-	buf = buf[:0]
-	if fi, err := f.Stat(); err == nil && int64(cap(buf)) < fi.Size()+1 {
-		buf = make([]byte, 0, fi.Size()+512)
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	return res, data, nil
 }

@@ -35,10 +35,12 @@
 //     score is read as C's atof reads it, correctly rounded: the longest
 //     prefix that is a decimal or hexadecimal number, "inf" or "nan". So
 //     "1e3x" is 1000 and "x" is 0.
-//   - qrels: exactly 4 fields. A blank line is an error. A line whose first
-//     byte is '#' is a comment.
+//   - qrels: exactly 4 fields. A blank line is an error.
 //   - run: at least 6 fields, and more are ignored. Blank lines are
-//     skipped, and so are lines whose first non-blank byte is '#'.
+//     skipped.
+//   - '#' is an ordinary byte in every file, as in trec_eval 9.0.8. A line
+//     "# a comment" is a malformed line, and "# 0 doc 1" judges query "#".
+//     trec_eval 10.0 skips comment lines, and 9.0.8 does not.
 //   - An empty file, a file with no data line, or a NUL byte is an error.
 //
 // Errors are *diag.Error values (package internal/diag) printed
@@ -259,13 +261,6 @@
 //   - A NaN score: trec_eval's comparison is then no order, and its result
 //     depends on the C library's qsort. Ranks are computed with the merge
 //     sort of glibc's qsort, so they match trec_eval built on glibc.
-//   - trec_eval 9.0.8 counts lines for its buffers skipping from any '#' to
-//     the end of the line, and skips at most one qrels comment line at a
-//     time. A '#' inside a line, as in the docno "doc#3", two comment lines
-//     in a row in a qrels file, or a qrels file ending with a comment make
-//     it reject the file, misread it, or write past its buffers. Here '#'
-//     is an ordinary byte except where a comment starts, and every comment
-//     line is skipped.
 //   - A NUL byte ("files may contain no NUL characters") and a file with no
 //     data line make trec_eval read garbage. Here they are errors.
 //   - -M with a negative number crashes trec_eval. The CLI rejects it.

@@ -375,12 +375,12 @@ func TestEvalNaNScores(t *testing.T) {
 
 // runid is the tag of the run file's last data line, as get_trec_results.c
 // keeps it, not the tag of the last evaluated query: here query b, last in
-// qid order, says "B", a line of query a (last in the file, before a
-// comment and a blank line) says "A2", and query c (unjudged) says "C".
+// qid order, says "B", a line of query a (last in the file, before two
+// blank lines) says "A2", and query c (unjudged) says "C".
 func TestRunIDIsLastLine(t *testing.T) {
 	qrels := "a 0 d1 1\nb 0 d1 1\n"
 	for _, tc := range []struct{ run, want string }{
-		{"b Q0 d1 1 1 B\na Q0 d1 1 1 A1\na Q0 d2 2 0 A2\n# c\n\n", "A2"},
+		{"b Q0 d1 1 1 B\na Q0 d1 1 1 A1\na Q0 d2 2 0 A2\n \n\n", "A2"},
 		{"a Q0 d1 1 1 A\nb Q0 d1 1 1 B\nc Q0 d1 1 1 C\n", "C"},
 	} {
 		res, err := evalString(t, DefaultOptions("runid"), qrels, tc.run)

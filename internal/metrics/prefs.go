@@ -32,8 +32,8 @@ type prefLine struct {
 }
 
 // ReadPrefs reads a trec_eval preferences file (-R prefs): lines "qid jg
-// jsg docno rel_level", rel_level read with atof. A line whose first byte
-// is '#' is a comment. A blank line, a line with other than 5 fields, a
+// jsg docno rel_level", rel_level read with atof. '#' is an ordinary
+// byte, as in trec_eval 9.0.8. A blank line, a line with other than 5 fields, a
 // NUL byte, or a file without preferences is a *diag.Error.
 func ReadPrefs(r io.Reader, name string) (*Qrels, error) {
 	return readPrefs(r, name, 5)
@@ -59,9 +59,6 @@ func readPrefs(r io.Reader, name string, nf int) (*Qrels, error) {
 		want = "qid jg docno rel"
 	}
 	p, err := parseFile(text, name, func(line string, lineNo int) (string, prefLine, bool, *diag.Error) {
-		if len(line) > 0 && line[0] == '#' {
-			return "", prefLine{}, false, nil
-		}
 		var f [5]string
 		if n := splitFields(line, f[:nf]); n != nf {
 			return "", prefLine{}, false, &diag.Error{File: name, Line: lineNo,

@@ -119,7 +119,7 @@ func (r *Run) Ranking(qid string) []string {
 // ReadQrels reads a TREC qrels file as trec_eval 9.0.8 does in
 // get_qrels.c. Each line is "qid iter docno rel", fields separated by white
 // space. rel is read as C's atol reads it, so "2.5" is 2 and "x" is 0. The
-// iter field is ignored. A line whose first byte is '#' is a comment. A blank line, a
+// iter field is ignored. '#' is an ordinary byte, as in trec_eval 9.0.8. A blank line, a
 // line with other than 4 fields, a NUL byte, or a file without judgments is
 // a *diag.Error naming the file and line. name is used in errors only.
 //
@@ -139,7 +139,7 @@ func ReadQrels(r io.Reader, name string) (*Qrels, error) {
 // is read as C's atof reads it, as the longest numeric prefix, so "1e3x" is
 // 1000 and "x" is 0. iter and rank are ignored. The tag of the file's last
 // data line is the runid, and trec_eval checks no other tag. Blank lines
-// are skipped, and so is a line whose first non-blank byte is '#'. A line
+// are skipped. '#' is an ordinary byte, as in trec_eval 9.0.8. A line
 // with fewer than 6 fields, a NUL byte, or a file without results is a
 // *diag.Error naming the file and line. name is used in errors only.
 //
@@ -219,7 +219,7 @@ func checkNUL(text, name string) error {
 }
 
 // parseLine parses one line of a file: the query id and entry of a data
-// line, keep false for a line to skip (comment, blank), or an error.
+// line, keep false for a line to skip (a blank line of a run), or an error.
 type parseLine[E any] func(line string, lineNo int) (qid string, e E, keep bool, err *diag.Error)
 
 // parsed is a file's entries grouped by query.
@@ -410,9 +410,6 @@ func parseQrels(text, name string) (*Qrels, error) {
 		return nil, &diag.Error{File: name, Msg: "empty qrels file"}
 	}
 	p, err := parseFile(text, name, func(line string, lineNo int) (string, judgment, bool, *diag.Error) {
-		if len(line) > 0 && line[0] == '#' {
-			return "", judgment{}, false, nil
-		}
 		var f [4]string
 		switch n := splitFields(line, f[:]); {
 		case n == 0:
@@ -447,8 +444,8 @@ func parseRun(text, name string) (*Run, error) {
 		for i < len(line) && spaceTable[line[i]] {
 			i++
 		}
-		if i == len(line) || line[i] == '#' {
-			return "", result{}, false, nil // blank line or comment
+		if i == len(line) {
+			return "", result{}, false, nil // a blank line
 		}
 		var f [6]string
 		if n := splitFields(line[i:], f[:]); n < 6 {

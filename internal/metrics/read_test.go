@@ -108,20 +108,25 @@ func TestAtol(t *testing.T) {
 }
 
 func TestReadQrels(t *testing.T) {
-	in := "# comment\n301 0 a 2\r\n 301\t0 b   1.9  \n302 0 c -1\n301 0 d x\n"
+	// '#' is an ordinary byte, as in trec_eval 9.0.8: the first line
+	// judges query "#".
+	in := "# 0 e 1\n301 0 a 2\r\n 301\t0 b   1.9  \n302 0 c -1\n301 0 d x\n"
 	q, err := ReadQrels(strings.NewReader(in), "q")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(q.QueryIDs(), " "); got != "301 302" {
+	if got := strings.Join(q.QueryIDs(), " "); got != "# 301 302" {
 		t.Errorf("QueryIDs = %q", got)
+	}
+	if j := q.Judgments("#"); len(j) != 1 || j["e"] != 1 {
+		t.Errorf("Judgments(#) = %v", j)
 	}
 	j := q.Judgments("301")
 	if want := map[string]int{"a": 2, "b": 1, "d": 0}; !maps.Equal(j, want) {
 		t.Errorf("Judgments(301) = %v, want %v", j, want)
 	}
-	if q.positive != 2 {
-		t.Errorf("positive = %d, want 2", q.positive)
+	if q.positive != 3 {
+		t.Errorf("positive = %d, want 3", q.positive)
 	}
 	if q.Judgments("nope") != nil {
 		t.Error("Judgments of an unknown query is not nil")
@@ -129,13 +134,18 @@ func TestReadQrels(t *testing.T) {
 }
 
 func TestReadRun(t *testing.T) {
-	in := "\n  # comment\nq2 Q0 a 1 1.5 run extra fields\n\t\nq1 Q0 b 9 7 run\r\nq10 Q0 c 1 -2 r"
+	// Blank lines are skipped. '#' is an ordinary byte, as in trec_eval
+	// 9.0.8: the second line is a result of query "#".
+	in := "\n  # Q0 z 1 3 run\nq2 Q0 a 1 1.5 run extra fields\n\t\nq1 Q0 b 9 7 run\r\nq10 Q0 c 1 -2 r"
 	r, err := ReadRun(strings.NewReader(in), "r")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(r.QueryIDs(), " "); got != "q1 q10 q2" {
+	if got := strings.Join(r.QueryIDs(), " "); got != "# q1 q10 q2" {
 		t.Errorf("QueryIDs = %q", got)
+	}
+	if got := r.Ranking("#"); len(got) != 1 || got[0] != "z" {
+		t.Errorf("Ranking(#) = %q", got)
 	}
 	if got := r.Ranking("q2"); len(got) != 1 || got[0] != "a" {
 		t.Errorf("Ranking(q2) = %q, want [a]", got)
@@ -152,7 +162,9 @@ func TestReadErrors(t *testing.T) {
 		want     string
 	}{
 		{"qrels empty", "", true, "q.txt: empty qrels file"},
-		{"qrels comments only", "# x\n", true, "q.txt: no judgments"},
+		// A comment line of trec_eval 10.0 is a malformed line of 9.0.8.
+		{"qrels comment", "# x\n", true, "q.txt:1: want 4 fields (qid iter docno rel), found 2"},
+		{"qrels comment after judgments", "1 0 a 1\n# judged by a person\n", true, "q.txt:2: want 4 fields (qid iter docno rel), found more than 4"},
 		{"qrels blank line", "1 0 a 1\n\n1 0 b 1\n", true, "q.txt:2: blank line (a qrels line is: qid iter docno rel)"},
 		{"qrels blank last line", "1 0 a 1\n \n", true, "q.txt:2: blank line (a qrels line is: qid iter docno rel)"},
 		{"qrels 3 fields", "1 0 a 1\n1 0 b\n", true, "q.txt:2: want 4 fields (qid iter docno rel), found 3"},
@@ -160,7 +172,9 @@ func TestReadErrors(t *testing.T) {
 		{"qrels indented comment", " # a b c d e\n", true, "q.txt:1: want 4 fields (qid iter docno rel), found more than 4"},
 		{"qrels NUL", "1 0 a 1\n1 0 b\x00 1\n", true, "q.txt:2: NUL byte"},
 		{"run empty", "", false, "r.txt: empty run file"},
-		{"run blank only", "\n \n# c\n", false, "r.txt: no results"},
+		{"run blank only", "\n \n", false, "r.txt: no results"},
+		{"run comment", "\n \n# c\n", false, "r.txt:3: want 6 fields (qid iter docno rank score tag), found 2"},
+		{"run indented comment", "q Q0 a 1 1 t\n  # comment\n", false, "r.txt:2: want 6 fields (qid iter docno rank score tag), found 2"},
 		{"run 5 fields", "q Q0 a 1 1 t\nq Q0 b 2 1\n", false, "r.txt:2: want 6 fields (qid iter docno rank score tag), found 5"},
 		{"run 1 field", "q\n", false, "r.txt:1: want 6 fields (qid iter docno rank score tag), found 1"},
 		{"run NUL", "\x00", false, "r.txt:1: NUL byte"},
@@ -200,8 +214,7 @@ func TestParseChunks(t *testing.T) {
 	for i := range 300 {
 		q := []string{"q1", "q2", "q10", "q2", "q3"}[i/60] // q2 comes back: not contiguous
 		if i%17 == 0 {
-			run.WriteString("\n# comment\n")
-			qb.WriteString("# comment\n")
+			run.WriteString("\n \n") // blank lines, which a run may have
 		}
 		run.WriteString(q + " Q0 d" + strconv.Itoa(i) + " 1 " + strconv.Itoa(i%7) + ".5 t\n")
 		qb.WriteString(q + " 0 d" + strconv.Itoa(i) + " " + strconv.Itoa(i%3) + "\n")

@@ -106,8 +106,10 @@ func (e *ErrSchemaVersion) Error() string {
 
 // ReadJSON decodes a JSON report, such as a baseline. A report with another
 // schemaVersion is an *ErrSchemaVersion. The cases read back have no
-// golden case (Case), ranking or grades.
+// golden case (Case), ranking or grades. A leading byte order mark is
+// skipped (contract.TrimBOM).
 func ReadJSON(data []byte) (*Report, error) {
+	data = contract.TrimBOM(data)
 	var head struct {
 		SchemaVersion *int `json:"schemaVersion"`
 		Tool          string

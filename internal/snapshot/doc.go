@@ -7,6 +7,13 @@
 //
 // # All or nothing
 //
+// Before any lookup, the manifest and the old fixture of every case must
+// be files contract.ReadFixtureFile reads: no symbolic link, no file that
+// is not a regular file, none over the cap. Otherwise Run returns an input
+// error (ErrUsage) naming the first, and writes nothing. The comparison
+// with an old fixture would run out of memory on a link to /dev/zero, or
+// block on a named pipe.
+//
 // Every changed or new fixture is first written, and synced, into a
 // staging directory beside the fixture directory DIR, on the same file
 // system: .DIR.staging-PID-RAND. When a case fails after its retries, DIR

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -77,7 +76,7 @@ func writeManifest(dir string, m *contract.Manifest, fixturesChanged bool) (bool
 	}
 	path := filepath.Join(dir, contract.ManifestName)
 	if !fixturesChanged {
-		old, err := os.ReadFile(path)
+		old, err := contract.ReadFixtureFile(path, nil)
 		if err == nil && sameJSON(old, data, volatileManifestKeys, nil) {
 			return false, nil
 		}

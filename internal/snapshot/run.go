@@ -68,6 +68,9 @@ func (o *Options) fill() error {
 		}
 		seen[strings.ToLower(id)] = id
 	}
+	if _, err := contract.MaxFixtureBytes(); err != nil {
+		return &usageError{err.Error()}
+	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
 	}
@@ -92,6 +95,9 @@ func (o *Options) fill() error {
 	return nil
 }
 
+// sameDir reports whether a and b name one directory: the same path, or
+// two paths to one directory (a symbolic link, another spelling on a file
+// system that ignores letter case).
 func sameDir(a, b string) bool {
 	abs := func(p string) string {
 		if q, err := filepath.Abs(p); err == nil {
@@ -99,14 +105,19 @@ func sameDir(a, b string) bool {
 		}
 		return filepath.Clean(p)
 	}
-	return abs(a) == abs(b)
+	if abs(a) == abs(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // prepare recovers t.dir from an interrupted run and removes the
 // leftovers of killed ones (see recoverLeftovers), checks that t.dir can be
 // written and creates the staging directory beside it.
-func (t *target) prepare(n int) error {
-	t.results = make([]caseOutcome, n)
+func (t *target) prepare(cases *contract.GoldenFile, casesPath string) error {
+	t.results = make([]caseOutcome, len(cases.Cases))
 	if err := t.resolve(); err != nil {
 		return err
 	}
@@ -137,10 +148,42 @@ func (t *target) prepare(n int) error {
 		f.Close()
 		os.Remove(f.Name())
 		t.ident = fi
+		if err := t.checkFiles(cases, casesPath); err != nil {
+			return err
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("fixture directory: %w", err)
 	}
 	return t.createStaging()
+}
+
+// checkFiles refuses, before any lookup, a fixture directory whose
+// manifest or the fixture of a case is a file that
+// contract.ReadFixtureFile refuses to read: a symbolic link, a file that
+// is not a regular file, or one over the cap. Reading it to compare it
+// with the new fixture would fail, or block on a named pipe. Nor may one
+// of them be the golden cases file, casesPath, which the run would
+// replace. The error is an input error (ErrUsage): exit 2.
+func (t *target) checkFiles(cases *contract.GoldenFile, casesPath string) error {
+	names := make([]string, 0, len(cases.Cases)+1)
+	names = append(names, contract.ManifestName)
+	for i := range cases.Cases {
+		names = append(names, cases.Cases[i].CaseID+".json")
+	}
+	var casesFile os.FileInfo
+	if casesPath != "" {
+		casesFile, _ = os.Stat(casesPath)
+	}
+	for _, name := range names {
+		path := filepath.Join(t.dir, name)
+		if err := contract.CheckFixtureFile(path); err != nil {
+			return &inputError{fmt.Errorf("%w; nothing was looked up or written", err)}
+		}
+		if fi, err := os.Lstat(path); err == nil && casesFile != nil && os.SameFile(fi, casesFile) {
+			return usagef("the golden cases file %s is %s of the fixture directory %s, which this run would replace; nothing was looked up or written", casesPath, name, t.dir)
+		}
+	}
+	return nil
 }
 
 // unavailable returns why the sidecar is unavailable, or "" when it is not:
@@ -304,7 +347,7 @@ func (o *Options) runCase(ctx context.Context, t *target, c *contract.Case) case
 		return caseOutcome{kind: failed, err: err}
 	}
 	name := c.CaseID + ".json"
-	old, err := os.ReadFile(filepath.Join(t.real, name))
+	old, err := contract.ReadFixtureFile(filepath.Join(t.real, name), nil)
 	kind := changed
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -499,7 +542,7 @@ func (t *target) orphans(g *contract.GoldenFile, entries []os.DirEntry) (names [
 			continue
 		}
 		path := filepath.Join(t.dir, name)
-		data, err := os.ReadFile(path)
+		data, err := contract.ReadFixtureFile(path, nil)
 		if err == nil {
 			_, err = contract.ParseFixture(path, data)
 		}

@@ -123,7 +123,8 @@ type Summary struct {
 	Elapsed  time.Duration
 }
 
-// ErrUsage marks errors in Options (exit 2 in rag-snapshot).
+// ErrUsage marks errors in Options, and a fixture directory holding a
+// file that cannot be read as a fixture (exit 2 in rag-snapshot).
 var ErrUsage = errors.New("invalid snapshot options")
 
 type usageError struct{ msg string }
@@ -132,6 +133,15 @@ func (e *usageError) Error() string        { return e.msg }
 func (e *usageError) Is(target error) bool { return target == ErrUsage }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// inputError is a file of a fixture directory that cannot be read as a
+// fixture (exit 2 in rag-snapshot, as for bad options). It wraps the
+// contract.RefusedError that says why.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string        { return e.err.Error() }
+func (e *inputError) Unwrap() error        { return e.err }
+func (e *inputError) Is(target error) bool { return target == ErrUsage }
 
 // FailedError is returned when some case failed. Failures lists them.
 type FailedError struct {
@@ -223,7 +233,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		targets = append(targets, side)
 	}
 	for _, t := range targets {
-		if err := t.prepare(len(opts.Cases.Cases)); err != nil {
+		if err := t.prepare(opts.Cases, opts.CasesPath); err != nil {
 			for _, t := range targets {
 				t.cleanup()
 			}

@@ -436,7 +436,9 @@ func carry(src, dst string) error {
 }
 
 func copyFile(src, dst string, fi fs.FileInfo) (err error) {
-	in, err := os.Open(src)
+	// Opened as a fixture is: a named pipe swapped in meanwhile is refused,
+	// not waited on.
+	in, _, err := contract.OpenFile(src, false)
 	if err != nil {
 		return err
 	}

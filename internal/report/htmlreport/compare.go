@@ -136,6 +136,7 @@ type positionCell struct {
 	Excerpt                                    []segment
 	// Key and Start tell apart two chunks of one section (keyOrStart).
 	Key, Start string
+	Cut        string // what the page left out of the excerpt (see excerpt)
 }
 
 const forestW, forestPad = 180.0, 8.0
@@ -413,6 +414,7 @@ func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string, attemp
 			}
 			b := &l[i]
 			key, start := keyOrStart(b)
+			segs, cut := excerpt(b.Excerpt, nil)
 			row.Cells = append(row.Cells, positionCell{
 				Key: key, Start: start,
 				Source: b.Source, Breadcrumb: b.Breadcrumb, Category: b.Category, Label: b.ScoreLabel, Level: b.RelevanceLevel,
@@ -422,7 +424,8 @@ func compareCaseOf(c *compare.Case, pairs []compare.Pair, names []string, attemp
 				DCategory:   diff[compare.DiffCategory],
 				DLevel:      diff[compare.DiffRelevanceLevel],
 				DLabel:      diff[compare.DiffScoreLabel],
-				Excerpt:     highlight(b.Excerpt, nil),
+				Excerpt:     segs,
+				Cut:         cut,
 			})
 		}
 		cc.Rows = append(cc.Rows, row)

@@ -72,7 +72,11 @@
 // The excerpts and the retrieval trace are not in the JSON report. The
 // judge keeps them only when asked (judge.Options.Evidence), which rag-eval
 // does when --html-report is given. A page rendered from a report read back
-// from JSON shows the blocks without their text.
+// from JSON shows the blocks without their text. A page shows the first
+// 16,000 characters of an excerpt, the largest chunk rag-seed makes. A
+// longer excerpt ends with a note of how many characters it had, so that
+// an external pipeline's 10 MB excerpts cannot make a page of hundreds of
+// megabytes.
 //
 // The browser tests (browser_test.go) load each page from a file URL in
 // headless Chromium, with the network disabled (package headless). They

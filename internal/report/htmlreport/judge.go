@@ -105,6 +105,7 @@ type blockView struct {
 	Quality                                    string
 	Expected                                   bool
 	Excerpt                                    []segment
+	Cut                                        string // what the page left out of the excerpt (see excerpt)
 	// Key is the block's evidenceKey. Start is the start of its excerpt
 	// when it has neither a key nor an excerpt shown (blockOf). One of
 	// them tells apart two chunks of one section.
@@ -293,11 +294,12 @@ func caseOf(c *judge.CaseResult) caseView {
 		exp = judge.ExpectedOf(g)
 	}
 	for _, t := range c.TopCandidates {
+		segs, cut := excerpt(t.Excerpt, v.Keywords)
 		bv := blockView{
 			Rank: t.Rank, Source: t.Source, DocID: t.DocID, Breadcrumb: t.Breadcrumb, Category: t.Category,
 			Level: t.RelevanceLevel, Quality: mdcell.Float(t.QualityScore),
 			Expected: exp.Has(t.Source, t.DocID),
-			Excerpt:  highlight(t.Excerpt, v.Keywords),
+			Excerpt:  segs, Cut: cut,
 		}
 		bv.Key, bv.Start = keyOrStart(&t)
 		v.Blocks = append(v.Blocks, bv)

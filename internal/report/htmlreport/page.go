@@ -91,6 +91,45 @@ type segment struct {
 	Mark bool
 }
 
+// maxExcerptChars is the most characters of one excerpt a page shows. It
+// is the largest chunk rag-seed makes (corpus.MaxChunkChars), so every
+// excerpt of the builtin pipeline is shown whole. Only an external
+// pipeline can return a longer one: five excerpts of 10 MB made a page of
+// 157 MB.
+const maxExcerptChars = 16000
+
+// excerpt is highlight on the first maxExcerptChars characters of text.
+// cut says what was left out, "" when nothing was. A keyword is marked
+// where it lies wholly in the characters shown.
+func excerpt(text string, keywords []string) (segs []segment, cut string) {
+	n, end := 0, len(text)
+	for i := range text {
+		if n == maxExcerptChars {
+			end = i
+			break
+		}
+		n++
+	}
+	if end == len(text) {
+		return highlight(text, keywords), ""
+	}
+	total := n + utf8.RuneCountInString(text[end:])
+	return highlight(text[:end], keywords), "… (cut: the first " + thousands(maxExcerptChars) + " of " + thousands(total) + " characters shown)"
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 // highlight splits text into segments, marking every occurrence of the
 // keywords as the judge finds them. The judge compares after
 // textnorm.Normalize, which applies NFKC and case folding. Overlapping

@@ -11,6 +11,6 @@ import (
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"mask": Mask},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"mask": Mask, "mkfifo": Mkfifo, "sparse": Sparse},
 	})
 }
