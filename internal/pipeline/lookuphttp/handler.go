@@ -107,7 +107,7 @@ const (
 const (
 	quoteLen     = 64   // a value or field name of the request, in an answer or a log line
 	logMsgLen    = 300  // an error message, in a log line
-	answerMsgLen = 1000 // an error message of the pipeline, in an answer
+	answerMsgLen = MaxMessageChars // an error message of the pipeline, in an answer
 )
 
 // HandlerOptions tune the handler. The zero value is usable.
@@ -393,6 +393,19 @@ func orEmpty[S ~[]E, E any](s S) S {
 		return S{}
 	}
 	return s
+}
+
+// MaxMessageChars bounds a service's error message that a client decodes
+// and quotes: at most this many characters on one line, the most the
+// handler sends. The mapped pipeline's errorMessage is cut the same way.
+const MaxMessageChars = 1000
+
+// Message returns a service's error message s as a client quotes it: one
+// line of valid UTF-8 of at most MaxMessageChars characters, ending in
+// "…" when cut. Scrub the secrets from s first, so that a cut never keeps
+// the start of one.
+func Message(s string) string {
+	return clip(strings.Join(strings.Fields(s), " "), MaxMessageChars)
 }
 
 // clip returns s as one line of valid UTF-8 (control characters become

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
@@ -430,5 +431,50 @@ func TestAbsentStaysAbsent(t *testing.T) {
 	}
 	if got := strings.Join(c.SkippedChecks, ","); got != "selected_attempt,context_sources" {
 		t.Errorf("skipped %s, want selected_attempt,context_sources", got)
+	}
+}
+
+// TestHugeErrorMessageCut: a service whose errorMessage is megabytes long,
+// in a failed answer or in a 200 that errorIf marks as an error, gives a
+// failure of one line cut at lookuphttp.MaxMessageChars characters. The
+// secrets are replaced before the cut, so a cut never keeps the start of
+// one, and the manifest that --partial writes stays small.
+func TestHugeErrorMessageCut(t *testing.T) {
+	huge := strings.Repeat("x", 2<<20)
+	status := 500
+	api := newFakeAPI(t, func(r recorded) (int, []byte) {
+		// The token sits where the cut falls: only its start would be kept
+		// if the cut came before the scrubbing.
+		msg := strings.Repeat("y", lookuphttp.MaxMessageChars-5) + " " + token + " " + huge
+		return status, []byte(`{"error": "` + msg + `"}`)
+	})
+	env := map[string]string{"SVC_URL": api.URL, "SVC_TOKEN": token, "SVC_KEY": key}
+	cfg := writeConfig(t, secretConfig)
+	for _, st := range []int{500, 200} {
+		status = st
+		dir := filepath.Join(t.TempDir(), "fixtures")
+		_, _, err := endToEnd{Config: cfg, Env: env, Golden: twoCases(t), Dir: dir, Retries: -1, Partial: true}.run(t)
+		var fe *snapshot.FailedError
+		if !errors.As(err, &fe) || len(fe.Failures) != 2 {
+			t.Fatalf("status %d: got %v, want a *snapshot.FailedError with 2 failures", st, err)
+		}
+		for _, f := range fe.Failures {
+			if n := utf8.RuneCountInString(f.Error); n > lookuphttp.MaxMessageChars+200 {
+				t.Errorf("status %d: failure %s is %d characters, want at most %d and the URL", st, f.CaseID, n, lookuphttp.MaxMessageChars)
+			}
+			if !strings.HasSuffix(f.Error, "…") {
+				t.Errorf("status %d: failure %s does not end in …: it ends %q", st, f.CaseID, f.Error[len(f.Error)-80:])
+			}
+			if strings.Contains(f.Error, token[:6]) {
+				t.Errorf("status %d: failure %s keeps the start of the token", st, f.CaseID)
+			}
+		}
+		m, err := os.ReadFile(filepath.Join(dir, contract.ManifestName))
+		if err != nil {
+			t.Fatalf("status %d: manifest: %v", st, err)
+		}
+		if len(m) > 16<<10 {
+			t.Errorf("status %d: the manifest is %d bytes, want at most 16 KiB", st, len(m))
+		}
 	}
 }

@@ -532,7 +532,9 @@ func (p *Pipeline) decode(ctx context.Context, where string, body []byte) (any, 
 }
 
 // message evaluates an errorMessage program: a string as it is, anything
-// else as compact JSON.
+// else as compact JSON. The message is scrubbed of the secrets, then cut
+// as lookuphttp cuts a decoded message (lookuphttp.Message), so a service
+// that answers with megabytes of text writes a bounded error.
 func (p *Pipeline) message(ctx context.Context, prog *program, doc any, env map[string]any) (string, error) {
 	out, err := p.run(ctx, prog, doc, env)
 	if err != nil {
@@ -550,7 +552,7 @@ func (p *Pipeline) message(ctx context.Context, prog *program, doc any, env map[
 		}
 		parts = append(parts, s)
 	}
-	return oneLine(strings.Join(parts, "; ")), nil
+	return lookuphttp.Message(p.secrets.Scrub(oneLine(strings.Join(parts, "; ")))), nil
 }
 
 // SetupError is a setup step that failed. It answers the snapshot's
