@@ -105,8 +105,8 @@ const (
 // Bounds of the user text and messages quoted in answers and log lines, in
 // characters.
 const (
-	quoteLen     = 64   // a value or field name of the request, in an answer or a log line
-	logMsgLen    = 300  // an error message, in a log line
+	quoteLen     = 64              // a value or field name of the request, in an answer or a log line
+	logMsgLen    = 300             // an error message, in a log line
 	answerMsgLen = MaxMessageChars // an error message of the pipeline, in an answer
 )
 
