@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/ianaindex"
 	"golang.org/x/text/transform"
 )
@@ -61,18 +62,59 @@ type bodyReader struct {
 func newBodyReader(resp *http.Response, limit int64) (b *bodyReader, unknownCharset error) {
 	b = &bodyReader{raw: resp.Body, limit: limit}
 	b.r = readerFunc(b.readRaw)
-	_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	cs := strings.TrimSpace(params["charset"])
-	if err != nil || cs == "" || strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8") || strings.EqualFold(cs, "us-ascii") {
-		return b, nil // US-ASCII is UTF-8 too, and its other bytes are not UTF-8
-	}
-	enc, err := ianaindex.IANA.Encoding(cs)
+	cs, enc, err := declaredCharset(resp.Header.Get("Content-Type"))
 	if err != nil || enc == nil {
-		return b, fmt.Errorf("response charset %s is not one this client decodes (send UTF-8)", strconv.Quote(cs))
+		return b, err
 	}
 	b.charset = cs
 	b.r = transform.NewReader(b.r, enc.NewDecoder())
 	return b, nil
+}
+
+// declaredCharset returns the charset a Content-Type declares and its
+// encoding, or no encoding when the text is UTF-8 as it is: no charset,
+// UTF-8, or US-ASCII, which is UTF-8 too. A charset that IANA does not
+// name is an error, and the text is then read as it is.
+func declaredCharset(contentType string) (string, encoding.Encoding, error) {
+	_, params, err := mime.ParseMediaType(contentType)
+	cs := strings.TrimSpace(params["charset"])
+	if err != nil || cs == "" || strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8") || strings.EqualFold(cs, "us-ascii") {
+		return "", nil, nil
+	}
+	enc, err := ianaindex.IANA.Encoding(cs)
+	if err != nil || enc == nil {
+		return cs, nil, fmt.Errorf("response charset %s is not one this client decodes (send UTF-8)", strconv.Quote(cs))
+	}
+	return cs, enc, nil
+}
+
+// Text returns a whole body as UTF-8 text, as a Client reads an answer:
+// decoded from the charset contentType declares, when it declares one
+// other than UTF-8. A charset IANA does not name, or text that is not
+// valid UTF-8 then, is an error giving the byte offset. Nothing becomes
+// U+FFFD. The mapped pipeline reads its answers with it.
+func Text(contentType string, body []byte) ([]byte, error) {
+	cs, enc, err := declaredCharset(contentType)
+	if err != nil {
+		return body, err
+	}
+	if enc != nil {
+		if body, err = enc.NewDecoder().Bytes(body); err != nil {
+			return body, fmt.Errorf("response charset %s: %w", cs, err)
+		}
+	}
+	if !utf8.Valid(body) {
+		off := 0
+		for off < len(body) {
+			r, n := utf8.DecodeRune(body[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return body, &notUTF8Error{offset: int64(off), charset: cs}
+	}
+	return body, nil
 }
 
 type readerFunc func([]byte) (int, error)

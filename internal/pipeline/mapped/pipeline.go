@@ -457,8 +457,16 @@ func (p *Pipeline) do(ctx context.Context, rc *resolvedCall, input any, env map[
 	if int64(len(body)) > p.opt.MaxResponseBytes {
 		return nil, nil, &lookuphttp.ProtocolError{URL: where, Msg: fmt.Sprintf("response larger than %d bytes", p.opt.MaxResponseBytes)}
 	}
+	text, terr := lookuphttp.Text(hresp.Header.Get("Content-Type"), body)
+	ok := hresp.StatusCode >= 200 && hresp.StatusCode <= 299
+	if terr != nil && ok {
+		return nil, nil, &lookuphttp.ProtocolError{URL: where, Msg: terr.Error()}
+	}
+	if terr == nil {
+		body = text
+	}
 	doc, release, jerr := p.decode(ctx, where, body)
-	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+	if !ok {
 		msg := p.excerpt(body)
 		if jerr == nil {
 			if c.ErrorMessage != nil {
