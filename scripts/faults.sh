@@ -160,6 +160,38 @@ for kind in link fifo sparse; do
 		"$(verdict test "$ecode" = 2 -a "$scode" = 2 -a "$left" = 0 -a ! -e "$W/r4.json")"
 done
 rm -f "$F/c2.json"
+
+# 4b. A seed killed (SIGKILL) between two documents of a re-seed that edits
+# every document: each document is ready, only the first ones re-indexed.
+# rag-snapshot refuses, naming rag-seed, and writes no fixture. A rerun of
+# rag-seed converges, and rag-snapshot then records the new corpus.
+half_seed() {
+	local d=$W/halfseed docs=$W/halfdocs code code2 fp1 fp2 f named
+	rm -rf "$docs" && cp -r "$W/docs" "$docs"
+	RAG_DATA_DIR=$d "$BIN/rag-seed" --docs "$docs" >"$W/half1.out" 2>&1
+	RAG_DATA_DIR=$d snap "$W/fxh1" >/dev/null 2>&1
+	fp1=$(grep -o '"corpusSha256": "[0-9a-f]*"' "$W/fxh1/_snapshot.json")
+	for f in "$docs"/*.md; do printf '\nEdited after the first seed.\n' >>"$f"; done
+	touch "$W/half.stamp"
+	(RAG_DATA_DIR=$d exec "$BIN/rag-seed" --docs "$docs") >"$W/half2.out" 2>&1 &
+	local pid=$!
+	# Killed once the hundredth document's knowledge copy is rewritten.
+	while kill -0 "$pid" 2>/dev/null && ! [ "$d/knowledge/rag-eval/doc-0100.md" -nt "$W/half.stamp" ]; do sleep 0.01; done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	RAG_DATA_DIR=$d snap "$W/fxh2" >/dev/null 2>"$W/half-snap.err"
+	code=$?
+	RAG_DATA_DIR=$d "$BIN/rag-seed" --docs "$docs" >"$W/half3.out" 2>&1
+	code2=$?
+	RAG_DATA_DIR=$d snap "$W/fxh3" >/dev/null 2>&1
+	fp2=$(grep -o '"corpusSha256": "[0-9a-f]*"' "$W/fxh3/_snapshot.json" 2>/dev/null)
+	named=no
+	grep -q 'a rag-seed of kbScope rag-eval' "$W/half-snap.err" && named=yes
+	row "rag-seed of $DOCS edited docs killed (SIGKILL) after about 100 documents, then rag-snapshot, rag-seed, rag-snapshot" \
+		"snapshot exit $code, no fixtures: $([ -e "$W/fxh2" ] && echo NO || echo yes); $(first_line "$W/half-snap.err"); rerun exit $code2, new corpus recorded: $([ -n "$fp2" ] && [ "$fp2" != "$fp1" ] && echo yes || echo NO)" \
+		"$(verdict test "$code" = 1 -a ! -e "$W/fxh2" -a "$code2" = 0 -a -n "$fp2" -a "$fp2" != "$fp1" -a -n "$fp1" -a "$named" = yes)"
+}
+half_seed
 unset RAG_STORE RAG_DATA_DIR
 
 # ---------------------------------------------------------------- server

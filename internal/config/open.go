@@ -158,6 +158,17 @@ type NotReadyError struct {
 	// was never seeded with it, or the kbScope is another one than the
 	// seed's.
 	NoChunks bool
+	// SeedInProgress reports that a rag-seed of KBScope began and has not
+	// completed: it died, or it is still running.
+	SeedInProgress bool
+}
+
+// shortHash is the first 12 characters of a hex hash, for a message.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 func (e *NotReadyError) Error() string {
@@ -181,6 +192,8 @@ func (e *EmbedderMismatchError) Error() string {
 // lookups of kbScope with the stack's embedder:
 //
 //   - The catalog exists and has this build's schema.
+//   - No seed of kbScope is in progress: one that died, or one still
+//     running, leaves its mark (kb.SeedRun) until it completes.
 //   - It holds chunks of kbScope, and every document of them is ready. A
 //     seed that died leaves documents indexing.
 //   - It records that kbScope was seeded with this embedder and dimension,
@@ -201,6 +214,18 @@ func (s *Stack) Verify(ctx context.Context, kbScope string) error {
 			return notReady("%v", err)
 		}
 		return fmt.Errorf("catalog: %w", err)
+	}
+	// Checked first: a seed that died between two documents leaves them
+	// all ready, only some re-indexed, and the record of the seed before.
+	// A seed still running is refused the same way. Its writes are not
+	// one transaction, so nothing it leaves half way can be read.
+	if run, ok, err := s.Catalog.SeedInProgress(ctx, kbScope); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	} else if ok {
+		err := notReady("a rag-seed of kbScope %s (%d documents, corpus sha256 %s) started and did not finish, or is still running: run rag-seed again once no other is running",
+			kbScope, run.Documents, shortHash(run.CorpusSHA256))
+		err.(*NotReadyError).SeedInProgress = true
+		return err
 	}
 	n, err := s.Catalog.ChunkCount(ctx, kbScope)
 	if err != nil {

@@ -18,7 +18,13 @@
 //     the next run re-indexes it. No document is ever ready without its
 //     vectors;
 //   - documents of the kbScope that are no longer in the directory are
-//     reported, and removed with Prune.
+//     reported, and removed with Prune;
+//   - the run is marked in progress in the catalog (kb.SeedRun) before its
+//     first write, and completed with the record of what it seeded
+//     (kb.IndexInfo, with the corpus fingerprint) after its last. A run
+//     that dies between two documents leaves every document ready, only
+//     some re-indexed: the mark stays, and reading commands refuse the
+//     kbScope until a rerun completes.
 //
 // Embedding goes through the embedder it is given (callers wrap it with the
 // embedding cache). Chunks are embedded in batches across documents, ahead
@@ -175,8 +181,34 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 	if err := b.Catalog.Init(ctx); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
+	existing, err := b.Catalog.Documents(ctx, opts.KBScope)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	// The corpus the kbScope holds once the run completes: the input's
+	// documents by the SHA-256 of their file, and those kept without Prune
+	// by the hash the catalog records for them.
+	corpus := make(map[string]string, len(docs)+len(existing))
+	for i := range docs {
+		corpus[docs[i].DocID] = docs[i].ContentHash
+	}
+	if !opts.Prune {
+		for _, d := range existing {
+			if _, ok := corpus[d.DocID]; !ok {
+				corpus[d.DocID] = "kept:" + d.ContentHash
+			}
+		}
+	}
 	if !opts.DryRun {
-		var err error
+		// The seed is recorded as in progress before its first write and
+		// completed with the record of what it seeded (CompleteSeed): a
+		// run that dies or fails in between leaves the mark, and reading
+		// commands refuse the kbScope, whose documents may all be ready
+		// while only some of the edited ones are re-indexed.
+		run := kb.SeedRun{Documents: len(corpus), CorpusSHA256: kb.CorpusFingerprint(corpus)}
+		if err := b.Catalog.BeginSeed(ctx, opts.KBScope, run); err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
 		if opts.Recreate {
 			err = b.Index.Recreate(ctx, dim)
 		} else {
@@ -185,10 +217,6 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 		if err != nil {
 			return nil, fmt.Errorf("index: %w", err)
 		}
-	}
-	existing, err := b.Catalog.Documents(ctx, opts.KBScope)
-	if err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	// The record of what made the kbScope's vectors (kb.IndexInfo) is
 	// forgotten before the first vector of another embedder, or the first
@@ -352,18 +380,9 @@ func Seed(ctx context.Context, docs []kb.Document, b Backends, opts Options) (*S
 			return sum, &StaleVectorsError{KBScope: opts.KBScope, Stale: sum.Stale, Embedder: info.Embedder,
 				KeysOnly: oldKeysOnly, KeyFormat: oldFormat, Unrecorded: !recorded}
 		}
-		// The fingerprint covers every document the kbScope now holds:
-		// those of the input by the SHA-256 of their file, those kept
-		// without Prune by the hash the catalog records for them.
-		corpus := make(map[string]string, len(docs)+len(sum.Stale))
-		for i := range docs {
-			corpus[docs[i].DocID] = docs[i].ContentHash
-		}
-		for _, id := range sum.Stale {
-			corpus[id] = "kept:" + have[id].ContentHash
-		}
+		// The fingerprint covers every document the kbScope now holds.
 		info.Documents, info.CorpusSHA256 = len(corpus), kb.CorpusFingerprint(corpus)
-		if err := b.Catalog.SetIndexInfo(ctx, opts.KBScope, &info); err != nil {
+		if err := b.Catalog.CompleteSeed(ctx, opts.KBScope, info); err != nil {
 			return sum, fmt.Errorf("catalog: %w", err)
 		}
 	}

@@ -704,3 +704,110 @@ func TestSeedRecordsChunkingAndCorpus(t *testing.T) {
 		t.Fatalf("after --prune: %+v", pruned)
 	}
 }
+
+// orderedIndex records, in calls, which writes reach the index.
+type orderedIndex struct {
+	kb.Index
+	cat   kb.Catalog
+	calls *[]string
+}
+
+func (x orderedIndex) mark(op string) {
+	_, ok, _ := x.cat.SeedInProgress(context.Background(), scope)
+	*x.calls = append(*x.calls, fmt.Sprintf("%s marked=%v", op, ok))
+}
+
+func (x orderedIndex) Ensure(ctx context.Context, dim int) error {
+	x.mark("ensure")
+	return x.Index.Ensure(ctx, dim)
+}
+
+func (x orderedIndex) Upsert(ctx context.Context, chunks []kb.Chunk) error {
+	x.mark("upsert")
+	return x.Index.Upsert(ctx, chunks)
+}
+
+// TestUnfinishedSeedIsMarked: a seed marks the kbScope in progress before
+// its first write, naming the corpus it seeds. A run stopped between two
+// documents keeps the mark and the record of the seed before, never one
+// naming the new corpus. A rerun completes: the mark is gone and the
+// record names the new corpus. A dry run marks nothing.
+func TestUnfinishedSeedIsMarked(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(testing.TB, hooks) ingest.Backends) {
+		ctx := context.Background()
+		b := open(t, hooks{})
+		dir := copyDocs(t)
+		var calls []string
+		b.Index = orderedIndex{Index: b.Index, cat: b.Catalog, calls: &calls}
+		seed(t, b, dir, ingest.Options{})
+		if len(calls) < 2 {
+			t.Fatalf("the seed wrote to the index %d times: %v", len(calls), calls)
+		}
+		for _, c := range calls {
+			if !strings.HasSuffix(c, "marked=true") {
+				t.Errorf("index write before the seed was marked: %v", calls)
+				break
+			}
+		}
+		if _, ok, err := b.Catalog.SeedInProgress(ctx, scope); err != nil || ok {
+			t.Fatalf("after a complete seed: in progress %v, %v", ok, err)
+		}
+		old, _, err := b.Catalog.IndexInfo(ctx, scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, append(data, "\n补充说明：第二次种子。\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		docs := load(t, dir)
+		fp := make(map[string]string, len(docs))
+		for _, d := range docs {
+			fp[d.DocID] = d.ContentHash
+		}
+		want := kb.SeedRun{Documents: len(docs), CorpusSHA256: kb.CorpusFingerprint(fp)}
+
+		if s := seed(t, b, dir, ingest.Options{DryRun: true}); len(s.Updated) != len(docs) {
+			t.Fatalf("dry run: %+v", s)
+		}
+		if _, ok, _ := b.Catalog.SeedInProgress(ctx, scope); ok {
+			t.Error("a dry run marked a seed in progress")
+		}
+
+		sctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		_, err = ingest.Seed(sctx, docs, b, ingest.Options{KBScope: scope, BatchSize: 1, QueueChunks: 1,
+			Progress: func(p ingest.Progress) {
+				if p.Done == 1 {
+					cancel()
+				}
+			}})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the interrupted seed returned %v", err)
+		}
+		if got, ok, err := b.Catalog.SeedInProgress(ctx, scope); err != nil || !ok || got != want {
+			t.Errorf("after an interrupted seed: %+v, %v, %v; want %+v in progress", got, ok, err, want)
+		}
+		if got, ok, err := b.Catalog.IndexInfo(ctx, scope); err != nil || !ok || got != old {
+			t.Errorf("the record after an interrupted seed = %+v, %v, %v; want the one before, %+v", got, ok, err, old)
+		}
+
+		seed(t, b, dir, ingest.Options{})
+		if _, ok, err := b.Catalog.SeedInProgress(ctx, scope); err != nil || ok {
+			t.Errorf("after the rerun: in progress %v, %v", ok, err)
+		}
+		if got, _, err := b.Catalog.IndexInfo(ctx, scope); err != nil || got.CorpusSHA256 != want.CorpusSHA256 || got.Documents != want.Documents {
+			t.Errorf("the record after the rerun = %+v, %v; want corpus %s of %d documents", got, err, want.CorpusSHA256, want.Documents)
+		}
+	})
+}

@@ -235,6 +235,15 @@ type Catalog interface {
 	SetIndexInfo(ctx context.Context, kbScope string, info *IndexInfo) error
 	// IndexInfo returns the record of a kbScope. ok is false without one.
 	IndexInfo(ctx context.Context, kbScope string) (info IndexInfo, ok bool, err error)
+	// BeginSeed records that a seed of a kbScope is in progress, replacing
+	// such a record. A seed calls it before its first write.
+	BeginSeed(ctx context.Context, kbScope string, run SeedRun) error
+	// CompleteSeed records info for a kbScope and forgets its seed in
+	// progress, in one transaction. A seed calls it after its last write.
+	CompleteSeed(ctx context.Context, kbScope string, info IndexInfo) error
+	// SeedInProgress returns the seed in progress of a kbScope. ok is false
+	// without one. A catalog of a build that recorded none has none.
+	SeedInProgress(ctx context.Context, kbScope string) (run SeedRun, ok bool, err error)
 	Close() error
 }
 
@@ -262,6 +271,18 @@ type IndexInfo struct {
 
 	ChunkSize    int
 	ChunkOverlap int
+	Documents    int
+	CorpusSHA256 string
+}
+
+// SeedRun is a seed of a kbScope that began and has not completed: one
+// still running, or one that died. It names what the seed was writing:
+// Documents documents of corpus fingerprint CorpusSHA256 (see IndexInfo).
+// Reading commands refuse a kbScope with one, since its documents may be
+// ready while only some of the edited ones are re-indexed. It records no
+// time: nothing the catalog holds depends on when it was written, so two
+// seeds of the same corpus leave the same bytes.
+type SeedRun struct {
 	Documents    int
 	CorpusSHA256 string
 }

@@ -31,6 +31,7 @@ func RunCatalogTests(t *testing.T, open func(t *testing.T) kb.Catalog) {
 		{"InitIdempotent", testCatalogInitIdempotent},
 		{"UpgradeKeyFormat", testCatalogUpgradeKeyFormat},
 		{"UpgradeSeedRecord", testCatalogUpgradeSeedRecord},
+		{"UpgradeSeedRuns", testCatalogUpgradeSeedRuns},
 		{"Empty", testCatalogEmpty},
 		{"BeginIndexingThenMarkReady", testCatalogBeginThenReady},
 		{"ReindexReplaces", testCatalogReindexReplaces},
@@ -48,6 +49,7 @@ func RunCatalogTests(t *testing.T, open func(t *testing.T) kb.Catalog) {
 		{"ContextCanceled", testCatalogContextCanceled},
 		{"Concurrent", testCatalogConcurrent},
 		{"IndexInfo", testCatalogIndexInfo},
+		{"SeedInProgress", testCatalogSeedInProgress},
 	}
 	t.Run("VerifyBeforeInit", func(t *testing.T) {
 		c := open(t)
@@ -847,6 +849,95 @@ func testCatalogIndexInfo(t *testing.T, c kb.Catalog) {
 		}
 	}
 	check("s", kb.IndexInfo{}, false)
+}
+
+// testCatalogSeedInProgress: BeginSeed marks a kbScope's seed in
+// progress, keeping the record of the seed before. CompleteSeed writes the
+// new record and forgets the mark at once. A mark of one kbScope is not
+// another's, and a second BeginSeed replaces the first.
+func testCatalogSeedInProgress(t *testing.T, c kb.Catalog) {
+	check := func(scope string, want kb.SeedRun, wantOK bool) {
+		t.Helper()
+		got, ok, err := c.SeedInProgress(catBG, scope)
+		if err != nil || ok != wantOK || got != want {
+			t.Errorf("SeedInProgress(%q) = %+v, %v, %v; want %+v, %v", scope, got, ok, err, want, wantOK)
+		}
+	}
+	check("s", kb.SeedRun{}, false)
+	old := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat, Documents: 2, CorpusSHA256: strings.Repeat("01", 32)}
+	if err := c.SetIndexInfo(catBG, "s", &old); err != nil {
+		t.Fatal(err)
+	}
+	first := kb.SeedRun{Documents: 3, CorpusSHA256: strings.Repeat("ab", 32)}
+	if err := c.BeginSeed(catBG, "s", first); err != nil {
+		t.Fatal(err)
+	}
+	check("s", first, true)
+	check("other", kb.SeedRun{}, false)
+	if got, ok, err := c.IndexInfo(catBG, "s"); err != nil || !ok || got != old {
+		t.Errorf("the record during a seed = %+v, %v, %v; want the one before, %+v", got, ok, err, old)
+	}
+	again := kb.SeedRun{Documents: 4, CorpusSHA256: strings.Repeat("cd", 32)}
+	if err := c.BeginSeed(catBG, "s", again); err != nil {
+		t.Fatalf("a seed after one that died: %v", err)
+	}
+	check("s", again, true)
+	if err := c.BeginSeed(catBG, "other", first); err != nil {
+		t.Fatal(err)
+	}
+	// A SetIndexInfo is not a completed seed: only CompleteSeed forgets
+	// the mark.
+	if err := c.SetIndexInfo(catBG, "s", nil); err != nil {
+		t.Fatal(err)
+	}
+	check("s", again, true)
+	now := kb.IndexInfo{Embedder: "local-hash-v1", Dim: 512, KeyFormat: kb.EvidenceKeyFormat, Documents: 4, CorpusSHA256: again.CorpusSHA256}
+	if err := c.CompleteSeed(catBG, "s", now); err != nil {
+		t.Fatal(err)
+	}
+	check("s", kb.SeedRun{}, false)
+	check("other", first, true)
+	if got, ok, err := c.IndexInfo(catBG, "s"); err != nil || !ok || got != now {
+		t.Errorf("the record after CompleteSeed = %+v, %v, %v; want %+v", got, ok, err, now)
+	}
+	// An invalid record completes nothing: the mark stays.
+	if err := c.CompleteSeed(catBG, "other", kb.IndexInfo{Embedder: "x"}); err == nil {
+		t.Error("CompleteSeed of a record without a dimension accepted")
+	}
+	check("other", first, true)
+	for _, bad := range []kb.SeedRun{{Documents: -1}, {CorpusSHA256: strings.Repeat("a", 65)}} {
+		if err := c.BeginSeed(catBG, "s", bad); err == nil {
+			t.Errorf("BeginSeed(%+v) accepted", bad)
+		}
+	}
+	if err := c.BeginSeed(catBG, "", first); err == nil {
+		t.Error("BeginSeed of an empty kbScope accepted")
+	}
+	check("s", kb.SeedRun{}, false)
+}
+
+// testCatalogUpgradeSeedRuns: a catalog of a build before seed_runs passes
+// Verify and has no seed in progress. Init adds the table.
+func testCatalogUpgradeSeedRuns(t *testing.T, c kb.Catalog) {
+	catalogAsBefore(t, c, "DROP TABLE seed_runs")
+	if err := c.Verify(catBG); err != nil {
+		t.Fatalf("Verify of a catalog without seed_runs: %v", err)
+	}
+	if _, ok, err := c.SeedInProgress(catBG, "s"); err != nil || ok {
+		t.Fatalf("SeedInProgress of a catalog without seed_runs = %v, %v; want none", ok, err)
+	}
+	for range 2 {
+		if err := c.Init(catBG); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := kb.SeedRun{Documents: 1, CorpusSHA256: strings.Repeat("0f", 32)}
+	if err := c.BeginSeed(catBG, "s", run); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := c.SeedInProgress(catBG, "s"); err != nil || !ok || got != run {
+		t.Fatalf("SeedInProgress = %+v, %v, %v; want %+v", got, ok, err, run)
+	}
 }
 
 // catalogAsBefore initialises c and runs stmts on its database, turning it

@@ -103,6 +103,9 @@ const (
 	// stmtGetInfoOld reads a catalog whose index_info lacks the optional
 	// columns (no rag-seed of this build has run on it).
 	stmtGetInfoOld = `SELECT embedder, dim, key_format FROM index_info WHERE kb_scope = ?`
+	stmtDelSeed    = `DELETE FROM seed_runs WHERE kb_scope = ?`
+	stmtInsSeed    = `INSERT INTO seed_runs (kb_scope, documents, corpus_sha256) VALUES (?, ?, ?)`
+	stmtGetSeed    = `SELECT documents, corpus_sha256 FROM seed_runs WHERE kb_scope = ?`
 	headInsMeta    = `INSERT INTO catalog_meta (name, value) VALUES (?, ?) `
 
 	metaSchemaVersion = "schema_version"
@@ -339,6 +342,7 @@ func (c *Catalog) Verify(ctx context.Context) error {
 		err := c.probe(ctx, t.name, strings.Join(cols, ", "))
 		switch {
 		case err == nil:
+		case t.optional && c.d.IsNoTable != nil && c.d.IsNoTable(err):
 		case c.d.IsNoTable != nil && c.d.IsNoTable(err):
 			return fmt.Errorf("%s: no table %s (written by an older rag-seed): %w (run rag-seed again)", c.label, t.name, kb.ErrNotSeeded)
 		case c.d.IsNoColumn != nil && c.d.IsNoColumn(err):
@@ -362,7 +366,20 @@ func (c *Catalog) probe(ctx context.Context, table, cols string) error {
 // SetIndexInfo records info for kbScope, or forgets the record when info
 // is nil.
 func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.IndexInfo) error {
+	return c.setIndexInfo(ctx, kbScope, info, false)
+}
+
+// CompleteSeed records info for kbScope and deletes its seed_runs row, in
+// one transaction.
+func (c *Catalog) CompleteSeed(ctx context.Context, kbScope string, info kb.IndexInfo) error {
+	return c.setIndexInfo(ctx, kbScope, &info, true)
+}
+
+func (c *Catalog) setIndexInfo(ctx context.Context, kbScope string, info *kb.IndexInfo, complete bool) error {
 	op := "record the index of kb_scope " + quote(kbScope)
+	if complete {
+		op = "complete the seed of kb_scope " + quote(kbScope)
+	}
 	if err := checkKey("kb_scope", kbScope, MaxKBScope); err != nil {
 		return fmt.Errorf("%s: %s: %w", c.label, op, err)
 	}
@@ -391,6 +408,11 @@ func (c *Catalog) SetIndexInfo(ctx context.Context, kbScope string, info *kb.Ind
 	err := c.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, stmtDelInfo, kbScope); err != nil {
 			return err
+		}
+		if complete {
+			if _, err := tx.ExecContext(ctx, stmtDelSeed, kbScope); err != nil {
+				return err
+			}
 		}
 		if info == nil {
 			return nil
@@ -423,6 +445,46 @@ func (c *Catalog) IndexInfo(ctx context.Context, kbScope string) (kb.IndexInfo, 
 		return kb.IndexInfo{}, false, c.fail("read the index record of kb_scope "+quote(kbScope), err)
 	}
 	return info, true, nil
+}
+
+// BeginSeed records run as the seed in progress of kbScope, replacing
+// the row of one that did not complete.
+func (c *Catalog) BeginSeed(ctx context.Context, kbScope string, run kb.SeedRun) error {
+	op := "begin the seed of kb_scope " + quote(kbScope)
+	if err := checkKey("kb_scope", kbScope, MaxKBScope); err != nil {
+		return fmt.Errorf("%s: %s: %w", c.label, op, err)
+	}
+	if run.Documents < 0 || run.Documents > math.MaxInt32 {
+		return fmt.Errorf("%s: %s: document count %d is not in [0, %d]", c.label, op, run.Documents, math.MaxInt32)
+	}
+	if err := checkString("corpus fingerprint", run.CorpusSHA256, 64); err != nil {
+		return fmt.Errorf("%s: %s: %w", c.label, op, err)
+	}
+	err := c.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, stmtDelSeed, kbScope); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, stmtInsSeed, kbScope, run.Documents, run.CorpusSHA256)
+		return err
+	})
+	if err != nil {
+		return c.fail(op, err)
+	}
+	return nil
+}
+
+// SeedInProgress returns the seed_runs row of kbScope. A catalog without
+// the table (an older build's, no rag-seed of this build since) has none.
+func (c *Catalog) SeedInProgress(ctx context.Context, kbScope string) (kb.SeedRun, bool, error) {
+	var run kb.SeedRun
+	err := c.db.QueryRowContext(ctx, stmtGetSeed, kbScope).Scan(&run.Documents, &run.CorpusSHA256)
+	switch {
+	case errors.Is(err, sql.ErrNoRows), err != nil && c.d.IsNoTable != nil && c.d.IsNoTable(err):
+		return kb.SeedRun{}, false, nil
+	case err != nil:
+		return kb.SeedRun{}, false, c.fail("read the seed in progress of kb_scope "+quote(kbScope), err)
+	}
+	return run, true, nil
 }
 
 // docRef names a document in a message.

@@ -63,6 +63,9 @@ type table struct {
 	unique      []index
 	indexes     []index
 	foreignKeys []foreignKey
+	// optional says that Verify accepts a catalog without the table: one
+	// of a build before it, which a reading command does without.
+	optional bool
 }
 
 // tables is the schema, in creation order. There are no wall-clock
@@ -147,6 +150,22 @@ var tables = []table{
 			{"corpus_sha256", colKey, 64},
 		},
 		primaryKey: []string{"kb_scope"},
+	},
+	{
+		// seed_runs holds, as kb.SeedRun, the seeds that began and have not
+		// completed: a seed writes its row before its first write and
+		// deletes it with the index_info record it writes at the end. A
+		// catalog of an older build gains the table at its next Init.
+		// Until then it has no row, and reading it is not refused: it is
+		// an optional table.
+		name: "seed_runs",
+		cols: []column{
+			{"kb_scope", colKey, MaxKBScope},
+			{"documents", colInt, 0},
+			{"corpus_sha256", colKey, 64},
+		},
+		primaryKey: []string{"kb_scope"},
+		optional:   true,
 	},
 }
 
