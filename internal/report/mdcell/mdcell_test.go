@@ -2,13 +2,13 @@ package mdcell_test
 
 import (
 	"errors"
-	"go/build"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/report/mdcell"
+	"github.com/ragbaseline/ragbaseline/internal/testkit/importcheck"
 )
 
 func TestEscapeNeutralisesTableBreakers(t *testing.T) {
@@ -74,14 +74,4 @@ func TestValueWithoutJSON(t *testing.T) {
 
 // TestImportsOnlyStandardLibrary: mdcell is layout. It knows nothing of
 // retrieval, so that any renderer can use it and it can use none.
-func TestImportsOnlyStandardLibrary(t *testing.T) {
-	pkg, err := build.ImportDir(".", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range pkg.Imports {
-		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
-			t.Errorf("mdcell imports %s, want the standard library only", imp)
-		}
-	}
-}
+func TestImportsOnlyStandardLibrary(t *testing.T) { importcheck.StandardLibraryOnly(t) }
