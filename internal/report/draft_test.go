@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,23 +12,7 @@ import (
 // draftResult judges testdata/draftset: a passing and a failing case, a
 // draft with a fixture and a draft without one, whose query is
 // Markdown-hostile.
-func draftResult(t *testing.T) *judge.Result {
-	t.Helper()
-	const path = "testdata/draftset/golden-cases.json"
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := contract.ParseGolden(path, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := judge.Run(g, "testdata/draftset/fixtures", judge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
+func draftResult(t *testing.T) *judge.Result { return judgeSet(t, "testdata/draftset") }
 
 // Every format shows the drafts with their own status and count, apart
 // from the pass rate and the failing cases: golden files.

@@ -14,9 +14,13 @@ import (
 // declares only contextPack, with a case that passes on its run checks, one
 // whose every check is skipped, one that fails beside skipped checks, and
 // one whose declared part is absent ("fixture lacks").
-func skippedResult(t *testing.T) *judge.Result {
+func skippedResult(t *testing.T) *judge.Result { return judgeSet(t, "testdata/skipset") }
+
+// judgeSet judges the test eval set in dir: its golden-cases.json against
+// its fixtures.
+func judgeSet(t *testing.T, dir string) *judge.Result {
 	t.Helper()
-	const path = "testdata/skipset/golden-cases.json"
+	path := dir + "/golden-cases.json"
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +29,7 @@ func skippedResult(t *testing.T) *judge.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := judge.Run(g, "testdata/skipset/fixtures", judge.Options{})
+	res, err := judge.Run(g, dir+"/fixtures", judge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
