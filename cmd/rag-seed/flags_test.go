@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragbaseline/ragbaseline/internal/testkit/eq"
+
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/config"
 	"github.com/ragbaseline/ragbaseline/internal/corpus"
@@ -28,15 +30,6 @@ func parse(t *testing.T, args ...string) (*seedOptions, error) {
 	return got, cmd.Execute()
 }
 
-// checkField reports, for what (a flag set, a result), a field that does
-// not hold what it should, naming it.
-func checkField[T comparable](t *testing.T, what, name string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s: %s = %#v, want %#v", what, name, got, want)
-	}
-}
-
 func TestNewCmdSeed(t *testing.T) {
 	for _, k := range []string{"RAG_STORE", "RAG_EMBEDDER", "RAG_DATA_DIR"} {
 		t.Setenv(k, "")
@@ -51,18 +44,18 @@ func TestNewCmdSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	const defaults = "no flags"
-	checkField(t, defaults, "Dir", o.Dir, "eval/rag-retrieval")
-	checkField(t, defaults, "Cases", o.Cases, "eval/rag-retrieval/cases/golden-cases.json")
-	checkField(t, defaults, "Docs", o.Docs, "eval/rag-retrieval/seed-docs")
-	checkField(t, defaults, "KBScope", o.KBScope, "rag-eval")
-	checkField(t, defaults, "Recreate", o.Recreate, false)
-	checkField(t, defaults, "Prune", o.Prune, false)
-	checkField(t, defaults, "DryRun", o.DryRun, false)
-	checkField(t, defaults, "Chunk", o.Chunk, corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap})
-	checkField(t, defaults, "LockWait", o.LockWait, 10*time.Minute)
-	checkField(t, defaults, "Config.Store", o.Config.Store, config.StoreEmbedded)
-	checkField(t, defaults, "Config.Embedder", o.Config.Embedder, config.EmbedderUSE)
-	checkField(t, defaults, "Config.DataDir", o.Config.DataDir, ".ragbaseline")
+	eq.Field(t, defaults, "Dir", o.Dir, "eval/rag-retrieval")
+	eq.Field(t, defaults, "Cases", o.Cases, "eval/rag-retrieval/cases/golden-cases.json")
+	eq.Field(t, defaults, "Docs", o.Docs, "eval/rag-retrieval/seed-docs")
+	eq.Field(t, defaults, "KBScope", o.KBScope, "rag-eval")
+	eq.Field(t, defaults, "Recreate", o.Recreate, false)
+	eq.Field(t, defaults, "Prune", o.Prune, false)
+	eq.Field(t, defaults, "DryRun", o.DryRun, false)
+	eq.Field(t, defaults, "Chunk", o.Chunk, corpus.ChunkOptions{MaxChars: corpus.DefaultMaxChars, Overlap: corpus.DefaultOverlap})
+	eq.Field(t, defaults, "LockWait", o.LockWait, 10*time.Minute)
+	eq.Field(t, defaults, "Config.Store", o.Config.Store, config.StoreEmbedded)
+	eq.Field(t, defaults, "Config.Embedder", o.Config.Embedder, config.EmbedderUSE)
+	eq.Field(t, defaults, "Config.DataDir", o.Config.DataDir, ".ragbaseline")
 
 	o, err = parse(t, strings.Fields("--dir nowhere --docs d --kb-scope s --recreate --prune --dry-run --chunk-size 100 --chunk-overlap 10 --lock-wait 1s --store server --embedder local --data-dir x")...)
 	if err != nil {
@@ -72,17 +65,17 @@ func TestNewCmdSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	const given = "every flag"
-	checkField(t, given, "Docs", o.Docs, "d")
-	checkField(t, given, "KBScope", o.KBScope, "s")
-	checkField(t, given, "scopeFrom", o.scopeFrom, "--kb-scope")
-	checkField(t, given, "Recreate", o.Recreate, true)
-	checkField(t, given, "Prune", o.Prune, true)
-	checkField(t, given, "DryRun", o.DryRun, true)
-	checkField(t, given, "Chunk", o.Chunk, corpus.ChunkOptions{MaxChars: 100, Overlap: 10})
-	checkField(t, given, "LockWait", o.LockWait, time.Second)
-	checkField(t, given, "Config.Store", o.Config.Store, config.StoreServer)
-	checkField(t, given, "Config.Embedder", o.Config.Embedder, config.EmbedderLocal)
-	checkField(t, given, "Config.DataDir", o.Config.DataDir, "x")
+	eq.Field(t, given, "Docs", o.Docs, "d")
+	eq.Field(t, given, "KBScope", o.KBScope, "s")
+	eq.Field(t, given, "scopeFrom", o.scopeFrom, "--kb-scope")
+	eq.Field(t, given, "Recreate", o.Recreate, true)
+	eq.Field(t, given, "Prune", o.Prune, true)
+	eq.Field(t, given, "DryRun", o.DryRun, true)
+	eq.Field(t, given, "Chunk", o.Chunk, corpus.ChunkOptions{MaxChars: 100, Overlap: 10})
+	eq.Field(t, given, "LockWait", o.LockWait, time.Second)
+	eq.Field(t, given, "Config.Store", o.Config.Store, config.StoreServer)
+	eq.Field(t, given, "Config.Embedder", o.Config.Embedder, config.EmbedderLocal)
+	eq.Field(t, given, "Config.DataDir", o.Config.DataDir, "x")
 
 	// The environment gives the defaults, and a flag wins.
 	t.Setenv("RAG_STORE", "server")
@@ -132,9 +125,9 @@ func TestResolveFromEvalSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := filepath.Join(dir, "cases", "golden-cases.json")
-	checkField(t, "--dir", "Docs", o.Docs, filepath.Join(dir, "seed-docs"))
-	checkField(t, "--dir", "KBScope", o.KBScope, "team-a")
-	checkField(t, "--dir", "scopeFrom", o.scopeFrom, "the kbScope of "+cases)
+	eq.Field(t, "--dir", "Docs", o.Docs, filepath.Join(dir, "seed-docs"))
+	eq.Field(t, "--dir", "KBScope", o.KBScope, "team-a")
+	eq.Field(t, "--dir", "scopeFrom", o.scopeFrom, "the kbScope of "+cases)
 	for _, args := range [][]string{{"--dir", t.TempDir()}, {"--cases", filepath.Join(dir, "none.json")}} {
 		o, err := parse(t, args...)
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragbaseline/ragbaseline/internal/testkit/eq"
+
 	"github.com/spf13/cobra"
 
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
@@ -28,15 +30,6 @@ func parse[O any](t *testing.T, newCmd func(*cmdutil.Streams, func(context.Conte
 	return got, cmd.Execute()
 }
 
-// checkField reports, for what (a flag set, a result), a field that does
-// not hold what it should, naming it.
-func checkField[T comparable](t *testing.T, what, name string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s: %s = %#v, want %#v", what, name, got, want)
-	}
-}
-
 func TestNewCmdSnapshot(t *testing.T) {
 	for _, k := range ragEnv {
 		t.Setenv(k, "")
@@ -46,54 +39,54 @@ func TestNewCmdSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	const defaults = "no flags"
-	checkField(t, defaults, "Dir", o.Dir, cmdutil.DefaultEvalDir)
-	checkField(t, defaults, "Cases", o.Cases, "")
-	checkField(t, defaults, "Fixtures", o.Fixtures, "")
-	checkField(t, defaults, "SearchMode", o.SearchMode, "hybrid")
-	checkField(t, defaults, "Fusion", o.Fusion, "anchored")
-	checkField(t, defaults, "Pipeline", o.Pipeline, pipelineBuiltin)
-	checkField(t, defaults, "pipelineSet", o.pipelineSet, false)
-	checkField(t, defaults, "Concurrency", o.Concurrency, snapshot.DefaultConcurrency)
-	checkField(t, defaults, "Retries", o.Retries, snapshot.DefaultRetries)
-	checkField(t, defaults, "TopK", o.TopK, 0)
-	checkField(t, defaults, "SkipEval", o.SkipEval, false)
-	checkField(t, defaults, "Partial", o.Partial, false)
-	checkField(t, defaults, "Config.Store", o.Config.Store, "embedded")
+	eq.Field(t, defaults, "Dir", o.Dir, cmdutil.DefaultEvalDir)
+	eq.Field(t, defaults, "Cases", o.Cases, "")
+	eq.Field(t, defaults, "Fixtures", o.Fixtures, "")
+	eq.Field(t, defaults, "SearchMode", o.SearchMode, "hybrid")
+	eq.Field(t, defaults, "Fusion", o.Fusion, "anchored")
+	eq.Field(t, defaults, "Pipeline", o.Pipeline, pipelineBuiltin)
+	eq.Field(t, defaults, "pipelineSet", o.pipelineSet, false)
+	eq.Field(t, defaults, "Concurrency", o.Concurrency, snapshot.DefaultConcurrency)
+	eq.Field(t, defaults, "Retries", o.Retries, snapshot.DefaultRetries)
+	eq.Field(t, defaults, "TopK", o.TopK, 0)
+	eq.Field(t, defaults, "SkipEval", o.SkipEval, false)
+	eq.Field(t, defaults, "Partial", o.Partial, false)
+	eq.Field(t, defaults, "Config.Store", o.Config.Store, "embedded")
 	o, err = parse(t, newCmdSnapshot, strings.Fields("--dir d --cases c --fixtures f --kb-scope k --search-mode dense --fusion rrf --lookup-url http://x --sidecar-url http://y --sidecar-fixtures s --skip-eval --partial --concurrency 3 --retries 0 --top-k 7 --store server --embedder local")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const given = "every flag"
-	checkField(t, given, "Dir", o.Dir, "d")
-	checkField(t, given, "Cases", o.Cases, "c")
-	checkField(t, given, "Fixtures", o.Fixtures, "f")
-	checkField(t, given, "KBScope", o.KBScope, "k")
-	checkField(t, given, "SearchMode", o.SearchMode, "dense")
-	checkField(t, given, "Fusion", o.Fusion, "rrf")
-	checkField(t, given, "LookupURL", o.LookupURL, "http://x")
-	checkField(t, given, "Pipeline", o.Pipeline, pipelineBuiltin)
-	checkField(t, given, "pipelineSet", o.pipelineSet, false)
-	checkField(t, given, "SidecarURL", o.SidecarURL, "http://y")
-	checkField(t, given, "SidecarFixtures", o.SidecarFixtures, "s")
-	checkField(t, given, "SkipEval", o.SkipEval, true)
-	checkField(t, given, "Partial", o.Partial, true)
-	checkField(t, given, "Concurrency", o.Concurrency, 3)
-	checkField(t, given, "Retries", o.Retries, 0)
-	checkField(t, given, "TopK", o.TopK, 7)
-	checkField(t, given, "Config.Store", o.Config.Store, "server")
-	checkField(t, given, "Config.Embedder", o.Config.Embedder, "local")
+	eq.Field(t, given, "Dir", o.Dir, "d")
+	eq.Field(t, given, "Cases", o.Cases, "c")
+	eq.Field(t, given, "Fixtures", o.Fixtures, "f")
+	eq.Field(t, given, "KBScope", o.KBScope, "k")
+	eq.Field(t, given, "SearchMode", o.SearchMode, "dense")
+	eq.Field(t, given, "Fusion", o.Fusion, "rrf")
+	eq.Field(t, given, "LookupURL", o.LookupURL, "http://x")
+	eq.Field(t, given, "Pipeline", o.Pipeline, pipelineBuiltin)
+	eq.Field(t, given, "pipelineSet", o.pipelineSet, false)
+	eq.Field(t, given, "SidecarURL", o.SidecarURL, "http://y")
+	eq.Field(t, given, "SidecarFixtures", o.SidecarFixtures, "s")
+	eq.Field(t, given, "SkipEval", o.SkipEval, true)
+	eq.Field(t, given, "Partial", o.Partial, true)
+	eq.Field(t, given, "Concurrency", o.Concurrency, 3)
+	eq.Field(t, given, "Retries", o.Retries, 0)
+	eq.Field(t, given, "TopK", o.TopK, 7)
+	eq.Field(t, given, "Config.Store", o.Config.Store, "server")
+	eq.Field(t, given, "Config.Embedder", o.Config.Embedder, "local")
 	if o, err := parse(t, newCmdSnapshot, "--pipeline", "http"); err != nil {
 		t.Errorf("--pipeline http: %v", err)
 	} else {
-		checkField(t, "--pipeline http", "Pipeline", o.Pipeline, pipelineHTTP)
-		checkField(t, "--pipeline http", "pipelineSet", o.pipelineSet, true)
+		eq.Field(t, "--pipeline http", "Pipeline", o.Pipeline, pipelineHTTP)
+		eq.Field(t, "--pipeline http", "pipelineSet", o.pipelineSet, true)
 	}
 	// What an http pipeline declares of itself. "none" and "" declare no
 	// capability, which is not the same as not declaring (nil).
 	if o.PipelineCaps.caps != nil {
 		t.Errorf("capabilities declared by default: %q", o.PipelineCaps.caps)
 	}
-	checkField(t, "no --pipeline-search-mode", "PipelineSearchMode", o.PipelineSearchMode, "")
+	eq.Field(t, "no --pipeline-search-mode", "PipelineSearchMode", o.PipelineSearchMode, "")
 	for arg, want := range map[string]string{"rerank, trace": "trace,rerank", "none": "none", "": "none"} {
 		what := "--pipeline-capabilities " + arg
 		o, err := parse(t, newCmdSnapshot, "--pipeline-search-mode", "bm25", "--pipeline-capabilities", arg)
@@ -101,27 +94,27 @@ func TestNewCmdSnapshot(t *testing.T) {
 			t.Errorf("%s: %v", what, err)
 			continue
 		}
-		checkField(t, what, "PipelineSearchMode", o.PipelineSearchMode, "bm25")
+		eq.Field(t, what, "PipelineSearchMode", o.PipelineSearchMode, "bm25")
 		if o.PipelineCaps.caps == nil {
 			t.Errorf("%s: no capabilities declared", what)
 		}
-		checkField(t, what, "PipelineCaps", o.PipelineCaps.String(), want)
+		eq.Field(t, what, "PipelineCaps", o.PipelineCaps.String(), want)
 	}
 	// --pipeline-config alone means --pipeline mapped.
 	if o, err := parse(t, newCmdSnapshot, "--pipeline-config", "p.yaml"); err != nil {
 		t.Errorf("--pipeline-config: %v", err)
 	} else {
-		checkField(t, "--pipeline-config", "PipelineConfig", o.PipelineConfig, "p.yaml")
+		eq.Field(t, "--pipeline-config", "PipelineConfig", o.PipelineConfig, "p.yaml")
 		if err := o.defaults(); err != nil {
 			t.Errorf("--pipeline-config: %v", err)
 		}
-		checkField(t, "--pipeline-config", "Pipeline", o.Pipeline, pipelineMapped)
+		eq.Field(t, "--pipeline-config", "Pipeline", o.Pipeline, pipelineMapped)
 	}
 	// An empty --fusion is RRF, as before the flag was checked at parse time.
 	if o, err := parse(t, newCmdSnapshot, "--fusion="); err != nil {
 		t.Errorf("--fusion=: %v", err)
 	} else {
-		checkField(t, "--fusion=", "Fusion", o.Fusion, "")
+		eq.Field(t, "--fusion=", "Fusion", o.Fusion, "")
 	}
 }
 
@@ -134,20 +127,20 @@ func TestNewCmdServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	const defaults = "no flags"
-	checkField(t, defaults, "Addr", o.Addr, "127.0.0.1:8080")
-	checkField(t, defaults, "KBScope", o.KBScope, "rag-eval")
-	checkField(t, defaults, "MaxBodyBytes", o.MaxBodyBytes, lookuphttp.DefaultMaxBodyBytes)
-	checkField(t, defaults, "Fusion", o.Fusion, "anchored")
+	eq.Field(t, defaults, "Addr", o.Addr, "127.0.0.1:8080")
+	eq.Field(t, defaults, "KBScope", o.KBScope, "rag-eval")
+	eq.Field(t, defaults, "MaxBodyBytes", o.MaxBodyBytes, lookuphttp.DefaultMaxBodyBytes)
+	eq.Field(t, defaults, "Fusion", o.Fusion, "anchored")
 	o, err = parse(t, newCmdServe, strings.Fields("--addr :0 --kb-scope k --max-body-bytes 9 --fusion rrf --timeout 2s")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const given = "every flag"
-	checkField(t, given, "Addr", o.Addr, ":0")
-	checkField(t, given, "KBScope", o.KBScope, "k")
-	checkField(t, given, "MaxBodyBytes", o.MaxBodyBytes, 9)
-	checkField(t, given, "Fusion", o.Fusion, "rrf")
-	checkField(t, given, "Config.Timeout", o.Config.Timeout, 2*time.Second)
+	eq.Field(t, given, "Addr", o.Addr, ":0")
+	eq.Field(t, given, "KBScope", o.KBScope, "k")
+	eq.Field(t, given, "MaxBodyBytes", o.MaxBodyBytes, 9)
+	eq.Field(t, given, "Fusion", o.Fusion, "rrf")
+	eq.Field(t, given, "Config.Timeout", o.Config.Timeout, 2*time.Second)
 }
 
 // Enum flags are refused as they are parsed, before anything runs, with
@@ -228,10 +221,10 @@ func TestHeaderFlags(t *testing.T) {
 	if err := o.defaults(); err != nil {
 		t.Fatal(err)
 	}
-	checkField(t, "--lookup-url", "Pipeline", o.Pipeline, pipelineHTTP)
-	checkField(t, "--lookup-header", "Authorization", o.lookupHeader.Get("Authorization"), "Bearer t0ken-1234")
-	checkField(t, "--lookup-header", "Accept-Language", o.lookupHeader.Get("Accept-Language"), "de, en;q=0.5")
-	checkField(t, "--sidecar-header", "X-Key", o.sidecarHeader.Get("X-Key"), "literal")
+	eq.Field(t, "--lookup-url", "Pipeline", o.Pipeline, pipelineHTTP)
+	eq.Field(t, "--lookup-header", "Authorization", o.lookupHeader.Get("Authorization"), "Bearer t0ken-1234")
+	eq.Field(t, "--lookup-header", "Accept-Language", o.lookupHeader.Get("Accept-Language"), "de, en;q=0.5")
+	eq.Field(t, "--sidecar-header", "X-Key", o.sidecarHeader.Get("X-Key"), "literal")
 	if got := o.secrets.Scrub("echo Bearer t0ken-1234"); got != "echo Bearer ${T}" {
 		t.Errorf("secrets: %s", got)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/testkit/eq"
+
 	"github.com/ragbaseline/ragbaseline/internal/cmdutil"
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
@@ -99,19 +101,19 @@ thresholds: {lowQuality: 0.5, minQuality: 0.1, levels: {high: 0.8, medium: 0.5}}
 		t.Fatal(err)
 	}
 	p := f.Pipeline
-	checkField(t, "pipeline", "Name", p.Name, "mapped")
-	checkField(t, "pipeline", "Version", p.Version, "svc 3")
-	checkField(t, "pipeline", "Store", p.Store, "${SVC_URL}/graphql")
-	checkField(t, "pipeline", "SearchMode", p.SearchMode, "hybrid")
-	checkField(t, "pipeline", "Capabilities", strings.Join(p.Capabilities, ","), "evidenceStatus,qualityScore,breadcrumb")
-	checkField(t, "pipeline", "Params.MinQuality", p.Params.MinQuality, 0.1)
+	eq.Field(t, "pipeline", "Name", p.Name, "mapped")
+	eq.Field(t, "pipeline", "Version", p.Version, "svc 3")
+	eq.Field(t, "pipeline", "Store", p.Store, "${SVC_URL}/graphql")
+	eq.Field(t, "pipeline", "SearchMode", p.SearchMode, "hybrid")
+	eq.Field(t, "pipeline", "Capabilities", strings.Join(p.Capabilities, ","), "evidenceStatus,qualityScore,breadcrumb")
+	eq.Field(t, "pipeline", "Params.MinQuality", p.Params.MinQuality, 0.1)
 	lr := f.LookupResult
-	checkField(t, "lookupResult", "EvidenceStatus", lr.EvidenceStatus, "sufficient")
+	eq.Field(t, "lookupResult", "EvidenceStatus", lr.EvidenceStatus, "sufficient")
 	if len(lr.EvidenceBlocks) != 2 {
 		t.Fatalf("lookupResult: %d evidence blocks, want 2", len(lr.EvidenceBlocks))
 	}
-	checkField(t, "lookupResult", "EvidenceBlocks[0].RelevanceLevel", lr.EvidenceBlocks[0].RelevanceLevel, "high")
-	checkField(t, "lookupResult", "EvidenceBlocks[1].QualityScore", lr.EvidenceBlocks[1].QualityScore, 0.2)
+	eq.Field(t, "lookupResult", "EvidenceBlocks[0].RelevanceLevel", lr.EvidenceBlocks[0].RelevanceLevel, "high")
+	eq.Field(t, "lookupResult", "EvidenceBlocks[1].QualityScore", lr.EvidenceBlocks[1].QualityScore, 0.2)
 	before := dirState(t, fx)
 
 	// An error inside a 200 answer: exit 1, the service's message, no

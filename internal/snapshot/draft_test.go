@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ragbaseline/ragbaseline/internal/testkit/eq"
+
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 )
 
@@ -22,12 +24,12 @@ func TestDraftsSnapshotted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Written", sum.Written, 2)
-	checkEq(t, "calls for the draft's query", p.count("vpn down"), 1)
+	eq.Check(t, "summary.Written", sum.Written, 2)
+	eq.Check(t, "calls for the draft's query", p.count("vpn down"), 1)
 	f, err := contract.ParseFixture("q-33c5a18956.json", []byte(dirState(t, dir)["q-33c5a18956.json"].data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "fixture.CaseID", f.CaseID, "q-33c5a18956")
-	checkEq(t, "fixture.Query", f.Query, "vpn down")
+	eq.Check(t, "fixture.CaseID", f.CaseID, "q-33c5a18956")
+	eq.Check(t, "fixture.Query", f.Query, "vpn down")
 }

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragbaseline/ragbaseline/internal/testkit/eq"
+
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/kb"
 	"github.com/ragbaseline/ragbaseline/internal/pipeline"
@@ -243,12 +245,12 @@ func TestFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Written", sum.Written, 3)
-	checkEq(t, "summary.Changed", sum.Changed, 3)
-	checkEq(t, "summary.Added", sum.Added, 3)
-	checkEq(t, "summary.Unchanged", sum.Unchanged, 0)
-	checkEq(t, "summary.Failed", sum.Failed, 0)
-	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, true)
+	eq.Check(t, "summary.Written", sum.Written, 3)
+	eq.Check(t, "summary.Changed", sum.Changed, 3)
+	eq.Check(t, "summary.Added", sum.Added, 3)
+	eq.Check(t, "summary.Unchanged", sum.Unchanged, 0)
+	eq.Check(t, "summary.Failed", sum.Failed, 0)
+	eq.Check(t, "summary.ManifestWritten", sum.ManifestWritten, true)
 	if !slices.Equal(progress, []int{0, 1, 2, 3}) {
 		t.Errorf("progress %v", progress)
 	}
@@ -260,10 +262,10 @@ func TestFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "fixture.CaseID", f.CaseID, "disk")
-	checkEq(t, "fixture.Query", f.Query, "disk full")
-	checkEq(t, "fixture.SearchMode", f.SearchMode, "hybrid")
-	checkEq(t, "fixture.KBScope", f.KBScope, "rag-eval")
+	eq.Check(t, "fixture.CaseID", f.CaseID, "disk")
+	eq.Check(t, "fixture.Query", f.Query, "disk full")
+	eq.Check(t, "fixture.SearchMode", f.SearchMode, "hybrid")
+	eq.Check(t, "fixture.KBScope", f.KBScope, "rag-eval")
 	if !strings.HasPrefix(f.RetrievedAt, "2026-11-29T12:") || !strings.HasSuffix(f.RetrievedAt, ":00Z") {
 		t.Errorf("fixture.RetrievedAt = %q, want 2026-11-29T12:MM:00Z", f.RetrievedAt)
 	}
@@ -281,17 +283,17 @@ func TestFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "manifest.Status", m.Status, "available")
-	checkEq(t, "manifest.Cases", m.Cases, 3)
-	checkEq(t, "manifest.Written", m.Written, 3)
-	checkEq(t, "manifest.Changed", m.Changed, 3)
-	checkEq(t, "manifest.Unchanged", m.Unchanged, 0)
-	checkEq(t, "len(manifest.Failed)", len(m.Failed), 0)
-	checkEq(t, "manifest.SearchMode", m.SearchMode, "hybrid")
-	checkEq(t, "manifest.KBScope", m.KBScope, "rag-eval")
-	checkEq(t, "manifest.Pipeline.Name", m.Pipeline.Name, "http")
-	checkEq(t, "manifest.Embedder", m.Embedder, "none")
-	checkEq(t, "manifest.Started", m.Started, "2026-11-29T12:01:00Z")
+	eq.Check(t, "manifest.Status", m.Status, "available")
+	eq.Check(t, "manifest.Cases", m.Cases, 3)
+	eq.Check(t, "manifest.Written", m.Written, 3)
+	eq.Check(t, "manifest.Changed", m.Changed, 3)
+	eq.Check(t, "manifest.Unchanged", m.Unchanged, 0)
+	eq.Check(t, "len(manifest.Failed)", len(m.Failed), 0)
+	eq.Check(t, "manifest.SearchMode", m.SearchMode, "hybrid")
+	eq.Check(t, "manifest.KBScope", m.KBScope, "rag-eval")
+	eq.Check(t, "manifest.Pipeline.Name", m.Pipeline.Name, "http")
+	eq.Check(t, "manifest.Embedder", m.Embedder, "none")
+	eq.Check(t, "manifest.Started", m.Started, "2026-11-29T12:01:00Z")
 	if m.Finished <= m.Started {
 		t.Errorf("manifest.Finished = %q, want after Started %q", m.Finished, m.Started)
 	}
@@ -299,15 +301,6 @@ func TestFirstRun(t *testing.T) {
 		t.Errorf("manifest without failed: []:\n%s", files["_snapshot.json"].data)
 	}
 	assertNoStaging(t, filepath.Dir(dir))
-}
-
-// checkEq reports got under name when it is not want, so that a failure
-// names the field of a summary or a manifest that is wrong.
-func checkEq[T comparable](t *testing.T, name string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", name, got, want)
-	}
 }
 
 func mustLookup(t *testing.T, p pipeline.Lookuper, q string) *contract.LookupResult {
@@ -336,10 +329,10 @@ func TestRerunUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Written", sum.Written, 3)
-	checkEq(t, "summary.Unchanged", sum.Unchanged, 3)
-	checkEq(t, "summary.Changed", sum.Changed, 0)
-	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, false)
+	eq.Check(t, "summary.Written", sum.Written, 3)
+	eq.Check(t, "summary.Unchanged", sum.Unchanged, 3)
+	eq.Check(t, "summary.Changed", sum.Changed, 0)
+	eq.Check(t, "summary.ManifestWritten", sum.ManifestWritten, false)
 	if after := dirState(t, dir); !maps.Equal(before, after) {
 		t.Errorf("files changed on an unchanged rerun:\nbefore %v\nafter  %v", before, after)
 	}
@@ -363,10 +356,10 @@ func TestChangedFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Changed", sum.Changed, 1)
-	checkEq(t, "summary.Added", sum.Added, 0)
-	checkEq(t, "summary.Unchanged", sum.Unchanged, 2)
-	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, true)
+	eq.Check(t, "summary.Changed", sum.Changed, 1)
+	eq.Check(t, "summary.Added", sum.Added, 0)
+	eq.Check(t, "summary.Unchanged", sum.Unchanged, 2)
+	eq.Check(t, "summary.ManifestWritten", sum.ManifestWritten, true)
 	after := dirState(t, dir)
 	for name, st := range before {
 		rewritten := name == "pool.json" || name == contract.ManifestName
@@ -378,9 +371,9 @@ func TestChangedFixture(t *testing.T) {
 		t.Errorf("pool.json not updated:\n%s", after["pool.json"].data)
 	}
 	m, _ := contract.ReadManifest(dir)
-	checkEq(t, "manifest.Changed", m.Changed, 1)
-	checkEq(t, "manifest.Unchanged", m.Unchanged, 2)
-	checkEq(t, "manifest.Written", m.Written, 3)
+	eq.Check(t, "manifest.Changed", m.Changed, 1)
+	eq.Check(t, "manifest.Unchanged", m.Unchanged, 2)
+	eq.Check(t, "manifest.Written", m.Written, 3)
 }
 
 // TestFailureLeavesDirUntouched: one failing case, and nothing moves in,
@@ -418,9 +411,9 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			if p.count("cert expired") != wantCalls || !strings.Contains(fe.Failures[0].Error, wantMsg) {
 				t.Errorf("%d calls, error %q; want %d calls and %q", p.count("cert expired"), fe.Failures[0].Error, wantCalls, wantMsg)
 			}
-			checkEq(t, "summary.Failed", sum.Failed, 1)
-			checkEq(t, "summary.Moved", sum.Moved, false)
-			checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, false)
+			eq.Check(t, "summary.Failed", sum.Failed, 1)
+			eq.Check(t, "summary.Moved", sum.Moved, false)
+			eq.Check(t, "summary.ManifestWritten", sum.ManifestWritten, false)
 			if after := dirState(t, dir); !maps.Equal(before, after) {
 				t.Errorf("fixture dir touched by a failed run:\nbefore %v\nafter  %v", before, after)
 			}
@@ -433,9 +426,9 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			if !errors.As(err, &fe) || !fe.Moved || !strings.Contains(err.Error(), "the successes were moved into") {
 				t.Fatalf("partial: err = %v, want a *FailedError with Moved saying the successes were moved into %s", err, dir)
 			}
-			checkEq(t, "partial: summary.Moved", sum.Moved, true)
-			checkEq(t, "partial: summary.ManifestWritten", sum.ManifestWritten, true)
-			checkEq(t, "partial: summary.Failed", sum.Failed, 1)
+			eq.Check(t, "partial: summary.Moved", sum.Moved, true)
+			eq.Check(t, "partial: summary.ManifestWritten", sum.ManifestWritten, true)
+			eq.Check(t, "partial: summary.Failed", sum.Failed, 1)
 			after := dirState(t, dir)
 			for _, name := range []string{"cert.json", "disk.json"} {
 				if after[name] != before[name] {
@@ -449,8 +442,8 @@ func TestFailureLeavesDirUntouched(t *testing.T) {
 			if len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" {
 				t.Errorf("partial: manifest.Failed = %+v, want only cert", m.Failed)
 			}
-			checkEq(t, "partial: manifest.Written", m.Written, 2)
-			checkEq(t, "partial: manifest.Changed", m.Changed, 1)
+			eq.Check(t, "partial: manifest.Written", m.Written, 2)
+			eq.Check(t, "partial: manifest.Changed", m.Changed, 1)
 			assertNoStaging(t, filepath.Dir(dir))
 		})
 	}
@@ -480,8 +473,8 @@ func TestRetryThenSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, `lookups of "disk full"`, p.count("disk full"), 3)
-	checkEq(t, "summary.Written", sum.Written, 3)
+	eq.Check(t, `lookups of "disk full"`, p.count("disk full"), 3)
+	eq.Check(t, "summary.Written", sum.Written, 3)
 }
 
 func TestTimeoutRetried(t *testing.T) {
@@ -525,9 +518,9 @@ func TestRemovedCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Removed", sum.Removed, 1)
-	checkEq(t, "summary.Unchanged", sum.Unchanged, 2)
-	checkEq(t, "summary.ManifestWritten", sum.ManifestWritten, true)
+	eq.Check(t, "summary.Removed", sum.Removed, 1)
+	eq.Check(t, "summary.Unchanged", sum.Unchanged, 2)
+	eq.Check(t, "summary.ManifestWritten", sum.ManifestWritten, true)
 	after := dirState(t, dir)
 	if _, ok := after["cert.json"]; ok {
 		t.Error("cert.json not removed")
@@ -541,8 +534,8 @@ func TestRemovedCase(t *testing.T) {
 		t.Errorf("warnings %v, want one saying %s", sum.Warnings, want)
 	}
 	m, _ := contract.ReadManifest(dir)
-	checkEq(t, "manifest.Removed", m.Removed, 1)
-	checkEq(t, "manifest.Cases", m.Cases, 2)
+	eq.Check(t, "manifest.Removed", m.Removed, 1)
+	eq.Check(t, "manifest.Cases", m.Cases, 2)
 }
 
 // TestSidecarUnreachable: the sidecar dir gets an "unavailable" manifest
@@ -560,7 +553,7 @@ func TestSidecarUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Written", sum.Written, 3)
+	eq.Check(t, "summary.Written", sum.Written, 3)
 	if sum.Sidecar == nil || sum.Sidecar.Status != contract.StatusUnavailable {
 		t.Fatalf("summary.Sidecar = %+v, want status %s", sum.Sidecar, contract.StatusUnavailable)
 	}
@@ -571,14 +564,14 @@ func TestSidecarUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "sidecar manifest.Status", m.Status, "unavailable")
+	eq.Check(t, "sidecar manifest.Status", m.Status, "unavailable")
 	if want := "health check failed: GET " + downURL + "/healthz unreachable"; !strings.Contains(m.Reason, want) {
 		t.Errorf("sidecar manifest.Reason = %q, want it to contain %q", m.Reason, want)
 	}
-	checkEq(t, "sidecar manifest.Written", m.Written, 0)
-	checkEq(t, "sidecar manifest.Cases", m.Cases, 3)
-	checkEq(t, "sidecar manifest.Pipeline.Name", m.Pipeline.Name, "http")
-	checkEq(t, "sidecar manifest.Store", m.Store, downURL)
+	eq.Check(t, "sidecar manifest.Written", m.Written, 0)
+	eq.Check(t, "sidecar manifest.Cases", m.Cases, 3)
+	eq.Check(t, "sidecar manifest.Pipeline.Name", m.Pipeline.Name, "http")
+	eq.Check(t, "sidecar manifest.Store", m.Store, downURL)
 	if len(dirState(t, dir)) != 4 {
 		t.Errorf("current path not written: %v", dirState(t, dir))
 	}
@@ -609,7 +602,7 @@ func TestSidecarDiesBeforeFirstLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "sidecar.Status", sum.Sidecar.Status, contract.StatusUnavailable)
+	eq.Check(t, "sidecar.Status", sum.Sidecar.Status, contract.StatusUnavailable)
 	if !strings.Contains(sum.Sidecar.Reason, "unreachable") {
 		t.Errorf("sidecar.Reason = %q, want it to say unreachable", sum.Sidecar.Reason)
 	}
@@ -632,9 +625,9 @@ func TestSidecarAvailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Written", sum.Written, 3)
-	checkEq(t, "sidecar.Written", sum.Sidecar.Written, 3)
-	checkEq(t, "sidecar.Status", sum.Sidecar.Status, contract.StatusAvailable)
+	eq.Check(t, "summary.Written", sum.Written, 3)
+	eq.Check(t, "sidecar.Written", sum.Sidecar.Written, 3)
+	eq.Check(t, "sidecar.Status", sum.Sidecar.Status, contract.StatusAvailable)
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -651,9 +644,9 @@ func TestSidecarAvailable(t *testing.T) {
 	if !errors.As(err, &fe) || len(fe.Failures) != 1 || fe.Failures[0].CaseID != "sidecar:pool" {
 		t.Fatalf("err = %v, want a *FailedError with one failure, of sidecar:pool", err)
 	}
-	checkEq(t, "summary.Moved", sum.Moved, true)
-	checkEq(t, "summary.Changed", sum.Changed, 1)
-	checkEq(t, "sidecar.Moved", sum.Sidecar.Moved, false)
+	eq.Check(t, "summary.Moved", sum.Moved, true)
+	eq.Check(t, "summary.Changed", sum.Changed, 1)
+	eq.Check(t, "sidecar.Moved", sum.Sidecar.Moved, false)
 }
 
 // TestCurrentFailureKeepsSidecar: when the current path fails, the sidecar
@@ -676,8 +669,8 @@ func TestCurrentFailureKeepsSidecar(t *testing.T) {
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v, want a *FailedError", err)
 	}
-	checkEq(t, "summary.Moved", sum.Moved, false)
-	checkEq(t, "sidecar.Moved", sum.Sidecar.Moved, false)
+	eq.Check(t, "summary.Moved", sum.Moved, false)
+	eq.Check(t, "sidecar.Moved", sum.Sidecar.Moved, false)
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -916,10 +909,10 @@ func TestNoHealthEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "summary.Written", sum.Written, 3)
-	checkEq(t, "sidecar.Written", sum.Sidecar.Written, 3)
-	checkEq(t, "pipeline.Name", sum.Pipeline.Name, "http")
-	checkEq(t, "pipeline.Embedder", sum.Pipeline.Embedder, "")
+	eq.Check(t, "summary.Written", sum.Written, 3)
+	eq.Check(t, "sidecar.Written", sum.Sidecar.Written, 3)
+	eq.Check(t, "pipeline.Name", sum.Pipeline.Name, "http")
+	eq.Check(t, "pipeline.Embedder", sum.Pipeline.Embedder, "")
 }
 
 // TestConcurrencyPerPipeline: each pipeline has Concurrency lookups in
@@ -978,8 +971,8 @@ func TestSeedRecordInManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "same seed record: summary.ManifestWritten", sum.ManifestWritten, false)
-	checkEq(t, "same seed record: summary.Changed", sum.Changed, 0)
+	eq.Check(t, "same seed record: summary.ManifestWritten", sum.ManifestWritten, false)
+	eq.Check(t, "same seed record: summary.Changed", sum.Changed, 0)
 	if after := dirState(t, dir); !maps.Equal(before, after) {
 		t.Errorf("files changed on an unchanged rerun")
 	}
@@ -989,8 +982,8 @@ func TestSeedRecordInManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEq(t, "another seed record: summary.ManifestWritten", sum.ManifestWritten, true)
-	checkEq(t, "another seed record: summary.Changed", sum.Changed, 0)
+	eq.Check(t, "another seed record: summary.ManifestWritten", sum.ManifestWritten, true)
+	eq.Check(t, "another seed record: summary.Changed", sum.Changed, 0)
 	after := dirState(t, dir)
 	for name, st := range before {
 		if name != contract.ManifestName && after[name] != st {

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragbaseline/ragbaseline/internal/testkit/eq"
+
 	"github.com/ragbaseline/ragbaseline/internal/contract"
 	"github.com/ragbaseline/ragbaseline/internal/judge"
 )
@@ -207,10 +209,10 @@ func TestCrashDuringSwap(t *testing.T) {
 		t.Fatal("v2 does not change the directory")
 	}
 	// An uninterrupted run keeps the files that are not fixtures.
-	checkEq(t, "README.md", want2["README.md"], want1["README.md"])
-	checkEq(t, "latest", want2["latest"], "link disk.json")
-	checkEq(t, "notes", want2["notes"], "dir -rwxr-x---")
-	checkEq(t, ".", want2["."], "dir -rwxr-x---")
+	eq.Check(t, "README.md", want2["README.md"], want1["README.md"])
+	eq.Check(t, "latest", want2["latest"], "link disk.json")
+	eq.Check(t, "notes", want2["notes"], "dir -rwxr-x---")
+	eq.Check(t, ".", want2["."], "dir -rwxr-x---")
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -418,8 +420,8 @@ func TestSwapKeepsEverything(t *testing.T) {
 	if !errors.As(err, &fe) || !fe.Moved {
 		t.Fatalf("err = %v, want a *FailedError with Moved", err)
 	}
-	checkEq(t, "summary.Removed", sum.Removed, 1)
-	checkEq(t, "summary.Changed", sum.Changed, 1)
+	eq.Check(t, "summary.Removed", sum.Removed, 1)
+	eq.Check(t, "summary.Changed", sum.Changed, 1)
 	if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("the fixture directory's symbolic link was replaced: %v %v", fi, err)
 	}
@@ -460,7 +462,7 @@ func TestSwapKeepsEverything(t *testing.T) {
 	if len(m.Failed) != 1 || m.Failed[0].CaseID != "cert" {
 		t.Errorf("manifest.Failed = %+v, want only cert", m.Failed)
 	}
-	checkEq(t, "manifest.Removed", m.Removed, 1)
+	eq.Check(t, "manifest.Removed", m.Removed, 1)
 	for _, parent := range []string{root, filepath.Join(root, "data")} {
 		if l := leftovers(t, parent); len(l) != 0 {
 			t.Errorf("left in %s: %v", parent, l)
