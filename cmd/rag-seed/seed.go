@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -184,12 +182,6 @@ func seedRun(ctx context.Context, o *seedOptions) error {
 		ctx = held
 	}
 
-	// The embedded index keeps every vector on the heap. Collecting when
-	// the heap has grown by half, not doubled, keeps a seed of 100,000
-	// chunks under 1 GB (docs/performance.md). GOGC, when set, wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
-	}
 	bar := o.IO.Progress("seeding")
 	sum, err := ingest.Seed(ctx, docs, ingest.Backends{Catalog: stack.Catalog, Index: stack.Index, Embedder: stack.Embedder}, ingest.Options{
 		KBScope: o.KBScope, Recreate: o.Recreate, Prune: o.Prune, DryRun: o.DryRun, Chunk: o.Chunk,
