@@ -132,7 +132,7 @@ func trecCompareRun(opts *trecCompareOptions) error {
 	outs.add("--json-report", opts.JSONReport, (*compare.TrecReport).WriteJSON)
 	outs.add("--markdown-report", opts.MarkdownReport, (*compare.TrecReport).WriteMarkdown)
 	outs.add("--html-report", opts.HTMLReport, func(r *compare.TrecReport, w io.Writer) error { return htmlreport.TrecCompare(w, r) })
-	if err := outs.check([]input{{"--cases", opts.qrelsPath}}, nil, opts.runPaths); err != nil {
+	if err := outs.check([]input{{"the qrels", opts.qrelsPath}}, nil, opts.runPaths); err != nil {
 		return err
 	}
 
