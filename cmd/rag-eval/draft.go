@@ -132,7 +132,10 @@ func draftRun(o *draftOptions) error {
 	}
 
 	// Inputs first: any problem here is exit 2 and nothing is written.
-	data, err := os.ReadFile(o.Log)
+	// A log is a file the user names, so a link is followed. It must be a
+	// regular file, as qrels and runs must, and has no cap: a real log is
+	// large.
+	data, err := contract.ReadFile(o.Log, true, 0, "", nil)
 	if err != nil {
 		return cmdutil.Usagef("read query log: %w", err)
 	}
@@ -147,7 +150,7 @@ func draftRun(o *draftOptions) error {
 	var golden []byte
 	kbScope := o.KBScope
 	if o.Merge != "" {
-		if golden, err = os.ReadFile(o.Merge); err != nil {
+		if golden, err = contract.ReadSetFile(o.Merge); err != nil {
 			return cmdutil.Usagef("load golden cases: %w", err)
 		}
 		if existing, err = contract.ParseGolden(o.Merge, golden); err != nil {
